@@ -1,0 +1,98 @@
+// A VersionEdit is one manifest record: the SST directories added to and
+// removed from levels, plus the counters the DB must recover (log number,
+// next file number, last sequence, comparator, compaction pointers).
+#ifndef DELSM_DB_VERSION_EDIT_H_
+#define DELSM_DB_VERSION_EDIT_H_
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/dbformat.h"
+
+namespace leveldb {
+
+// One SST directory as a version sees it. Immutable once added to a
+// version, except `refs` (guarded by the DB mutex) and `allowed_seeks`.
+struct FileMetaData {
+  int refs = 0;
+  int allowed_seeks = 1 << 30;  // seeks before a seek-triggered compaction
+  uint64_t number = 0;          // the directory is L<level>/<number>.sst
+  uint64_t entries = 0;         // entries in its meta file
+  uint64_t value_bytes = 0;     // sum of user value sizes
+  InternalKey smallest;
+  InternalKey largest;
+};
+
+class VersionEdit {
+ public:
+  VersionEdit() { Clear(); }
+  void Clear();
+
+  void SetComparatorName(const Slice& name) {
+    has_comparator_ = true;
+    comparator_ = name.ToString();
+  }
+  void SetLogNumber(uint64_t num) {
+    has_log_number_ = true;
+    log_number_ = num;
+  }
+  void SetPrevLogNumber(uint64_t num) {
+    has_prev_log_number_ = true;
+    prev_log_number_ = num;
+  }
+  void SetNextFile(uint64_t num) {
+    has_next_file_number_ = true;
+    next_file_number_ = num;
+  }
+  void SetLastSequence(SequenceNumber seq) {
+    has_last_sequence_ = true;
+    last_sequence_ = seq;
+  }
+  void SetCompactPointer(int level, const InternalKey& key) {
+    compact_pointers_.push_back(std::make_pair(level, key));
+  }
+
+  // Add the SST directory `f` at `level`.
+  void AddFile(int level, const FileMetaData& f) {
+    new_files_.push_back(std::make_pair(level, f));
+  }
+  // Remove SST directory `number` from `level`.
+  void RemoveFile(int level, uint64_t number) {
+    deleted_files_.insert(std::make_pair(level, number));
+  }
+
+  void EncodeTo(std::string* dst) const;
+  // Corruption with a description of what is wrong.
+  Status DecodeFrom(const Slice& src);
+  std::string DebugString() const;
+
+ private:
+  friend class VersionSet;
+  friend class VersionSetBuilder;
+
+  typedef std::set<std::pair<int, uint64_t>> DeletedFileSet;
+
+  std::string comparator_;
+  uint64_t log_number_;
+  uint64_t prev_log_number_;
+  uint64_t next_file_number_;
+  SequenceNumber last_sequence_;
+  bool has_comparator_;
+  bool has_log_number_;
+  bool has_prev_log_number_;
+  bool has_next_file_number_;
+  bool has_last_sequence_;
+
+ public:
+  // Read by VersionSet and by tools that print manifests.
+  std::vector<std::pair<int, InternalKey>> compact_pointers_;
+  DeletedFileSet deleted_files_;
+  std::vector<std::pair<int, FileMetaData>> new_files_;
+};
+
+}  // namespace leveldb
+
+#endif  // DELSM_DB_VERSION_EDIT_H_

@@ -1,0 +1,94 @@
+// The dentry layer's view of the file system: the only way the engine
+// creates, reads, links, unlinks, renames and syncs SST directories and KV
+// files. Everything above this interface reads like a classic LSM; tests
+// substitute a fault-injecting implementation underneath it.
+//
+// Every failure is an IOError whose message names the path and the errno
+// text; ENOSPC with free blocks but no free inodes says "out of inodes".
+// Names passed to a Directory are single path components (no '/'); callers
+// guarantee that (see key_codec.h).
+#ifndef DELSM_DELSM_FILE_SYSTEM_H_
+#define DELSM_DELSM_FILE_SYSTEM_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "leveldb/slice.h"
+#include "leveldb/status.h"
+
+namespace leveldb {
+
+struct KvFileInfo {
+  uint64_t size = 0;
+  uint64_t inode = 0;
+  uint64_t links = 0;
+  uint64_t blocks_512 = 0;  // st_blocks
+};
+
+// An open directory. Operations on names inside it use the held descriptor
+// (the *at() system calls), so they stay valid if the directory is renamed.
+// Thread-safe: any number of threads may use one Directory at once.
+class Directory {
+ public:
+  virtual ~Directory() = default;
+
+  // The path the directory was opened by (it may since have been renamed).
+  virtual const std::string& path() const = 0;
+
+  // Create `name` (it must not exist), write `data` with one write, close.
+  // With `sync`, fsync the file before closing.
+  virtual Status WriteFile(const std::string& name, const Slice& data,
+                           bool sync) = 0;
+
+  // Read the whole of `name` into *contents.
+  virtual Status ReadFile(const std::string& name, std::string* contents) = 0;
+
+  // Read up to n bytes of `name` at offset into *contents (shorter at EOF).
+  virtual Status ReadFileAt(const std::string& name, uint64_t offset,
+                            size_t n, std::string* contents) = 0;
+
+  // Hard-link `name` from `source` into this directory under the same name.
+  // EEXIST is reported as an IOError; callers decide whether that is benign.
+  virtual Status LinkFrom(Directory* source, const std::string& name) = 0;
+
+  // Remove the directory entry `name`. NotFound if it does not exist.
+  virtual Status Unlink(const std::string& name) = 0;
+
+  // NotFound if `name` does not exist.
+  virtual Status Stat(const std::string& name, KvFileInfo* info) = 0;
+
+  // Names of every entry except "." and "..", in no particular order.
+  virtual Status List(std::vector<std::string>* names) = 0;
+
+  // fsync the directory itself (its entries, not the files' data).
+  virtual Status Sync() = 0;
+
+  // syncfs: make everything on the directory's file system durable.
+  virtual Status SyncFileSystem() = 0;
+};
+
+// Operations on whole paths. Thread-safe.
+class FileSystem {
+ public:
+  virtual ~FileSystem() = default;
+
+  // The POSIX implementation; never deleted.
+  static FileSystem* Default();
+
+  virtual Status OpenDirectory(const std::string& path,
+                               std::unique_ptr<Directory>* result) = 0;
+  // mkdir; an existing directory is not an error when `ok_if_exists`.
+  virtual Status CreateDir(const std::string& path, bool ok_if_exists) = 0;
+  // rmdir; the directory must be empty.
+  virtual Status RemoveDir(const std::string& path) = 0;
+  // rename(2); used to move a whole SST directory to another level.
+  virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  // True if `path` exists (any kind of file).
+  virtual bool Exists(const std::string& path) = 0;
+};
+
+}  // namespace leveldb
+
+#endif  // DELSM_DELSM_FILE_SYSTEM_H_

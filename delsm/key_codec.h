@@ -1,0 +1,39 @@
+// KV file names: the reversible mapping between a (user key, sequence)
+// entry and the name of the KV file holding its value.
+//
+// A name is  <escaped key> '@' <sequence in 14 lowercase hex digits>.
+// Escaping keeps printable ASCII except '%', '/', '@' as is (so printable
+// keys stay readable in a directory listing) and writes every other byte as
+// '%' and two uppercase hex digits. The '@' suffix means a name is never
+// empty, ".", "..", and never holds '/' or NUL. A key whose escaped form
+// would make the name longer than 255 bytes is named
+// '#' <hex of a 128-bit hash of the key> ... '@' <sequence>; its full bytes
+// live in the meta file and in the directory's LONGKEYS file.
+#ifndef DELSM_DELSM_KEY_CODEC_H_
+#define DELSM_DELSM_KEY_CODEC_H_
+
+#include <cstdint>
+#include <string>
+
+#include "leveldb/slice.h"
+
+namespace leveldb {
+
+constexpr size_t kMaxKvFileNameLength = 255;
+
+// The KV file name of the entry (user_key, sequence).
+std::string KvFileName(const Slice& user_key, uint64_t sequence);
+
+// True if KvFileName(user_key, ...) is hash-based (the key is too long).
+bool KvFileNameIsHashed(const Slice& user_key);
+
+// Parse a name made by KvFileName. For a readable (non-hashed) name sets
+// *user_key and *hashed=false; for a hashed one sets *hashed=true and leaves
+// *user_key empty. Returns false for names KvFileName never makes (e.g.
+// "META", "LONGKEYS", temporary files).
+bool ParseKvFileName(const Slice& name, std::string* user_key,
+                     uint64_t* sequence, bool* hashed);
+
+}  // namespace leveldb
+
+#endif  // DELSM_DELSM_KEY_CODEC_H_

@@ -1,0 +1,64 @@
+// DeLSM's own public header: tuning knobs beyond leveldb::Options, and the
+// Open call that takes them. Plain leveldb::DB::Open uses Tuning's defaults.
+#ifndef DELSM_INCLUDE_DELSM_DELSM_H_
+#define DELSM_INCLUDE_DELSM_DELSM_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "leveldb/db.h"
+#include "leveldb/options.h"
+
+#define DELSM_EXPORT __attribute__((visibility("default")))
+
+namespace delsm {
+
+// When a flush may delete the write-ahead log it replaces.
+enum class Durability {
+  // One syncfs() after the SST directory is built, then the manifest edit,
+  // then the WAL is deleted. A crash never loses an acknowledged write that
+  // the WAL held (LevelDB's promise). The default.
+  kSyncfs,
+  // fsync() of every KV file and the meta file, then of the directory.
+  // Same promise as kSyncfs; cheaper when other processes keep the file
+  // system busy, dearer for many small values.
+  kFsync,
+  // The paper's scheme: nothing is synced at flush; the WAL is kept for
+  // `deferred_wal_retention_micros` after the flush and deleted then. Writes
+  // flushed longer ago than that may be lost by a power failure (not by a
+  // process crash). Use only where that is acceptable.
+  kDeferred,
+};
+
+struct DELSM_EXPORT Tuning {
+  Durability durability = Durability::kSyncfs;
+  uint64_t deferred_wal_retention_micros = 120ull * 1000 * 1000;
+
+  // Values of at most this many bytes are kept inside the meta file instead
+  // of a KV file of their own. 0 = every value gets a KV file (pure DeLSM).
+  size_t inline_threshold = 0;
+
+  // L0 is compacted when it holds this many entries, or this many SST
+  // directories, whichever comes first.
+  uint64_t l0_compaction_entries = 10000;
+  int l0_compaction_dirs = 4;
+  // Writes are slowed by 1 ms each at this many L0 directories, and stop
+  // until a compaction finishes at the second figure.
+  int l0_slowdown_dirs = 8;
+  int l0_stop_dirs = 12;
+
+  // Entries per SST directory written by a compaction.
+  uint64_t sst_entries = 4096;
+  // Capacity of L1 in entries; each deeper level holds 10x the one above.
+  uint64_t l1_entries = 100000;
+};
+
+// Open with DeLSM tuning. Same contract as leveldb::DB::Open.
+DELSM_EXPORT leveldb::Status Open(const leveldb::Options& options,
+                                  const Tuning& tuning,
+                                  const std::string& name, leveldb::DB** dbptr);
+
+}  // namespace delsm
+
+#endif  // DELSM_INCLUDE_DELSM_DELSM_H_

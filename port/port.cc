@@ -1,0 +1,35 @@
+#include "port/port.h"
+
+#include <chrono>
+
+#include <snappy.h>
+
+namespace leveldb {
+namespace port {
+
+bool CondVar::WaitFor(uint64_t micros) {
+  std::unique_lock<std::mutex> lock(mu_->mu_, std::adopt_lock);
+  std::cv_status st = cv_.wait_for(lock, std::chrono::microseconds(micros));
+  lock.release();
+  return st == std::cv_status::timeout;
+}
+
+bool SnappyCompress(const char* input, size_t length, std::string* output) {
+  output->resize(snappy::MaxCompressedLength(length));
+  size_t out_len = 0;
+  snappy::RawCompress(input, length, &(*output)[0], &out_len);
+  output->resize(out_len);
+  return true;
+}
+
+bool SnappyGetUncompressedLength(const char* input, size_t length,
+                                 size_t* result) {
+  return snappy::GetUncompressedLength(input, length, result);
+}
+
+bool SnappyUncompress(const char* input, size_t length, char* output) {
+  return snappy::RawUncompress(input, length, output);
+}
+
+}  // namespace port
+}  // namespace leveldb

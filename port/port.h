@@ -1,0 +1,67 @@
+// Platform glue: mutex, condition variable, and snappy. DeLSM targets POSIX
+// systems with a C++17 standard library, so these are thin wrappers that
+// carry the thread-safety annotations.
+#ifndef DELSM_PORT_PORT_H_
+#define DELSM_PORT_PORT_H_
+
+#include <cassert>
+#include <condition_variable>
+#include <cstddef>
+#include <mutex>
+#include <string>
+
+#include "port/thread_annotations.h"
+
+namespace leveldb {
+namespace port {
+
+class CondVar;
+
+class LOCKABLE Mutex {
+ public:
+  Mutex() = default;
+  Mutex(const Mutex&) = delete;
+  Mutex& operator=(const Mutex&) = delete;
+
+  void Lock() EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }
+  void Unlock() UNLOCK_FUNCTION() { mu_.unlock(); }
+  void AssertHeld() ASSERT_EXCLUSIVE_LOCK() {}
+
+ private:
+  friend class CondVar;
+  std::mutex mu_;
+};
+
+// A condition variable bound to one Mutex for its whole life.
+class CondVar {
+ public:
+  explicit CondVar(Mutex* mu) : mu_(mu) { assert(mu != nullptr); }
+  CondVar(const CondVar&) = delete;
+  CondVar& operator=(const CondVar&) = delete;
+
+  // Requires mu_ held; releases it while waiting and holds it on return.
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_->mu_, std::adopt_lock);
+    cv_.wait(lock);
+    lock.release();
+  }
+  // As Wait, but returns after at most `micros`; true if it timed out.
+  bool WaitFor(uint64_t micros);
+  void Signal() { cv_.notify_one(); }
+  void SignalAll() { cv_.notify_all(); }
+
+ private:
+  std::condition_variable cv_;
+  Mutex* const mu_;
+};
+
+// Snappy. Return false when compression is unavailable or fails.
+bool SnappyCompress(const char* input, size_t length, std::string* output);
+bool SnappyGetUncompressedLength(const char* input, size_t length,
+                                 size_t* result);
+bool SnappyUncompress(const char* input, size_t length, char* output);
+
+}  // namespace port
+}  // namespace leveldb
+
+#endif  // DELSM_PORT_PORT_H_

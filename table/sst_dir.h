@@ -1,0 +1,66 @@
+// A read-only open SST directory: its decoded meta file plus the held
+// directory descriptor through which KV files are read. Thread-safe.
+#ifndef DELSM_TABLE_SST_DIR_H_
+#define DELSM_TABLE_SST_DIR_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "leveldb/iterator.h"
+#include "leveldb/options.h"
+#include "leveldb/status.h"
+#include "table/meta_file.h"
+#include "table/sst_dir_options.h"
+
+namespace leveldb {
+
+class Directory;
+
+class SstDir {
+ public:
+  // Open the SST directory at `path` and load its meta file. Corruption
+  // naming the meta file if it is damaged; NotFound if the directory or the
+  // meta file does not exist.
+  static Status Open(const SstDirOptions& options, const std::string& path,
+                     std::unique_ptr<SstDir>* result);
+
+  ~SstDir();
+  SstDir(const SstDir&) = delete;
+  SstDir& operator=(const SstDir&) = delete;
+
+  // Finds the first entry whose internal key is >= `internal_key` and, if
+  // its user key equals the target's, calls handle(arg, entry_key, value)
+  // with the value read from its KV file (or inline; empty for tombstones).
+  // The Bloom filter is consulted first. With verify_checksums the value's
+  // crc32c is checked (Corruption naming the KV file on mismatch).
+  Status InternalGet(const ReadOptions& options, const Slice& internal_key,
+                     void* arg,
+                     void (*handle)(void*, const Slice& key,
+                                    const Slice& value));
+
+  // Iterator over the entries in internal-key order; key() is an internal
+  // key, value() is read from the KV file when first asked for. A failed
+  // read makes the iterator invalid with a non-OK status().
+  Iterator* NewIterator(const ReadOptions& options) const;
+
+  // Read the value of entries()[index].
+  Status ReadValue(const ReadOptions& options, size_t index,
+                   std::string* value) const;
+
+  const MetaFileContents& contents() const { return contents_; }
+  Directory* directory() const { return dir_.get(); }
+  // Approximate user value bytes of entries whose key is < internal_key.
+  uint64_t ApproximateBytesBefore(const Slice& internal_key) const;
+
+ private:
+  SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir);
+
+  const SstDirOptions options_;
+  std::unique_ptr<Directory> dir_;
+  MetaFileContents contents_;
+};
+
+}  // namespace leveldb
+
+#endif  // DELSM_TABLE_SST_DIR_H_

@@ -1,0 +1,83 @@
+// Builds one SST directory: creates it, fills it with KV files (written by a
+// flush, or hard-linked from other SST directories by a compaction), then
+// writes its meta file. Entries must be added in strictly increasing
+// internal-key order. Not thread-safe.
+//
+// Finish() leaves the directory complete but not necessarily durable: the
+// caller makes it durable as its durability mode says (Directory::Sync /
+// SyncFileSystem) before logging it in the manifest. Abandon() (or the
+// destructor of an unfinished builder) removes what the builder created.
+#ifndef DELSM_TABLE_SST_DIR_BUILDER_H_
+#define DELSM_TABLE_SST_DIR_BUILDER_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "leveldb/slice.h"
+#include "leveldb/status.h"
+#include "table/meta_file.h"
+#include "table/sst_dir_options.h"
+
+namespace leveldb {
+
+class Directory;
+
+class SstDirBuilder {
+ public:
+  SstDirBuilder(const SstDirOptions& options, std::string path);
+  ~SstDirBuilder();
+  SstDirBuilder(const SstDirBuilder&) = delete;
+  SstDirBuilder& operator=(const SstDirBuilder&) = delete;
+
+  // Create the directory (it must not exist yet).
+  Status Begin();
+
+  // Add an entry with its value (flush). Writes a KV file unless the entry
+  // is a deletion or the value goes inline.
+  Status Add(const Slice& internal_key, const Slice& value);
+
+  // Add an existing entry of another SST directory (compaction): hard-links
+  // its KV file from `source` (inline values and tombstones are copied into
+  // the new meta file). No value byte is read or written.
+  Status AddLinked(const MetaEntry& entry, Directory* source);
+
+  // Write META (and LONGKEYS when a key needed a hashed name).
+  Status Finish();
+
+  // Remove every entry this builder created and the directory itself.
+  void Abandon();
+
+  // The open directory (valid after Begin()).
+  Directory* directory() const { return dir_.get(); }
+  const std::string& path() const { return path_; }
+  uint64_t NumEntries() const { return contents_.entries.size(); }
+  // Sum of the entries' user value sizes.
+  uint64_t ValueBytes() const { return value_bytes_; }
+  const std::string& smallest() const { return contents_.smallest; }
+  const std::string& largest() const { return contents_.largest; }
+
+  // Work done, for statistics.
+  uint64_t files_created() const { return files_created_; }
+  uint64_t links_made() const { return links_made_; }
+  uint64_t bytes_written() const { return bytes_written_; }
+
+ private:
+  const SstDirOptions options_;
+  const std::string path_;
+  std::unique_ptr<Directory> dir_;
+  MetaFileContents contents_;
+  std::vector<std::string> user_keys_;     // for the filter
+  std::string long_keys_;                  // LONGKEYS contents
+  std::vector<std::string> created_names_;  // for Abandon()
+  uint64_t value_bytes_ = 0;
+  uint64_t files_created_ = 0;
+  uint64_t links_made_ = 0;
+  uint64_t bytes_written_ = 0;
+  bool finished_ = false;
+};
+
+}  // namespace leveldb
+
+#endif  // DELSM_TABLE_SST_DIR_BUILDER_H_
