@@ -1,0 +1,58 @@
+// Cache of open SST directories (decoded meta file + directory descriptor),
+// keyed by directory number, bounded by Options::max_open_files.
+// Thread-safe.
+//
+// A directory's path depends on its level (L<level>/<number>.sst) and a
+// trivial move renames it to the next level; a caller holding an older
+// version may ask for the old level. Opening therefore falls back to the
+// other level directories when the named one does not hold the number.
+#ifndef DELSM_DB_TABLE_CACHE_H_
+#define DELSM_DB_TABLE_CACHE_H_
+
+#include <cstdint>
+#include <string>
+
+#include "leveldb/cache.h"
+#include "leveldb/iterator.h"
+#include "leveldb/options.h"
+#include "table/sst_dir.h"
+#include "table/sst_dir_options.h"
+
+namespace leveldb {
+
+class TableCache {
+ public:
+  TableCache(const std::string& dbname, const SstDirOptions& options,
+             int entries);
+  ~TableCache();
+  TableCache(const TableCache&) = delete;
+  TableCache& operator=(const TableCache&) = delete;
+
+  // Iterator over SST directory `number` (see SstDir::NewIterator). If
+  // `dirptr` is non-null it is set to the SstDir, which lives as long as the
+  // iterator. On error returns an error iterator.
+  Iterator* NewIterator(const ReadOptions& options, int level,
+                        uint64_t number, SstDir** dirptr = nullptr);
+
+  // SstDir::InternalGet on directory `number`.
+  Status Get(const ReadOptions& options, int level, uint64_t number,
+             const Slice& internal_key, void* arg,
+             void (*handle)(void*, const Slice&, const Slice&));
+
+  // Pin directory `number` in the cache. Release with Release().
+  Status Find(int level, uint64_t number, Cache::Handle** handle);
+  SstDir* Value(Cache::Handle* handle);
+  void Release(Cache::Handle* handle);
+
+  // Drop directory `number` from the cache (it is being removed).
+  void Evict(uint64_t number);
+
+ private:
+  const std::string dbname_;
+  const SstDirOptions options_;
+  Cache* cache_;
+};
+
+}  // namespace leveldb
+
+#endif  // DELSM_DB_TABLE_CACHE_H_
