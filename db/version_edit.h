@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "leveldb/status.h"
 
 namespace leveldb {
 
