@@ -15,8 +15,11 @@ class FileSystem;
 struct SstDirOptions {
   // Orders internal keys (an InternalKeyComparator). Not owned.
   const Comparator* comparator = nullptr;
-  // Builds and probes the per-directory filter over *user* keys. Never null:
-  // the DB substitutes a 10 bits/key Bloom filter when the user gave none.
+  // Builds and probes the per-directory filter over *user* keys. Null means
+  // no filter (the DB passes the user's policy, or a 10 bits/key Bloom
+  // filter when the user gave none and keys compare bytewise). The meta
+  // file records the policy's name; a filter made by another policy is
+  // ignored rather than trusted.
   const FilterPolicy* filter_policy = nullptr;
   FileSystem* fs = nullptr;
   CompressionType compression = kSnappyCompression;

@@ -1,0 +1,211 @@
+// DBImpl: LevelDB's DB interface over SST directories. The write path (WAL,
+// memtable, group commit), the read path (memtables, then the current
+// version's SST directories), and two background threads: one flushes
+// immutable memtables into L0 SST directories, the other runs dentry
+// compactions between levels.
+#ifndef DELSM_DB_DB_IMPL_H_
+#define DELSM_DB_DB_IMPL_H_
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "db/dbformat.h"
+#include "db/log_writer.h"
+#include "db/snapshot.h"
+#include "delsm/delsm.h"
+#include "leveldb/db.h"
+#include "leveldb/env.h"
+#include "port/port.h"
+#include "port/thread_annotations.h"
+#include "table/sst_dir_options.h"
+
+namespace leveldb {
+
+class Compaction;
+class FileSystem;
+class MemTable;
+class TableCache;
+class Version;
+class VersionEdit;
+class VersionSet;
+
+// Counters of the dentry work done; reported by GetProperty. Written by
+// the background threads under mutex_, read under mutex_.
+struct DentryStats {
+  uint64_t flushes = 0;
+  uint64_t compactions = 0;
+  uint64_t trivial_moves = 0;  // renames of a whole SST directory
+  uint64_t kv_files_created = 0;
+  uint64_t links = 0;
+  uint64_t unlinks = 0;
+  uint64_t dirs_removed = 0;
+  uint64_t bytes_written = 0;  // KV files + meta files written by flushes
+  uint64_t meta_bytes_written = 0;
+  uint64_t durability_syncs = 0;  // syncfs or fsync rounds
+};
+
+class DBImpl : public DB {
+ public:
+  DBImpl(const Options& options, const delsm::Tuning& tuning,
+         const std::string& dbname);
+  ~DBImpl() override;
+  DBImpl(const DBImpl&) = delete;
+  DBImpl& operator=(const DBImpl&) = delete;
+
+  // The DB interface.
+  Status Put(const WriteOptions&, const Slice& key,
+             const Slice& value) override;
+  Status Delete(const WriteOptions&, const Slice& key) override;
+  Status Write(const WriteOptions& options, WriteBatch* updates) override;
+  Status Get(const ReadOptions& options, const Slice& key,
+             std::string* value) override;
+  Iterator* NewIterator(const ReadOptions&) override;
+  const Snapshot* GetSnapshot() override;
+  void ReleaseSnapshot(const Snapshot* snapshot) override;
+  bool GetProperty(const Slice& property, std::string* value) override;
+  void GetApproximateSizes(const Range* range, int n,
+                           uint64_t* sizes) override;
+  void CompactRange(const Slice* begin, const Slice* end) override;
+
+  // Open's work after construction: recover, start the background threads.
+  Status Open();
+
+  // Test hooks. Flush the memtable and wait until no immutable remains.
+  Status TEST_FlushMemTable();
+  // Wait until no compaction is needed or running.
+  Status TEST_WaitForBackgroundWork();
+
+ private:
+  struct Writer;
+  struct ManualCompaction;
+  struct LevelStats {
+    uint64_t micros = 0;
+    uint64_t entries_read = 0;
+    uint64_t entries_written = 0;
+    uint64_t links = 0;
+    void Add(const LevelStats& o) {
+      micros += o.micros;
+      entries_read += o.entries_read;
+      entries_written += o.entries_written;
+      links += o.links;
+    }
+  };
+
+  // Recovery (db_impl_open.cc).
+  Status NewDB();
+  Status Recover(VersionEdit* edit, bool* save_manifest)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  Status RecoverLogFile(uint64_t log_number, SequenceNumber* max_sequence,
+                        VersionEdit* edit) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  Status PlaceLiveDirectories() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  // Write path.
+  Status MakeRoomForWrite(bool force) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  WriteBatch* BuildBatchGroup(Writer** last_writer)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  Status SwitchMemTable() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  Iterator* NewInternalIterator(const ReadOptions&,
+                                SequenceNumber* latest_snapshot);
+  SequenceNumber SmallestLiveSnapshot() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  // Background work (db_impl_background.cc).
+  static void FlushThreadEntry(void* db);
+  static void CompactionThreadEntry(void* db);
+  void FlushThreadMain();
+  void CompactionThreadMain();
+  Status FlushOldestImmutable() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Build an L0 SST directory from `mem`; fills *edit. Releases mutex_
+  // while building.
+  Status WriteLevel0(MemTable* mem, VersionEdit* edit)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  Status RunCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  Status LinkCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Serialises manifest writes between the two background threads and
+  // recovery.
+  Status ApplyEdit(VersionEdit* edit) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void RecordBackgroundError(const Status& s) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Remove SST directories, logs and manifests no live version needs.
+  void RemoveObsoleteFiles() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  bool CompactionWanted() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  Status WaitForManualCompaction(ManualCompaction* m)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  // Properties (db_impl_properties.cc).
+  std::string StatsString() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  // Constant after construction.
+  Env* const env_;
+  FileSystem* const fs_;
+  const InternalKeyComparator internal_comparator_;
+  const std::unique_ptr<const FilterPolicy> owned_filter_policy_;
+  const Options options_;  // sanitized; options_.comparator is the user's
+  const delsm::Tuning tuning_;
+  const bool owns_info_log_;
+  const std::string dbname_;
+  SstDirOptions sst_options_;
+  std::unique_ptr<TableCache> table_cache_;
+
+  FileLock* db_lock_ = nullptr;  // set by Open, released by ~DBImpl
+
+  port::Mutex mutex_;
+  // Signalled on every state change the background threads or waiting
+  // writers may care about (new immutable, flush or compaction done,
+  // error, shutdown).
+  port::CondVar background_cv_ GUARDED_BY(mutex_);
+  std::atomic<bool> shutting_down_{false};
+  bool flush_thread_running_ GUARDED_BY(mutex_) = false;
+  bool compaction_thread_running_ GUARDED_BY(mutex_) = false;
+  bool compaction_running_ GUARDED_BY(mutex_) = false;
+  bool manifest_busy_ GUARDED_BY(mutex_) = false;  // see ApplyEdit
+
+  MemTable* mem_ GUARDED_BY(mutex_) = nullptr;
+  // Immutable memtables, oldest first, each with the number of the WAL that
+  // holds its writes. Flushed strictly in order.
+  struct Immutable {
+    MemTable* mem;
+    uint64_t log_number;
+  };
+  std::deque<Immutable> imms_ GUARDED_BY(mutex_);
+  std::atomic<int> num_imms_{0};  // imms_.size(), readable without mutex_
+
+  std::unique_ptr<WritableFile> logfile_ GUARDED_BY(mutex_);
+  uint64_t logfile_number_ GUARDED_BY(mutex_) = 0;
+  std::unique_ptr<log::Writer> log_ GUARDED_BY(mutex_);
+  // WALs kept by Durability::kDeferred after their flush: number -> time
+  // (micros) after which they may be deleted.
+  std::deque<std::pair<uint64_t, uint64_t>> deferred_logs_ GUARDED_BY(mutex_);
+
+  std::deque<Writer*> writers_ GUARDED_BY(mutex_);
+  WriteBatch* tmp_batch_ GUARDED_BY(mutex_);
+
+  SnapshotList snapshots_ GUARDED_BY(mutex_);
+
+  // SST directories being built: protected from RemoveObsoleteFiles.
+  std::set<uint64_t> pending_outputs_ GUARDED_BY(mutex_);
+
+  ManualCompaction* manual_compaction_ GUARDED_BY(mutex_) = nullptr;
+
+  std::unique_ptr<VersionSet> versions_ GUARDED_BY(mutex_);
+
+  // The first background error; once set, writes fail with it.
+  Status bg_error_ GUARDED_BY(mutex_);
+
+  LevelStats stats_[config::kNumLevels] GUARDED_BY(mutex_);
+  DentryStats dentry_stats_ GUARDED_BY(mutex_);
+};
+
+// Fill in defaults and clip the user's options to sane ranges.
+Options SanitizeOptions(const std::string& dbname,
+                        const InternalKeyComparator* icmp,
+                        const FilterPolicy* default_filter,
+                        const Options& src);
+
+}  // namespace leveldb
+
+#endif  // DELSM_DB_DB_IMPL_H_

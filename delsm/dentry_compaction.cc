@@ -1,0 +1,177 @@
+#include "delsm/dentry_compaction.h"
+
+#include <algorithm>
+#include <queue>
+
+#include "delsm/file_system.h"
+#include "delsm/sst_dir_removal.h"
+#include "table/sst_dir.h"
+#include "table/sst_dir_builder.h"
+
+namespace leveldb {
+
+struct DentryCompaction::Cursor {
+  SstDir* dir;
+  size_t index;
+  size_t input_order;  // position in Run()'s inputs; earlier wins ties
+};
+
+DentryCompaction::DentryCompaction(const SstDirOptions& options,
+                                   uint64_t sst_entries,
+                                   SequenceNumber smallest_snapshot,
+                                   Hooks hooks)
+    : options_(options),
+      sst_entries_(std::max<uint64_t>(1, sst_entries)),
+      smallest_snapshot_(smallest_snapshot),
+      hooks_(std::move(hooks)) {}
+
+DentryCompaction::~DentryCompaction() = default;
+
+Status DentryCompaction::Run(const std::vector<SstDir*>& inputs) {
+  const Comparator* cmp = options_.comparator;
+  auto later = [cmp](const Cursor& a, const Cursor& b) {
+    int r = cmp->Compare(a.dir->contents().entries[a.index].internal_key,
+                         b.dir->contents().entries[b.index].internal_key);
+    if (r != 0) return r > 0;
+    return a.input_order > b.input_order;
+  };
+  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(
+      later);
+  for (size_t i = 0; i < inputs.size(); i++) {
+    if (!inputs[i]->contents().entries.empty()) heap.push({inputs[i], 0, i});
+  }
+
+  Status s;
+  while (!heap.empty() && s.ok()) {
+    Cursor c = heap.top();
+    heap.pop();
+    if (hooks_.yield) {
+      s = hooks_.yield();
+      if (!s.ok()) break;
+    }
+    s = Emit(c.dir, c.index);
+    if (c.index + 1 < c.dir->contents().entries.size()) {
+      heap.push({c.dir, c.index + 1, c.input_order});
+    }
+  }
+  if (s.ok() && builder_ != nullptr) s = FinishOutput();
+  return s;
+}
+
+bool DentryCompaction::ShouldDrop(const ParsedInternalKey& key,
+                                  bool first_of_user_key) {
+  if (first_of_user_key) {
+    current_user_key_.assign(key.user_key.data(), key.user_key.size());
+    has_current_user_key_ = true;
+    last_sequence_for_key_ = kMaxSequenceNumber;
+  }
+
+  bool drop = false;
+  if (last_sequence_for_key_ <= smallest_snapshot_) {
+    // A newer version of this key is visible to every live snapshot.
+    drop = true;
+  } else if (key.type == kTypeDeletion && key.sequence <= smallest_snapshot_ &&
+             hooks_.is_base_level_for_key(key.user_key)) {
+    // Nothing older remains for this tombstone to hide, and every snapshot
+    // already sees it; later entries of this key are dropped by the first
+    // rule.
+    drop = true;
+  }
+  last_sequence_for_key_ = key.sequence;
+  return drop;
+}
+
+Status DentryCompaction::Emit(SstDir* source, size_t index) {
+  const MetaEntry& entry = source->contents().entries[index];
+  entries_read_++;
+  if (entry.internal_key == last_internal_key_) {
+    entries_dropped_++;  // exact duplicate (replayed WAL in deferred mode)
+    return Status::OK();
+  }
+  last_internal_key_ = entry.internal_key;
+
+  ParsedInternalKey key;
+  if (!ParseInternalKey(entry.internal_key, &key)) {
+    return Status::Corruption("bad internal key in meta file of",
+                              source->directory()->path());
+  }
+  const Comparator* ucmp =
+      static_cast<const InternalKeyComparator*>(options_.comparator)
+          ->user_comparator();
+  const bool was_new_key =
+      !has_current_user_key_ ||
+      ucmp->Compare(key.user_key, current_user_key_) != 0;
+  if (ShouldDrop(key, was_new_key)) {
+    entries_dropped_++;
+    return Status::OK();
+  }
+
+  // Cut a full output only between user keys, so that all versions of a key
+  // stay in one directory and level ranges never share a user key.
+  if (builder_ != nullptr && builder_->NumEntries() >= sst_entries_ &&
+      was_new_key) {
+    Status s = FinishOutput();
+    if (!s.ok()) return s;
+  }
+  if (builder_ == nullptr) {
+    uint64_t number = hooks_.new_file_number();
+    std::string path = hooks_.output_path(number);
+    builder_.reset(new SstDirBuilder(options_, path));
+    output_paths_.push_back(path);
+    Output out;
+    out.number = number;
+    outputs_.push_back(out);
+    Status s = builder_->Begin();
+    if (!s.ok()) return s;
+  }
+  Status s = builder_->AddLinked(entry, source->directory());
+  if (s.ok() && StoredInFile(entry.storage)) links_++;
+  return s;
+}
+
+Status DentryCompaction::FinishOutput() {
+  Status s = builder_->Finish();
+  if (s.ok()) {
+    Output& out = outputs_.back();
+    out.entries = builder_->NumEntries();
+    out.value_bytes = builder_->ValueBytes();
+    out.smallest = builder_->smallest();
+    out.largest = builder_->largest();
+  }
+  builder_.reset();  // an unfinished builder removes what it made
+  return s;
+}
+
+Status DentryCompaction::MakeDurable(delsm::Durability durability,
+                                     const std::string& output_level_dir) {
+  if (outputs_.empty() || durability == delsm::Durability::kDeferred) {
+    return Status::OK();
+  }
+  std::unique_ptr<Directory> level_dir;
+  Status s = options_.fs->OpenDirectory(output_level_dir, &level_dir);
+  if (!s.ok()) return s;
+  if (durability == delsm::Durability::kSyncfs) {
+    return level_dir->SyncFileSystem();
+  }
+  // kFsync: the links are directory entries; syncing each new directory
+  // and the level directory makes them durable (the KV files' data already
+  // was when they were first written).
+  for (const std::string& path : output_paths_) {
+    std::unique_ptr<Directory> dir;
+    s = options_.fs->OpenDirectory(path, &dir);
+    if (s.ok()) s = dir->Sync();
+    if (!s.ok()) return s;
+  }
+  return level_dir->Sync();
+}
+
+void DentryCompaction::Abandon() {
+  builder_.reset();
+  for (const std::string& path : output_paths_) {
+    RemoveSstDirectory(options_.fs, path, nullptr);
+  }
+  output_paths_.clear();
+  outputs_.clear();
+}
+
+}  // namespace leveldb
