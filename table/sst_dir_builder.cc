@@ -1,0 +1,191 @@
+// SstDirBuilder. The LONGKEYS file, written only when some key needed a
+// hashed KV file name, lets repair map hashed names back to keys without
+// the meta file. Its layout: records of length-prefixed name and
+// length-prefixed user key, then fixed32 masked crc32c of the records.
+#include "table/sst_dir_builder.h"
+
+#include <cassert>
+
+#include "db/dbformat.h"
+#include "delsm/file_system.h"
+#include "delsm/key_codec.h"
+#include "delsm/kv_value.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
+
+namespace leveldb {
+
+namespace {
+
+// The name recorded in META: the user comparator's when the internal one
+// wraps it, since that is what must match when the directory is read back.
+std::string ComparatorName(const Comparator* c) {
+  const auto* icmp = dynamic_cast<const InternalKeyComparator*>(c);
+  if (icmp != nullptr && icmp->user_comparator() != nullptr) {
+    return icmp->user_comparator()->Name();
+  }
+  return c->Name();
+}
+
+}  // namespace
+
+SstDirBuilder::SstDirBuilder(const SstDirOptions& options, std::string path)
+    : options_(options), path_(std::move(path)) {
+  assert(options_.comparator != nullptr);
+  assert(options_.fs != nullptr);
+}
+
+SstDirBuilder::~SstDirBuilder() {
+  if (!finished_) Abandon();
+}
+
+Status SstDirBuilder::Begin() {
+  if (dir_ != nullptr) {
+    return Status::InvalidArgument(path_,
+                                   "SST directory builder already begun");
+  }
+  Status s = options_.fs->CreateDir(path_, /*ok_if_exists=*/false);
+  if (!s.ok()) return s;
+  s = options_.fs->OpenDirectory(path_, &dir_);
+  if (!s.ok()) {
+    dir_.reset();
+    options_.fs->RemoveDir(path_);  // we made it, and it is empty
+  }
+  return s;
+}
+
+// Checks the entry may follow what was added so far and records its key.
+static Status CheckOrder(const SstDirOptions& options,
+                         const MetaFileContents& contents,
+                         const std::string& path, const Slice& internal_key,
+                         ParsedInternalKey* parsed) {
+  if (!ParseInternalKey(internal_key, parsed)) {
+    return Status::InvalidArgument(path, "malformed internal key");
+  }
+  if (!contents.entries.empty() &&
+      options.comparator->Compare(contents.largest, internal_key) >= 0) {
+    return Status::InvalidArgument(path, "entries added out of order");
+  }
+  return Status::OK();
+}
+
+Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
+  if (dir_ == nullptr || finished_) {
+    return Status::InvalidArgument(path_, "builder not open for Add");
+  }
+  ParsedInternalKey parsed;
+  Status s = CheckOrder(options_, contents_, path_, internal_key, &parsed);
+  if (!s.ok()) return s;
+
+  MetaEntry e;
+  e.internal_key = internal_key.ToString();
+  if (parsed.type == kTypeDeletion) {
+    e.storage = ValueStorage::kNone;
+    e.stored_crc = crc32c::Mask(crc32c::Value("", 0));
+  } else {
+    std::string scratch;
+    bool compressed;
+    Slice stored =
+        EncodeKvValue(value, options_.compression, &scratch, &compressed);
+    e.value_size = value.size();
+    e.stored_size = stored.size();
+    e.stored_crc = crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
+    if (options_.inline_threshold > 0 &&
+        value.size() <= options_.inline_threshold) {
+      e.storage =
+          compressed ? ValueStorage::kInlineSnappy : ValueStorage::kInline;
+      e.inline_value = stored.ToString();
+    } else {
+      e.storage = compressed ? ValueStorage::kFileSnappy : ValueStorage::kFile;
+      std::string name = KvFileName(parsed.user_key, parsed.sequence);
+      s = dir_->WriteFile(name, stored, options_.sync_files);
+      if (!s.ok()) return s;
+      created_names_.push_back(name);
+      files_created_++;
+      bytes_written_ += stored.size();
+      if (KvFileNameIsHashed(parsed.user_key)) {
+        PutLengthPrefixedSlice(&long_keys_, name);
+        PutLengthPrefixedSlice(&long_keys_, parsed.user_key);
+      }
+    }
+  }
+  value_bytes_ += e.value_size;
+  if (user_keys_.empty() || Slice(user_keys_.back()) != parsed.user_key) {
+    user_keys_.push_back(parsed.user_key.ToString());
+  }
+  if (contents_.entries.empty()) contents_.smallest = e.internal_key;
+  contents_.largest = e.internal_key;
+  contents_.entries.push_back(std::move(e));
+  return Status::OK();
+}
+
+Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source) {
+  if (dir_ == nullptr || finished_) {
+    return Status::InvalidArgument(path_, "builder not open for AddLinked");
+  }
+  ParsedInternalKey parsed;
+  Status s =
+      CheckOrder(options_, contents_, path_, entry.internal_key, &parsed);
+  if (!s.ok()) return s;
+  if (StoredInFile(entry.storage)) {
+    std::string name = KvFileName(parsed.user_key, parsed.sequence);
+    s = dir_->LinkFrom(source, name);
+    if (!s.ok()) return s;
+    created_names_.push_back(name);
+    links_made_++;
+    if (KvFileNameIsHashed(parsed.user_key)) {
+      PutLengthPrefixedSlice(&long_keys_, name);
+      PutLengthPrefixedSlice(&long_keys_, parsed.user_key);
+    }
+  }
+  value_bytes_ += entry.value_size;
+  if (user_keys_.empty() || Slice(user_keys_.back()) != parsed.user_key) {
+    user_keys_.push_back(parsed.user_key.ToString());
+  }
+  if (contents_.entries.empty()) contents_.smallest = entry.internal_key;
+  contents_.largest = entry.internal_key;
+  contents_.entries.push_back(entry);
+  return Status::OK();
+}
+
+Status SstDirBuilder::Finish() {
+  if (dir_ == nullptr || finished_) {
+    return Status::InvalidArgument(path_, "builder not open for Finish");
+  }
+  contents_.comparator_name = ComparatorName(options_.comparator);
+  contents_.filter.clear();
+  if (options_.filter_policy != nullptr) {
+    std::vector<Slice> keys(user_keys_.begin(), user_keys_.end());
+    options_.filter_policy->CreateFilter(
+        keys.data(), static_cast<int>(keys.size()), &contents_.filter);
+  }
+  if (!long_keys_.empty()) {
+    std::string data = long_keys_;
+    PutFixed32(&data, crc32c::Mask(crc32c::Value(data.data(), data.size())));
+    Status s = dir_->WriteFile(kLongKeysFileName, data, options_.sync_files);
+    if (!s.ok()) return s;
+    bytes_written_ += data.size();
+  }
+  std::string meta = EncodeMetaFile(contents_);
+  Status s = dir_->WriteFile(kMetaFileName, meta, options_.sync_files);
+  if (!s.ok()) return s;
+  bytes_written_ += meta.size();
+  finished_ = true;
+  return Status::OK();
+}
+
+void SstDirBuilder::Abandon() {
+  // Once Begin() has succeeded the directory is ours, so everything in it
+  // was made here; errors are ignored because there is nothing better to do
+  // than leave an orphan for recovery to collect.
+  if (dir_ == nullptr) return;
+  for (const std::string& name : created_names_) dir_->Unlink(name);
+  dir_->Unlink(kMetaFileName);
+  dir_->Unlink(kLongKeysFileName);
+  created_names_.clear();
+  dir_.reset();
+  options_.fs->RemoveDir(path_);
+  finished_ = true;
+}
+
+}  // namespace leveldb
