@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
@@ -56,9 +57,16 @@ class SstDir {
  private:
   SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir);
 
+  // Index of the first entry whose internal key is >= internal_key.
+  size_t LowerBound(const Slice& internal_key) const;
+
+  // All fields are set by Open() and never change afterwards.
   const SstDirOptions options_;
   std::unique_ptr<Directory> dir_;
   MetaFileContents contents_;
+  const Comparator* user_comparator_ = nullptr;  // compares user keys
+  // bytes_before_[i]: sum of the value sizes of entries [0, i).
+  std::vector<uint64_t> bytes_before_;
 };
 
 }  // namespace leveldb
