@@ -1,0 +1,99 @@
+// TableCache: an LRU cache of open SstDir objects keyed by directory number.
+#include "db/table_cache.h"
+
+#include <cstdio>
+
+#include "db/dbformat.h"
+#include "util/coding.h"
+
+namespace leveldb {
+
+namespace {
+
+// dbname/L<level>/<number, six digits at least>.sst
+std::string SstDirPath(const std::string& dbname, int level, uint64_t number) {
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "/L%d/%06llu.sst", level,
+                static_cast<unsigned long long>(number));
+  return dbname + buf;
+}
+
+void DeleteSstDir(const Slice& key, void* value) {
+  delete reinterpret_cast<SstDir*>(value);
+}
+
+void ReleaseHandle(void* cache, void* handle) {
+  reinterpret_cast<Cache*>(cache)->Release(
+      reinterpret_cast<Cache::Handle*>(handle));
+}
+
+}  // namespace
+
+TableCache::TableCache(const std::string& dbname, const SstDirOptions& options,
+                       int entries)
+    : dbname_(dbname),
+      options_(options),
+      cache_(NewLRUCache(entries > 0 ? entries : 1)) {}
+
+TableCache::~TableCache() { delete cache_; }
+
+Status TableCache::Find(int level, uint64_t number, Cache::Handle** handle) {
+  char buf[8];
+  EncodeFixed64(buf, number);
+  const Slice key(buf, sizeof(buf));
+  *handle = cache_->Lookup(key);
+  if (*handle != nullptr) return Status::OK();
+
+  std::unique_ptr<SstDir> dir;
+  Status s = SstDir::Open(options_, SstDirPath(dbname_, level, number), &dir);
+  // A trivial move may have renamed the directory to another level since
+  // the caller's version was made.
+  for (int other = 0; s.IsNotFound() && other < config::kNumLevels; other++) {
+    if (other == level) continue;
+    Status t = SstDir::Open(options_, SstDirPath(dbname_, other, number), &dir);
+    if (!t.IsNotFound()) s = t;
+  }
+  if (!s.ok()) return s;
+  // Two threads may open the same directory at once; the later Insert just
+  // replaces the earlier entry, which is freed when its last handle goes.
+  *handle = cache_->Insert(key, dir.release(), 1, &DeleteSstDir);
+  return Status::OK();
+}
+
+SstDir* TableCache::Value(Cache::Handle* handle) {
+  return reinterpret_cast<SstDir*>(cache_->Value(handle));
+}
+
+void TableCache::Release(Cache::Handle* handle) { cache_->Release(handle); }
+
+Iterator* TableCache::NewIterator(const ReadOptions& options, int level,
+                                  uint64_t number, SstDir** dirptr) {
+  if (dirptr != nullptr) *dirptr = nullptr;
+  Cache::Handle* handle = nullptr;
+  Status s = Find(level, number, &handle);
+  if (!s.ok()) return NewErrorIterator(s);
+  SstDir* dir = Value(handle);
+  Iterator* it = dir->NewIterator(options);
+  it->RegisterCleanup(&ReleaseHandle, cache_, handle);
+  if (dirptr != nullptr) *dirptr = dir;
+  return it;
+}
+
+Status TableCache::Get(const ReadOptions& options, int level, uint64_t number,
+                       const Slice& internal_key, void* arg,
+                       void (*handle)(void*, const Slice&, const Slice&)) {
+  Cache::Handle* h = nullptr;
+  Status s = Find(level, number, &h);
+  if (!s.ok()) return s;
+  s = Value(h)->InternalGet(options, internal_key, arg, handle);
+  Release(h);
+  return s;
+}
+
+void TableCache::Evict(uint64_t number) {
+  char buf[8];
+  EncodeFixed64(buf, number);
+  cache_->Erase(Slice(buf, sizeof(buf)));
+}
+
+}  // namespace leveldb
