@@ -1,0 +1,125 @@
+#include "table/meta_file.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+#include "util/coding.h"
+
+namespace leveldb {
+namespace {
+
+std::string IKey(const std::string& user, uint64_t seq, uint8_t type) {
+  std::string k = user;
+  PutFixed64(&k, (seq << 8) | type);
+  return k;
+}
+
+MetaFileContents Sample() {
+  MetaFileContents c;
+  c.comparator_name = "leveldb.BytewiseComparator";
+  MetaEntry a;
+  a.internal_key = IKey("apple", 9, 1);
+  a.storage = ValueStorage::kFile;
+  a.value_size = a.stored_size = 4096;
+  a.stored_crc = 0x12345678;
+  MetaEntry b;
+  b.internal_key = IKey("banana", 7, 0);
+  b.storage = ValueStorage::kNone;
+  MetaEntry c2;
+  c2.internal_key = IKey(std::string("c\0\xff", 3), 5, 1);
+  c2.storage = ValueStorage::kInline;
+  c2.inline_value = "tiny";
+  c2.value_size = c2.stored_size = 4;
+  c2.stored_crc = 99;
+  MetaEntry d;
+  d.internal_key = IKey("durian", 3, 1);
+  d.storage = ValueStorage::kFileSnappy;
+  d.value_size = 100000;
+  d.stored_size = 300;
+  d.stored_crc = 7;
+  MetaEntry e;
+  e.internal_key = IKey("elder", 2, 1);
+  e.storage = ValueStorage::kInlineSnappy;
+  e.inline_value = "zz";
+  e.value_size = 40;
+  e.stored_size = 2;
+  c.entries = {a, b, c2, d, e};
+  c.filter = std::string("\x01\x02\x03\x04\x05\x06", 6);
+  c.smallest = a.internal_key;
+  c.largest = e.internal_key;
+  return c;
+}
+
+void ExpectSame(const MetaFileContents& x, const MetaFileContents& y) {
+  EXPECT_EQ(x.comparator_name, y.comparator_name);
+  ASSERT_EQ(x.entries.size(), y.entries.size());
+  for (size_t i = 0; i < x.entries.size(); i++) {
+    const MetaEntry& a = x.entries[i];
+    const MetaEntry& b = y.entries[i];
+    EXPECT_EQ(a.internal_key, b.internal_key);
+    EXPECT_EQ(a.storage, b.storage);
+    EXPECT_EQ(a.value_size, b.value_size);
+    EXPECT_EQ(a.stored_size, b.stored_size);
+    EXPECT_EQ(a.stored_crc, b.stored_crc);
+    EXPECT_EQ(a.inline_value, b.inline_value);
+  }
+  EXPECT_EQ(x.filter, y.filter);
+  EXPECT_EQ(x.smallest, y.smallest);
+  EXPECT_EQ(x.largest, y.largest);
+}
+
+TEST(MetaFileTest, RoundTrip) {
+  const MetaFileContents in = Sample();
+  const std::string data = EncodeMetaFile(in);
+  EXPECT_EQ(data.substr(0, 8), "DLSMMETA");
+  EXPECT_EQ(data.substr(data.size() - 8), "DLSMEND!");
+  MetaFileContents out;
+  Status s = DecodeMetaFile(data, "/db/L0/000001.sst/META", &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectSame(in, out);
+}
+
+TEST(MetaFileTest, EmptyRoundTrip) {
+  MetaFileContents in;
+  in.comparator_name = "x";
+  MetaFileContents out;
+  ASSERT_TRUE(DecodeMetaFile(EncodeMetaFile(in), "p", &out).ok());
+  ExpectSame(in, out);
+}
+
+TEST(MetaFileTest, EverySingleByteFlipIsCorruption) {
+  const std::string good = EncodeMetaFile(Sample());
+  const std::string path = "/db/L1/000007.sst/META";
+  for (size_t i = 0; i < good.size(); i++) {
+    for (int bit : {0x01, 0x80, 0xff}) {
+      std::string bad = good;
+      bad[i] = static_cast<char>(bad[i] ^ bit);
+      MetaFileContents out;
+      Status s = DecodeMetaFile(bad, path, &out);
+      ASSERT_TRUE(s.IsCorruption()) << "byte " << i << ": " << s.ToString();
+      EXPECT_NE(s.ToString().find(path), std::string::npos) << s.ToString();
+      EXPECT_TRUE(out.entries.empty());
+    }
+  }
+}
+
+TEST(MetaFileTest, EveryTruncationIsCorruption) {
+  const std::string good = EncodeMetaFile(Sample());
+  for (size_t n = 0; n < good.size(); n++) {
+    MetaFileContents out;
+    Status s = DecodeMetaFile(Slice(good.data(), n), "META", &out);
+    ASSERT_TRUE(s.IsCorruption()) << "length " << n << ": " << s.ToString();
+    EXPECT_NE(s.ToString().find("META"), std::string::npos);
+  }
+}
+
+TEST(MetaFileTest, TrailingBytesAreCorruption) {
+  const std::string good = EncodeMetaFile(Sample());
+  MetaFileContents out;
+  EXPECT_TRUE(DecodeMetaFile(good + "x", "META", &out).IsCorruption());
+  EXPECT_TRUE(DecodeMetaFile("x" + good, "META", &out).IsCorruption());
+  EXPECT_TRUE(DecodeMetaFile(good + good, "META", &out).IsCorruption());
+}
+
+}  // namespace
+}  // namespace leveldb
