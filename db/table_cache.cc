@@ -1,22 +1,13 @@
 // TableCache: an LRU cache of open SstDir objects keyed by directory number.
 #include "db/table_cache.h"
 
-#include <cstdio>
-
 #include "db/dbformat.h"
+#include "db/filename.h"
 #include "util/coding.h"
 
 namespace leveldb {
 
 namespace {
-
-// dbname/L<level>/<number, six digits at least>.sst
-std::string SstDirPath(const std::string& dbname, int level, uint64_t number) {
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "/L%d/%06llu.sst", level,
-                static_cast<unsigned long long>(number));
-  return dbname + buf;
-}
 
 void DeleteSstDir(const Slice& key, void* value) {
   delete reinterpret_cast<SstDir*>(value);
@@ -45,12 +36,12 @@ Status TableCache::Find(int level, uint64_t number, Cache::Handle** handle) {
   if (*handle != nullptr) return Status::OK();
 
   std::unique_ptr<SstDir> dir;
-  Status s = SstDir::Open(options_, SstDirPath(dbname_, level, number), &dir);
+  Status s = SstDir::Open(options_, SstDirName(dbname_, level, number), &dir);
   // A trivial move may have renamed the directory to another level since
   // the caller's version was made.
   for (int other = 0; s.IsNotFound() && other < config::kNumLevels; other++) {
     if (other == level) continue;
-    Status t = SstDir::Open(options_, SstDirPath(dbname_, other, number), &dir);
+    Status t = SstDir::Open(options_, SstDirName(dbname_, other, number), &dir);
     if (!t.IsNotFound()) s = t;
   }
   if (!s.ok()) return s;
