@@ -1,0 +1,250 @@
+// Manifest record encoding. A record is a sequence of fields, each a varint32
+// tag followed by that field's payload. Tags are part of the on-disk format:
+// never renumber them; add new ones at the end.
+#include "db/version_edit.h"
+
+#include "util/coding.h"
+#include "util/logging.h"
+
+namespace leveldb {
+
+namespace {
+
+enum FieldTag : uint32_t {
+  kComparatorTag = 1,      // length-prefixed comparator name
+  kLogNumberTag = 2,       // varint64
+  kPrevLogNumberTag = 3,   // varint64
+  kNextFileNumberTag = 4,  // varint64
+  kLastSequenceTag = 5,    // varint64
+  kCompactPointerTag = 6,  // varint32 level, length-prefixed internal key
+  kRemovedDirTag = 7,      // varint32 level, varint64 number
+  kAddedDirTag = 8,        // varint32 level, varint64 number, entries,
+                           // value bytes, length-prefixed smallest, largest
+};
+
+bool GetLevel(Slice* input, int* level) {
+  uint32_t v;
+  if (!GetVarint32(input, &v) ||
+      v >= static_cast<uint32_t>(config::kNumLevels)) {
+    return false;
+  }
+  *level = static_cast<int>(v);
+  return true;
+}
+
+bool GetInternalKey(Slice* input, InternalKey* key) {
+  Slice s;
+  // An internal key always carries its 8-byte tag.
+  if (!GetLengthPrefixedSlice(input, &s) || s.size() < 8) return false;
+  return key->DecodeFrom(s);
+}
+
+}  // namespace
+
+void VersionEdit::Clear() {
+  comparator_.clear();
+  log_number_ = 0;
+  prev_log_number_ = 0;
+  next_file_number_ = 0;
+  last_sequence_ = 0;
+  has_comparator_ = false;
+  has_log_number_ = false;
+  has_prev_log_number_ = false;
+  has_next_file_number_ = false;
+  has_last_sequence_ = false;
+  compact_pointers_.clear();
+  deleted_files_.clear();
+  new_files_.clear();
+}
+
+void VersionEdit::EncodeTo(std::string* dst) const {
+  if (has_comparator_) {
+    PutVarint32(dst, kComparatorTag);
+    PutLengthPrefixedSlice(dst, comparator_);
+  }
+  if (has_log_number_) {
+    PutVarint32(dst, kLogNumberTag);
+    PutVarint64(dst, log_number_);
+  }
+  if (has_prev_log_number_) {
+    PutVarint32(dst, kPrevLogNumberTag);
+    PutVarint64(dst, prev_log_number_);
+  }
+  if (has_next_file_number_) {
+    PutVarint32(dst, kNextFileNumberTag);
+    PutVarint64(dst, next_file_number_);
+  }
+  if (has_last_sequence_) {
+    PutVarint32(dst, kLastSequenceTag);
+    PutVarint64(dst, last_sequence_);
+  }
+  for (const auto& cp : compact_pointers_) {
+    PutVarint32(dst, kCompactPointerTag);
+    PutVarint32(dst, static_cast<uint32_t>(cp.first));
+    PutLengthPrefixedSlice(dst, cp.second.Encode());
+  }
+  for (const auto& removed : deleted_files_) {
+    PutVarint32(dst, kRemovedDirTag);
+    PutVarint32(dst, static_cast<uint32_t>(removed.first));
+    PutVarint64(dst, removed.second);
+  }
+  for (const auto& added : new_files_) {
+    const FileMetaData& f = added.second;
+    PutVarint32(dst, kAddedDirTag);
+    PutVarint32(dst, static_cast<uint32_t>(added.first));
+    PutVarint64(dst, f.number);
+    PutVarint64(dst, f.entries);
+    PutVarint64(dst, f.value_bytes);
+    PutLengthPrefixedSlice(dst, f.smallest.Encode());
+    PutLengthPrefixedSlice(dst, f.largest.Encode());
+  }
+}
+
+Status VersionEdit::DecodeFrom(const Slice& src) {
+  Clear();
+  Slice input = src;
+  const char* bad_field = nullptr;
+  uint32_t tag;
+  while (bad_field == nullptr && !input.empty()) {
+    if (!GetVarint32(&input, &tag)) {
+      bad_field = "field tag";
+      break;
+    }
+    switch (tag) {
+      case kComparatorTag: {
+        Slice name;
+        if (GetLengthPrefixedSlice(&input, &name)) {
+          SetComparatorName(name);
+        } else {
+          bad_field = "comparator name";
+        }
+        break;
+      }
+      case kLogNumberTag:
+        if (GetVarint64(&input, &log_number_)) {
+          has_log_number_ = true;
+        } else {
+          bad_field = "log number";
+        }
+        break;
+      case kPrevLogNumberTag:
+        if (GetVarint64(&input, &prev_log_number_)) {
+          has_prev_log_number_ = true;
+        } else {
+          bad_field = "previous log number";
+        }
+        break;
+      case kNextFileNumberTag:
+        if (GetVarint64(&input, &next_file_number_)) {
+          has_next_file_number_ = true;
+        } else {
+          bad_field = "next file number";
+        }
+        break;
+      case kLastSequenceTag:
+        if (GetVarint64(&input, &last_sequence_)) {
+          has_last_sequence_ = true;
+        } else {
+          bad_field = "last sequence number";
+        }
+        break;
+      case kCompactPointerTag: {
+        int level;
+        InternalKey key;
+        if (GetLevel(&input, &level) && GetInternalKey(&input, &key)) {
+          compact_pointers_.push_back(std::make_pair(level, key));
+        } else {
+          bad_field = "compaction pointer";
+        }
+        break;
+      }
+      case kRemovedDirTag: {
+        int level;
+        uint64_t number;
+        if (GetLevel(&input, &level) && GetVarint64(&input, &number)) {
+          deleted_files_.insert(std::make_pair(level, number));
+        } else {
+          bad_field = "removed directory";
+        }
+        break;
+      }
+      case kAddedDirTag: {
+        int level;
+        FileMetaData f;
+        if (GetLevel(&input, &level) && GetVarint64(&input, &f.number) &&
+            GetVarint64(&input, &f.entries) &&
+            GetVarint64(&input, &f.value_bytes) &&
+            GetInternalKey(&input, &f.smallest) &&
+            GetInternalKey(&input, &f.largest)) {
+          new_files_.push_back(std::make_pair(level, f));
+        } else {
+          bad_field = "added directory";
+        }
+        break;
+      }
+      default:
+        bad_field = "unknown field tag";
+        break;
+    }
+  }
+  if (bad_field != nullptr) {
+    return Status::Corruption("malformed version edit field", bad_field);
+  }
+  return Status::OK();
+}
+
+std::string VersionEdit::DebugString() const {
+  std::string r = "VersionEdit {";
+  if (has_comparator_) {
+    r.append("\n  Comparator: ");
+    r.append(comparator_);
+  }
+  if (has_log_number_) {
+    r.append("\n  LogNumber: ");
+    AppendNumberTo(&r, log_number_);
+  }
+  if (has_prev_log_number_) {
+    r.append("\n  PrevLogNumber: ");
+    AppendNumberTo(&r, prev_log_number_);
+  }
+  if (has_next_file_number_) {
+    r.append("\n  NextFile: ");
+    AppendNumberTo(&r, next_file_number_);
+  }
+  if (has_last_sequence_) {
+    r.append("\n  LastSeq: ");
+    AppendNumberTo(&r, last_sequence_);
+  }
+  for (const auto& cp : compact_pointers_) {
+    r.append("\n  CompactPointer: L");
+    AppendNumberTo(&r, cp.first);
+    r.append(" ");
+    r.append(cp.second.DebugString());
+  }
+  for (const auto& removed : deleted_files_) {
+    r.append("\n  RemoveDir: L");
+    AppendNumberTo(&r, removed.first);
+    r.append(" #");
+    AppendNumberTo(&r, removed.second);
+  }
+  for (const auto& added : new_files_) {
+    const FileMetaData& f = added.second;
+    r.append("\n  AddDir: L");
+    AppendNumberTo(&r, added.first);
+    r.append(" #");
+    AppendNumberTo(&r, f.number);
+    r.append(" entries=");
+    AppendNumberTo(&r, f.entries);
+    r.append(" value_bytes=");
+    AppendNumberTo(&r, f.value_bytes);
+    r.append(" [");
+    r.append(f.smallest.DebugString());
+    r.append(" .. ");
+    r.append(f.largest.DebugString());
+    r.append("]");
+  }
+  r.append("\n}\n");
+  return r;
+}
+
+}  // namespace leveldb

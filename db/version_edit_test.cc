@@ -1,0 +1,149 @@
+#include "db/version_edit.h"
+
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace leveldb {
+namespace {
+
+FileMetaData MakeDir(uint64_t number, uint64_t entries, uint64_t value_bytes,
+                     const std::string& smallest, SequenceNumber s_seq,
+                     const std::string& largest, SequenceNumber l_seq) {
+  FileMetaData f;
+  f.number = number;
+  f.entries = entries;
+  f.value_bytes = value_bytes;
+  f.smallest = InternalKey(smallest, s_seq, kTypeValue);
+  f.largest = InternalKey(largest, l_seq, kTypeDeletion);
+  return f;
+}
+
+VersionEdit FullEdit() {
+  VersionEdit edit;
+  edit.SetComparatorName("leveldb.BytewiseComparator");
+  edit.SetLogNumber(7);
+  edit.SetPrevLogNumber(6);
+  edit.SetNextFile(1234567890123ull);
+  edit.SetLastSequence(kMaxSequenceNumber);
+  edit.SetCompactPointer(3, InternalKey("pointer", 99, kTypeValue));
+  edit.RemoveFile(2, 17);
+  edit.RemoveFile(0, 4);
+  // Keys with bytes a manifest must carry verbatim: NUL, '/', 0xFF, empty.
+  edit.AddFile(0, MakeDir(21, 10000, 4096ull * 10000, std::string("\0a", 2), 5,
+                          "z/\xff", 9));
+  edit.AddFile(6, MakeDir(1ull << 40, 1, 0, "", 1, "", 1));
+  return edit;
+}
+
+TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
+  VersionEdit edit = FullEdit();
+  std::string encoded;
+  edit.EncodeTo(&encoded);
+
+  VersionEdit parsed;
+  ASSERT_TRUE(parsed.DecodeFrom(encoded).ok());
+  std::string reencoded;
+  parsed.EncodeTo(&reencoded);
+  EXPECT_EQ(encoded, reencoded);
+  EXPECT_EQ(edit.DebugString(), parsed.DebugString());
+
+  ASSERT_EQ(2u, parsed.new_files_.size());
+  EXPECT_EQ(0, parsed.new_files_[0].first);
+  const FileMetaData& f = parsed.new_files_[0].second;
+  EXPECT_EQ(21u, f.number);
+  EXPECT_EQ(10000u, f.entries);
+  EXPECT_EQ(4096ull * 10000, f.value_bytes);
+  EXPECT_EQ(std::string("\0a", 2), f.smallest.user_key().ToString());
+  EXPECT_EQ("z/\xff", f.largest.user_key().ToString());
+  EXPECT_EQ(6, parsed.new_files_[1].first);
+  EXPECT_EQ(1ull << 40, parsed.new_files_[1].second.number);
+  EXPECT_EQ("", parsed.new_files_[1].second.smallest.user_key().ToString());
+
+  ASSERT_EQ(2u, parsed.deleted_files_.size());
+  EXPECT_EQ(1u, parsed.deleted_files_.count(std::make_pair(2, 17ull)));
+  EXPECT_EQ(1u, parsed.deleted_files_.count(std::make_pair(0, 4ull)));
+  ASSERT_EQ(1u, parsed.compact_pointers_.size());
+  EXPECT_EQ(3, parsed.compact_pointers_[0].first);
+  EXPECT_EQ("pointer",
+            parsed.compact_pointers_[0].second.user_key().ToString());
+}
+
+TEST(VersionEditTest, EmptyEditRoundTrips) {
+  VersionEdit edit;
+  std::string encoded;
+  edit.EncodeTo(&encoded);
+  EXPECT_TRUE(encoded.empty());
+  VersionEdit parsed;
+  parsed.SetLogNumber(3);  // DecodeFrom must clear earlier state
+  ASSERT_TRUE(parsed.DecodeFrom(encoded).ok());
+  std::string reencoded;
+  parsed.EncodeTo(&reencoded);
+  EXPECT_TRUE(reencoded.empty());
+}
+
+TEST(VersionEditTest, EveryTruncationIsRejected) {
+  std::string encoded;
+  FullEdit().EncodeTo(&encoded);
+  // Any proper prefix that ends inside a field is corrupt. (A prefix that
+  // ends exactly between fields is a valid shorter edit.)
+  int rejected = 0;
+  for (size_t len = 0; len < encoded.size(); len++) {
+    VersionEdit parsed;
+    Status s = parsed.DecodeFrom(Slice(encoded.data(), len));
+    if (!s.ok()) {
+      EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+      rejected++;
+    }
+  }
+  EXPECT_GT(rejected, static_cast<int>(encoded.size()) / 2);
+  // The last field is the added directory at level 6: cutting one byte off
+  // names it.
+  VersionEdit parsed;
+  Status s = parsed.DecodeFrom(Slice(encoded.data(), encoded.size() - 1));
+  ASSERT_TRUE(s.IsCorruption());
+  EXPECT_NE(std::string::npos, s.ToString().find("added directory"))
+      << s.ToString();
+}
+
+TEST(VersionEditTest, UnknownTagIsRejected) {
+  std::string encoded;
+  FullEdit().EncodeTo(&encoded);
+  encoded.push_back(static_cast<char>(100));  // no such field
+  VersionEdit parsed;
+  Status s = parsed.DecodeFrom(encoded);
+  ASSERT_TRUE(s.IsCorruption());
+  EXPECT_NE(std::string::npos, s.ToString().find("tag")) << s.ToString();
+}
+
+TEST(VersionEditTest, LevelOutOfRangeIsRejected) {
+  VersionEdit edit;
+  edit.RemoveFile(config::kNumLevels, 5);  // not a level a DB can have
+  std::string encoded;
+  edit.EncodeTo(&encoded);
+  VersionEdit parsed;
+  Status s = parsed.DecodeFrom(encoded);
+  ASSERT_TRUE(s.IsCorruption());
+  EXPECT_NE(std::string::npos, s.ToString().find("removed directory"))
+      << s.ToString();
+}
+
+TEST(VersionEditTest, KeyTooShortToBeInternalIsRejected) {
+  VersionEdit edit;
+  edit.SetCompactPointer(1, InternalKey("k", 1, kTypeValue));
+  std::string encoded;
+  edit.EncodeTo(&encoded);
+  // Shorten the length-prefixed key to 7 bytes: less than a tag.
+  // Layout: tag(1) level(1) len(1) key(9).
+  ASSERT_EQ(12u, encoded.size());
+  encoded[2] = 7;
+  encoded.resize(10);
+  VersionEdit parsed;
+  Status s = parsed.DecodeFrom(encoded);
+  ASSERT_TRUE(s.IsCorruption());
+  EXPECT_NE(std::string::npos, s.ToString().find("compaction pointer"))
+      << s.ToString();
+}
+
+}  // namespace
+}  // namespace leveldb
