@@ -1,0 +1,22 @@
+# Special test targets, included at the end of tests/CMakeLists.txt.
+
+# Binary drop-in (issue 2, item 6): dropin_client is an ordinary LevelDB
+# client built against the system headers and linked with Debian's
+# libleveldb.so.1d by full path. dropin_test runs it on Debian's library and
+# then, through LD_LIBRARY_PATH, on the build's libleveldb.so.1d.
+find_file(DELSM_DEBIAN_LEVELDB libleveldb.so.1d
+  PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE} /usr/lib /usr/lib64
+  NO_DEFAULT_PATH)
+if(TARGET dropin_test AND DELSM_DEBIAN_LEVELDB)
+  add_executable(dropin_client ${CMAKE_CURRENT_SOURCE_DIR}/dropin/dropin_client.cc)
+  target_include_directories(dropin_client PRIVATE ${LEVELDB_INCLUDE_DIR})
+  target_link_libraries(dropin_client PRIVATE ${DELSM_DEBIAN_LEVELDB} Threads::Threads)
+  # No RPATH: the loader must be free to take LD_LIBRARY_PATH's library.
+  set_target_properties(dropin_client PROPERTIES SKIP_BUILD_RPATH ON)
+  add_dependencies(dropin_test dropin_client leveldb_dropin)
+  target_compile_definitions(dropin_test PRIVATE
+    DROPIN_CLIENT="$<TARGET_FILE:dropin_client>"
+    DROPIN_LIBRARY_DIR="$<TARGET_FILE_DIR:leveldb_dropin>")
+elseif(TARGET dropin_test)
+  message(WARNING "Debian's libleveldb.so.1d not found: dropin_test will fail")
+endif()
