@@ -1,0 +1,57 @@
+// Names of the files and directories inside a database directory:
+//   dbname/CURRENT, LOCK, LOG, LOG.old, MANIFEST-nnnnnn, nnnnnn.log,
+//   nnnnnn.dbtmp, and the level directories L0..L6 holding SST directories
+//   Ln/nnnnnn.sst. Numbers are zero-padded to at least six digits.
+#ifndef DELSM_DB_FILENAME_H_
+#define DELSM_DB_FILENAME_H_
+
+#include <cstdint>
+#include <string>
+
+#include "leveldb/slice.h"
+#include "leveldb/status.h"
+
+namespace leveldb {
+
+class Env;
+
+// Entries directly inside the database directory.
+enum FileType {
+  kLogFile,
+  kDBLockFile,
+  kDescriptorFile,
+  kCurrentFile,
+  kTempFile,
+  kInfoLogFile,  // LOG or LOG.old
+  kLevelDir,     // L<level>; its number is the level
+};
+
+std::string LogFileName(const std::string& dbname, uint64_t number);
+std::string DescriptorFileName(const std::string& dbname, uint64_t number);
+std::string CurrentFileName(const std::string& dbname);
+std::string LockFileName(const std::string& dbname);
+std::string TempFileName(const std::string& dbname, uint64_t number);
+std::string InfoLogFileName(const std::string& dbname);
+std::string OldInfoLogFileName(const std::string& dbname);
+std::string LevelDirName(const std::string& dbname, int level);
+std::string SstDirName(const std::string& dbname, int level, uint64_t number);
+
+// Classifies `filename`, a name directly inside the database directory
+// (no path). Returns false for names that are not ours. For kLevelDir,
+// *number is the level (only levels below config::kNumLevels are accepted).
+bool ParseFileName(const std::string& filename, uint64_t* number,
+                   FileType* type);
+
+// Parses "nnnnnn.sst", the name of an SST directory inside a level
+// directory (no path). Returns false for anything else.
+bool ParseSstDirName(const std::string& name, uint64_t* number);
+
+// Points CURRENT at MANIFEST-<descriptor_number>: writes the name to a
+// temporary file, syncs it and renames it over CURRENT, so CURRENT is always
+// either the old or the new content.
+Status SetCurrentFile(Env* env, const std::string& dbname,
+                      uint64_t descriptor_number);
+
+}  // namespace leveldb
+
+#endif  // DELSM_DB_FILENAME_H_
