@@ -1,0 +1,249 @@
+#include "db/compaction.h"
+
+#include <algorithm>
+#include <cassert>
+
+#include "db/version.h"
+#include "db/version_set.h"
+
+namespace leveldb {
+
+namespace {
+
+uint64_t TotalEntries(const std::vector<FileMetaData*>& files) {
+  uint64_t sum = 0;
+  for (const FileMetaData* f : files) sum += f->entries;
+  return sum;
+}
+
+uint64_t TotalValueBytes(const std::vector<FileMetaData*>& files) {
+  uint64_t sum = 0;
+  for (const FileMetaData* f : files) sum += f->value_bytes;
+  return sum;
+}
+
+// Inputs at the compacted level may grow to take in neighbours only while
+// the whole compaction stays below this many output directories' worth.
+constexpr uint64_t kExpandedCompactionDirs = 25;
+// A trivial move is refused when the moved directory overlaps more than
+// this many directories' worth of entries two levels down.
+constexpr uint64_t kMaxGrandparentOverlapDirs = 10;
+
+}  // namespace
+
+Compaction::Compaction(const delsm::Tuning& tuning, int level)
+    : level_(level),
+      max_output_entries_(std::max<uint64_t>(tuning.sst_entries, 1)),
+      max_grandparent_overlap_entries_(
+          kMaxGrandparentOverlapDirs *
+          std::max<uint64_t>(tuning.sst_entries, 1)),
+      input_version_(nullptr) {
+  for (size_t& p : level_ptrs_) p = 0;
+}
+
+Compaction::~Compaction() {
+  if (input_version_ != nullptr) input_version_->Unref();
+}
+
+uint64_t Compaction::InputEntries() const {
+  return TotalEntries(inputs_[0]) + TotalEntries(inputs_[1]);
+}
+
+bool Compaction::IsTrivialMove() const {
+  return num_input_files(0) == 1 && num_input_files(1) == 0 &&
+         TotalEntries(grandparents_) <= max_grandparent_overlap_entries_;
+}
+
+void Compaction::AddInputDeletions(VersionEdit* edit) {
+  for (int which = 0; which < 2; which++) {
+    for (const FileMetaData* f : inputs_[which]) {
+      edit->RemoveFile(level_ + which, f->number);
+    }
+  }
+}
+
+bool Compaction::IsBaseLevelForKey(const Slice& user_key) {
+  const Comparator* ucmp = input_version_->vset_->icmp_->user_comparator();
+  for (int level = level_ + 2; level < config::kNumLevels; level++) {
+    const std::vector<FileMetaData*>& files = input_version_->files_[level];
+    // Keys arrive in ascending order, so directories passed over for one
+    // key are behind every later key too: resume where the last call ended.
+    size_t& pos = level_ptrs_[level];
+    while (pos < files.size()) {
+      const FileMetaData* f = files[pos];
+      if (ucmp->Compare(user_key, f->largest.user_key()) <= 0) {
+        if (ucmp->Compare(user_key, f->smallest.user_key()) >= 0) {
+          return false;  // this directory's range holds the key
+        }
+        break;
+      }
+      pos++;
+    }
+  }
+  return true;
+}
+
+void Compaction::ReleaseInputs() {
+  if (input_version_ != nullptr) {
+    input_version_->Unref();
+    input_version_ = nullptr;
+  }
+}
+
+void VersionSet::GetRange(const std::vector<FileMetaData*>& inputs,
+                          InternalKey* smallest, InternalKey* largest) {
+  assert(!inputs.empty());
+  *smallest = inputs[0]->smallest;
+  *largest = inputs[0]->largest;
+  for (size_t i = 1; i < inputs.size(); i++) {
+    const FileMetaData* f = inputs[i];
+    if (icmp_->Compare(f->smallest, *smallest) < 0) *smallest = f->smallest;
+    if (icmp_->Compare(f->largest, *largest) > 0) *largest = f->largest;
+  }
+}
+
+void VersionSet::GetRange2(const std::vector<FileMetaData*>& inputs1,
+                           const std::vector<FileMetaData*>& inputs2,
+                           InternalKey* smallest, InternalKey* largest) {
+  std::vector<FileMetaData*> all(inputs1);
+  all.insert(all.end(), inputs2.begin(), inputs2.end());
+  GetRange(all, smallest, largest);
+}
+
+Compaction* VersionSet::PickCompaction() {
+  Compaction* c;
+  int level;
+  // Being over capacity matters more than wasted probes.
+  if (current_->compaction_score_ >= 1) {
+    level = current_->compaction_level_;
+    assert(level >= 0 && level + 1 < config::kNumLevels);
+    c = new Compaction(tuning_, level);
+    const std::vector<FileMetaData*>& files = current_->files_[level];
+    // Round robin: the first directory after where the last compaction of
+    // this level stopped, wrapping to the start.
+    for (FileMetaData* f : files) {
+      if (compact_pointer_[level].empty() ||
+          icmp_->Compare(f->largest.Encode(), compact_pointer_[level]) > 0) {
+        c->inputs_[0].push_back(f);
+        break;
+      }
+    }
+    if (c->inputs_[0].empty() && !files.empty()) {
+      c->inputs_[0].push_back(files[0]);
+    }
+    if (c->inputs_[0].empty()) {
+      delete c;
+      return nullptr;
+    }
+  } else if (current_->file_to_compact_ != nullptr) {
+    level = current_->file_to_compact_level_;
+    if (level + 1 >= config::kNumLevels) return nullptr;
+    c = new Compaction(tuning_, level);
+    c->inputs_[0].push_back(current_->file_to_compact_);
+  } else {
+    return nullptr;
+  }
+
+  c->input_version_ = current_;
+  c->input_version_->Ref();
+
+  if (level == 0) {
+    // Level-0 directories overlap: take every one that shares keys with
+    // the chosen one, so no older version of a key stays behind above a
+    // newer one moved down.
+    InternalKey smallest, largest;
+    GetRange(c->inputs_[0], &smallest, &largest);
+    current_->GetOverlappingInputs(0, &smallest, &largest, &c->inputs_[0]);
+    assert(!c->inputs_[0].empty());
+  }
+  SetupOtherInputs(c);
+  return c;
+}
+
+void VersionSet::SetupOtherInputs(Compaction* c) {
+  const int level = c->level();
+  Version* v = c->input_version_;
+  InternalKey smallest, largest;
+  GetRange(c->inputs_[0], &smallest, &largest);
+  v->GetOverlappingInputs(level + 1, &smallest, &largest, &c->inputs_[1]);
+
+  InternalKey all_start, all_limit;
+  GetRange2(c->inputs_[0], c->inputs_[1], &all_start, &all_limit);
+
+  // Take in more directories at `level` when that leaves the level+1
+  // inputs unchanged: they ride along for free in entries read below.
+  if (!c->inputs_[1].empty()) {
+    std::vector<FileMetaData*> expanded0;
+    v->GetOverlappingInputs(level, &all_start, &all_limit, &expanded0);
+    const uint64_t limit = kExpandedCompactionDirs * c->MaxOutputEntries();
+    if (expanded0.size() > c->inputs_[0].size() &&
+        TotalEntries(expanded0) + TotalEntries(c->inputs_[1]) < limit) {
+      InternalKey new_start, new_limit;
+      GetRange(expanded0, &new_start, &new_limit);
+      std::vector<FileMetaData*> expanded1;
+      v->GetOverlappingInputs(level + 1, &new_start, &new_limit, &expanded1);
+      if (expanded1.size() == c->inputs_[1].size()) {
+        smallest = new_start;
+        largest = new_limit;
+        c->inputs_[0] = expanded0;
+        c->inputs_[1] = expanded1;
+        GetRange2(c->inputs_[0], c->inputs_[1], &all_start, &all_limit);
+      }
+    }
+  }
+
+  if (level + 2 < config::kNumLevels) {
+    v->GetOverlappingInputs(level + 2, &all_start, &all_limit,
+                            &c->grandparents_);
+  }
+
+  // The next compaction of this level starts after this one's range. Set
+  // now rather than when the compaction succeeds, so a failing compaction
+  // does not block the rest of the level.
+  compact_pointer_[level] = largest.Encode().ToString();
+  c->edit_.SetCompactPointer(level, largest);
+}
+
+Compaction* VersionSet::CompactRange(int level, const InternalKey* begin,
+                                     const InternalKey* end) {
+  assert(level >= 0 && level + 1 < config::kNumLevels);
+  std::vector<FileMetaData*> inputs;
+  current_->GetOverlappingInputs(level, begin, end, &inputs);
+  if (inputs.empty()) return nullptr;
+
+  // At sorted levels, do about one output directory's worth at a time so a
+  // huge range does not become one huge compaction. Level 0 cannot be cut:
+  // its directories overlap, and a newer one must not be left above.
+  if (level > 0) {
+    uint64_t total = 0;
+    for (size_t i = 0; i < inputs.size(); i++) {
+      total += inputs[i]->entries;
+      if (total >= tuning_.sst_entries) {
+        inputs.resize(i + 1);
+        break;
+      }
+    }
+  }
+
+  Compaction* c = new Compaction(tuning_, level);
+  c->input_version_ = current_;
+  c->input_version_->Ref();
+  c->inputs_[0] = inputs;
+  SetupOtherInputs(c);
+  return c;
+}
+
+int64_t VersionSet::MaxNextLevelOverlappingBytes() {
+  uint64_t result = 0;
+  std::vector<FileMetaData*> overlaps;
+  for (int level = 1; level < config::kNumLevels - 1; level++) {
+    for (const FileMetaData* f : current_->files_[level]) {
+      current_->GetOverlappingInputs(level + 1, &f->smallest, &f->largest,
+                                     &overlaps);
+      result = std::max(result, TotalValueBytes(overlaps));
+    }
+  }
+  return static_cast<int64_t>(result);
+}
+
+}  // namespace leveldb
