@@ -68,7 +68,9 @@ class PosixDirectory final : public Directory {
       return openat(fd_, name.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC,
                     0644);
     });
-    if (fd < 0) return Error(name, errno);
+    // ENOENT here means the directory itself is gone: an I/O error, not an
+    // absent entry.
+    if (fd < 0) return PosixError(path_ + "/" + name, errno, false, fd_);
     const char* p = data.data();
     size_t left = data.size();
     int err = 0;
@@ -88,7 +90,7 @@ class PosixDirectory final : public Directory {
     if (err != 0) {
       // Leave no partial KV file behind: the name was never handed out.
       unlinkat(fd_, name.c_str(), 0);
-      return Error(name, err);
+      return PosixError(path_ + "/" + name, err, false, fd_);
     }
     return Status::OK();
   }
