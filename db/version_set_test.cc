@@ -152,6 +152,42 @@ class OtherComparator : public Comparator {
   void FindShortSuccessor(std::string*) const override {}
 };
 
+// An Env whose manifest files fail Sync while *fail_sync is set.
+class FailingSyncEnv : public EnvWrapper {
+ public:
+  explicit FailingSyncEnv(bool* fail_sync)
+      : EnvWrapper(Env::Default()), fail_sync_(fail_sync) {}
+
+  Status NewWritableFile(const std::string& name,
+                         WritableFile** result) override {
+    Status s = target()->NewWritableFile(name, result);
+    if (s.ok() && name.find("MANIFEST") != std::string::npos) {
+      *result = new File(*result, fail_sync_);
+    }
+    return s;
+  }
+
+ private:
+  class File : public WritableFile {
+   public:
+    File(WritableFile* base, bool* fail_sync)
+        : base_(base), fail_sync_(fail_sync) {}
+    Status Append(const Slice& data) override { return base_->Append(data); }
+    Status Close() override { return base_->Close(); }
+    Status Flush() override { return base_->Flush(); }
+    Status Sync() override {
+      if (*fail_sync_) return Status::IOError("injected manifest sync failure");
+      return base_->Sync();
+    }
+
+   private:
+    std::unique_ptr<WritableFile> base_;
+    bool* const fail_sync_;
+  };
+
+  bool* const fail_sync_;
+};
+
 class VersionSetTest : public testing::Test {
  protected:
   VersionSetTest() : icmp_(BytewiseComparator()) {
@@ -408,6 +444,36 @@ TEST_F(VersionSetTest, OverlappingDirsAtSortedLevelAreRejected) {
   ASSERT_TRUE(Apply(vset.get(), &good).ok());
   vset.reset();
   vset = Reopen();
+  EXPECT_EQ(std::vector<uint64_t>({7}), Numbers(vset->current()->files(2)));
+}
+
+TEST_F(VersionSetTest, FailedManifestWriteInstallsNothing) {
+  bool fail_sync = false;
+  FailingSyncEnv env(&fail_sync);
+  options_.env = &env;
+  std::unique_ptr<VersionSet> vset = Open();
+  VersionEdit first;
+  first.AddFile(1, Dir(5, 10, "a", "c"));
+  ASSERT_TRUE(Apply(vset.get(), &first).ok());
+  const uint64_t manifest_before = vset->ManifestFileNumber();
+
+  fail_sync = true;
+  VersionEdit lost;
+  lost.AddFile(1, Dir(6, 10, "d", "f"));
+  Status s = Apply(vset.get(), &lost);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_EQ(std::vector<uint64_t>({5}), Numbers(vset->current()->files(1)));
+
+  // The next edit goes to a new manifest with a full snapshot.
+  fail_sync = false;
+  VersionEdit next;
+  next.AddFile(2, Dir(7, 10, "x", "z"));
+  ASSERT_TRUE(Apply(vset.get(), &next).ok());
+  EXPECT_NE(manifest_before, vset->ManifestFileNumber());
+
+  vset.reset();
+  vset = Reopen();
+  EXPECT_EQ(std::vector<uint64_t>({5}), Numbers(vset->current()->files(1)));
   EXPECT_EQ(std::vector<uint64_t>({7}), Numbers(vset->current()->files(2)));
 }
 
