@@ -36,52 +36,48 @@ namespace leveldb {
 namespace {
 
 // The last component of `path`, ignoring trailing slashes.
-std::string BaseName(const std::string &path) {
+std::string BaseName(const std::string& path) {
   size_t end = path.find_last_not_of('/');
-  if (end == std::string::npos)
-    return "";
+  if (end == std::string::npos) return "";
   size_t slash = path.rfind('/', end);
   size_t begin = slash == std::string::npos ? 0 : slash + 1;
   return path.substr(begin, end + 1 - begin);
 }
 
 // `path` without its last component (and without trailing slashes).
-std::string DirName(const std::string &path) {
+std::string DirName(const std::string& path) {
   size_t end = path.find_last_not_of('/');
-  if (end == std::string::npos)
-    return "/";
+  if (end == std::string::npos) return "/";
   size_t slash = path.rfind('/', end);
-  if (slash == std::string::npos)
-    return ".";
+  if (slash == std::string::npos) return ".";
   size_t keep = path.find_last_not_of('/', slash);
   return keep == std::string::npos ? "/" : path.substr(0, keep + 1);
 }
 
-std::string Quoted(const Slice &s) { return "'" + EscapeString(s) + "'"; }
+std::string Quoted(const Slice& s) { return "'" + EscapeString(s) + "'"; }
 
 // Writes damage found by the log reader into the dump instead of failing.
 class DumpReporter : public log::Reader::Reporter {
-public:
-  explicit DumpReporter(WritableFile *dst) : dst_(dst) {}
-  void Corruption(size_t bytes, const Status &status) override {
+ public:
+  explicit DumpReporter(WritableFile* dst) : dst_(dst) {}
+  void Corruption(size_t bytes, const Status& status) override {
     std::string line = "corruption: " + NumberToString(bytes) +
                        " bytes skipped: " + status.ToString() + "\n";
     dst_->Append(line);
   }
 
-private:
-  WritableFile *const dst_;
+ private:
+  WritableFile* const dst_;
 };
 
 // Calls `print` on each record of the log file `fname` with its offset.
 // Stops at the first failed Append to dst and returns its status.
 template <typename PrintRecord>
-Status DumpLogRecords(Env *env, const std::string &fname, WritableFile *dst,
+Status DumpLogRecords(Env* env, const std::string& fname, WritableFile* dst,
                       PrintRecord print) {
-  SequentialFile *raw = nullptr;
+  SequentialFile* raw = nullptr;
   Status s = env->NewSequentialFile(fname, &raw);
-  if (!s.ok())
-    return s;
+  if (!s.ok()) return s;
   std::unique_ptr<SequentialFile> file(raw);
   DumpReporter reporter(dst);
   log::Reader reader(file.get(), &reporter, /*checksum=*/true,
@@ -93,30 +89,29 @@ Status DumpLogRecords(Env *env, const std::string &fname, WritableFile *dst,
         "--- offset " + NumberToString(reader.LastRecordOffset()) + "; ";
     print(record, &out);
     s = dst->Append(out);
-    if (!s.ok())
-      return s;
+    if (!s.ok()) return s;
   }
   return Status::OK();
 }
 
 // Renders each update of a write batch as one indented line.
 class BatchPrinter : public WriteBatch::Handler {
-public:
-  explicit BatchPrinter(std::string *out) : out_(out) {}
-  void Put(const Slice &key, const Slice &value) override {
+ public:
+  explicit BatchPrinter(std::string* out) : out_(out) {}
+  void Put(const Slice& key, const Slice& value) override {
     *out_ += "  put " + Quoted(key) + " " + Quoted(value) + "\n";
   }
-  void Delete(const Slice &key) override {
+  void Delete(const Slice& key) override {
     *out_ += "  del " + Quoted(key) + "\n";
   }
 
-private:
-  std::string *const out_;
+ private:
+  std::string* const out_;
 };
 
-Status DumpWal(Env *env, const std::string &fname, WritableFile *dst) {
+Status DumpWal(Env* env, const std::string& fname, WritableFile* dst) {
   return DumpLogRecords(
-      env, fname, dst, [](const Slice &record, std::string *out) {
+      env, fname, dst, [](const Slice& record, std::string* out) {
         if (record.size() < WriteBatchInternal::kHeader) {
           *out += "record of " + NumberToString(record.size()) +
                   " bytes is too short for a write batch\n";
@@ -128,14 +123,13 @@ Status DumpWal(Env *env, const std::string &fname, WritableFile *dst) {
                 NumberToString(WriteBatchInternal::Sequence(&batch)) + "\n";
         BatchPrinter printer(out);
         Status s = batch.Iterate(&printer);
-        if (!s.ok())
-          *out += "  error: " + s.ToString() + "\n";
+        if (!s.ok()) *out += "  error: " + s.ToString() + "\n";
       });
 }
 
-Status DumpManifest(Env *env, const std::string &fname, WritableFile *dst) {
+Status DumpManifest(Env* env, const std::string& fname, WritableFile* dst) {
   return DumpLogRecords(env, fname, dst,
-                        [](const Slice &record, std::string *out) {
+                        [](const Slice& record, std::string* out) {
                           VersionEdit edit;
                           Status s = edit.DecodeFrom(record);
                           if (s.ok()) {
@@ -143,37 +137,35 @@ Status DumpManifest(Env *env, const std::string &fname, WritableFile *dst) {
                           } else {
                             *out += "error: " + s.ToString();
                           }
-                          *out += "\n";
+                          if (out->back() != '\n') *out += "\n";
                         });
 }
 
-const char *StorageName(ValueStorage storage) {
+const char* StorageName(ValueStorage storage) {
   switch (storage) {
-  case ValueStorage::kNone:
-    return "none";
-  case ValueStorage::kFile:
-    return "file";
-  case ValueStorage::kFileSnappy:
-    return "file+snappy";
-  case ValueStorage::kInline:
-    return "inline";
-  case ValueStorage::kInlineSnappy:
-    return "inline+snappy";
+    case ValueStorage::kNone:
+      return "none";
+    case ValueStorage::kFile:
+      return "file";
+    case ValueStorage::kFileSnappy:
+      return "file+snappy";
+    case ValueStorage::kInline:
+      return "inline";
+    case ValueStorage::kInlineSnappy:
+      return "inline+snappy";
   }
   return "unknown";
 }
 
 // `dir` is the SST directory's path.
-Status DumpSstDir(Env *env, const std::string &dir, WritableFile *dst) {
+Status DumpSstDir(Env* env, const std::string& dir, WritableFile* dst) {
   const std::string meta_path = dir + "/" + kMetaFileName;
   std::string data;
   Status s = ReadFileToString(env, meta_path, &data);
-  if (!s.ok())
-    return s;
+  if (!s.ok()) return s;
   MetaFileContents contents;
   s = DecodeMetaFile(data, meta_path, &contents);
-  if (!s.ok())
-    return s;
+  if (!s.ok()) return s;
 
   // Values are read through the SST-directory reader, which needs the
   // comparator the directory was written with; only the built-in one is
@@ -184,14 +176,13 @@ Status DumpSstDir(Env *env, const std::string &dir, WritableFile *dst) {
     SstDirOptions options;
     options.comparator = &icmp;
     options.fs = FileSystem::Default();
-    if (!SstDir::Open(options, dir, &sst).ok())
-      sst.reset();
+    if (!SstDir::Open(options, dir, &sst).ok()) sst.reset();
   }
 
   std::string out = "comparator: " + contents.comparator_name + "\n";
   out += "entries: " + NumberToString(contents.entries.size()) + "\n";
   ParsedInternalKey parsed;
-  for (const std::string *bound : {&contents.smallest, &contents.largest}) {
+  for (const std::string* bound : {&contents.smallest, &contents.largest}) {
     out += bound == &contents.smallest ? "smallest: " : "largest: ";
     if (ParseInternalKey(*bound, &parsed)) {
       out += parsed.DebugString() + "\n";
@@ -200,13 +191,12 @@ Status DumpSstDir(Env *env, const std::string &dir, WritableFile *dst) {
     }
   }
   s = dst->Append(out);
-  if (!s.ok())
-    return s;
+  if (!s.ok()) return s;
 
   ReadOptions read_options;
   read_options.verify_checksums = true;
   for (size_t i = 0; i < contents.entries.size(); i++) {
-    const MetaEntry &entry = contents.entries[i];
+    const MetaEntry& entry = contents.entries[i];
     out.clear();
     if (ParseInternalKey(entry.internal_key, &parsed)) {
       out += parsed.DebugString();
@@ -227,23 +217,20 @@ Status DumpSstDir(Env *env, const std::string &dir, WritableFile *dst) {
     }
     out += "\n";
     s = dst->Append(out);
-    if (!s.ok())
-      return s;
+    if (!s.ok()) return s;
   }
   return Status::OK();
 }
 
-} // namespace
+}  // namespace
 
-Status DumpFile(Env *env, const std::string &fname, WritableFile *dst) {
+Status DumpFile(Env* env, const std::string& fname, WritableFile* dst) {
   const std::string base = BaseName(fname);
   uint64_t number;
   FileType type;
   if (ParseFileName(base, &number, &type)) {
-    if (type == kLogFile)
-      return DumpWal(env, fname, dst);
-    if (type == kDescriptorFile)
-      return DumpManifest(env, fname, dst);
+    if (type == kLogFile) return DumpWal(env, fname, dst);
+    if (type == kDescriptorFile) return DumpManifest(env, fname, dst);
   }
   if (ParseSstDirName(base, &number)) {
     return DumpSstDir(env, fname.substr(0, fname.find_last_not_of('/') + 1),
@@ -256,4 +243,4 @@ Status DumpFile(Env *env, const std::string &fname, WritableFile *dst) {
   return Status::InvalidArgument(fname, "not a WAL, manifest or SST directory");
 }
 
-} // namespace leveldb
+}  // namespace leveldb
