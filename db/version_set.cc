@@ -83,8 +83,7 @@ void VersionSet::AbandonManifest() {
   delete descriptor_file_;
   descriptor_log_ = nullptr;
   descriptor_file_ = nullptr;
-  // The old manifest may end in a partial record now; never append to it
-  // again. The next LogAndApply writes a full snapshot to a fresh file.
+  // The next LogAndApply writes a full snapshot to a fresh file.
   manifest_file_number_ = NewFileNumber();
 }
 
@@ -115,24 +114,32 @@ Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu) {
   }
   if (s.ok()) Finalize(v);
 
-  // Open a new manifest if there is none: it starts with a snapshot of the
-  // current state (written under the mutex, since it reads current_).
+  // Everything the I/O below needs is captured under the mutex. The
+  // manifest handles and current_ change only in the LogAndApply holding
+  // manifest_busy_, i.e. this one.
+  std::string record;
+  edit->EncodeTo(&record);
+  std::string snapshot;
   std::string new_manifest;
-  if (s.ok() && descriptor_log_ == nullptr) {
+  if (descriptor_log_ == nullptr) {
+    EncodeSnapshot(&snapshot);
     new_manifest = DescriptorFileName(dbname_, manifest_file_number_);
-    s = env_->NewWritableFile(new_manifest, &descriptor_file_);
-    if (s.ok()) {
-      descriptor_log_ = new log::Writer(descriptor_file_);
-      s = WriteSnapshot(descriptor_log_);
-    }
   }
 
+  bool io_attempted = false;
   bool current_attempted = false;
   if (s.ok()) {
-    std::string record;
-    edit->EncodeTo(&record);
+    io_attempted = true;
     mu->Unlock();
-    s = descriptor_log_->AddRecord(record);
+    if (!new_manifest.empty()) {
+      // A new manifest starts with the full state it builds on.
+      s = env_->NewWritableFile(new_manifest, &descriptor_file_);
+      if (s.ok()) {
+        descriptor_log_ = new log::Writer(descriptor_file_);
+        s = descriptor_log_->AddRecord(snapshot);
+      }
+    }
+    if (s.ok()) s = descriptor_log_->AddRecord(record);
     if (s.ok()) s = descriptor_file_->Sync();
     if (s.ok() && !new_manifest.empty()) {
       current_attempted = true;
@@ -148,13 +155,19 @@ Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu) {
   } else {
     Log(options_->info_log, "LogAndApply failed: %s", s.ToString().c_str());
     delete v;
-    if (descriptor_log_ != nullptr || descriptor_file_ != nullptr) {
+    if (io_attempted) {
+      // The manifest may now end in a partial record; never append to it.
       AbandonManifest();
-    }
-    // A manifest CURRENT never named is garbage. If switching CURRENT was
-    // attempted it may have taken effect, so the file must stay.
-    if (!new_manifest.empty() && !current_attempted) {
-      env_->RemoveFile(new_manifest);
+      // A manifest CURRENT never named is garbage. If switching CURRENT was
+      // attempted it may have taken effect, so that file must stay.
+      if (!new_manifest.empty() && !current_attempted) {
+        Status removed = env_->RemoveFile(new_manifest);
+        if (!removed.ok() && !removed.IsNotFound()) {
+          // Harmless: a later cleanup of obsolete files retries.
+          Log(options_->info_log, "removing %s failed: %s",
+              new_manifest.c_str(), removed.ToString().c_str());
+        }
+      }
     }
   }
 
@@ -272,7 +285,7 @@ Status VersionSet::Recover(bool* save_manifest) {
   return s;
 }
 
-Status VersionSet::WriteSnapshot(log::Writer* log) {
+void VersionSet::EncodeSnapshot(std::string* record) {
   VersionEdit edit;
   edit.SetComparatorName(icmp_->user_comparator()->Name());
   for (int level = 0; level < config::kNumLevels; level++) {
@@ -287,9 +300,7 @@ Status VersionSet::WriteSnapshot(log::Writer* log) {
       edit.AddFile(level, *f);
     }
   }
-  std::string record;
-  edit.EncodeTo(&record);
-  return log->AddRecord(record);
+  edit.EncodeTo(record);
 }
 
 uint64_t VersionSet::MaxEntriesForLevel(int level) const {

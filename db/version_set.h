@@ -150,8 +150,9 @@ class VersionSet {
   // Computes v's compaction score and level.
   void Finalize(Version* v);
   void AppendVersion(Version* v);
-  // Writes the current level structure and compaction pointers as one edit.
-  Status WriteSnapshot(log::Writer* log);
+  // Encodes the current level structure and compaction pointers as one
+  // edit: the first record of a new manifest.
+  void EncodeSnapshot(std::string* record);
   // Closes the manifest so the next LogAndApply starts a new one.
   void AbandonManifest();
 
