@@ -186,4 +186,20 @@ bool ParseKvFileName(const Slice& name, std::string* user_key,
   return true;
 }
 
+std::string KvStoredFileName(const Slice& user_key, uint64_t sequence,
+                             bool compressed) {
+  std::string name = KvFileName(user_key, sequence);
+  if (compressed) name.push_back('z');
+  return name;
+}
+
+bool ParseKvStoredFileName(const Slice& name, std::string* user_key,
+                           uint64_t* sequence, bool* hashed,
+                           bool* compressed) {
+  Slice base = name;
+  *compressed = !base.empty() && base[base.size() - 1] == 'z';
+  if (*compressed) base = Slice(base.data(), base.size() - 1);
+  return ParseKvFileName(base, user_key, sequence, hashed);
+}
+
 }  // namespace leveldb

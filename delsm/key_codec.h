@@ -34,6 +34,16 @@ bool KvFileNameIsHashed(const Slice& user_key);
 bool ParseKvFileName(const Slice& name, std::string* user_key,
                      uint64_t* sequence, bool* hashed);
 
+// The name of the KV file of an entry as stored: KvFileName, plus a 'z' when
+// the file holds snappy-compressed bytes, so that the directory listing
+// alone tells how to read a file (RepairDB relies on it).
+std::string KvStoredFileName(const Slice& user_key, uint64_t sequence,
+                             bool compressed);
+
+// Parse a name made by KvStoredFileName (see ParseKvFileName).
+bool ParseKvStoredFileName(const Slice& name, std::string* user_key,
+                           uint64_t* sequence, bool* hashed, bool* compressed);
+
 }  // namespace leveldb
 
 #endif  // DELSM_DELSM_KEY_CODEC_H_

@@ -7,6 +7,7 @@
 #include "db/dbformat.h"
 #include "delsm/file_system.h"
 #include "delsm/key_codec.h"
+#include "util/coding.h"
 #include "delsm/kv_value.h"
 #include "leveldb/comparator.h"
 #include "util/crc32c.h"
@@ -125,6 +126,14 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
         meta_path, "written with comparator " + sst->contents_.comparator_name +
                        ", opened with " + sst->user_comparator_->Name());
   }
+  // The filter is used only if the policy that made it is the one in use.
+  Slice filter(sst->contents_.filter);
+  Slice policy_name;
+  if (options.filter_policy != nullptr &&
+      GetLengthPrefixedSlice(&filter, &policy_name) &&
+      policy_name == Slice(options.filter_policy->Name())) {
+    sst->filter_ = filter;
+  }
   // Binary search relies on the order, so check it once here.
   const auto& entries = sst->contents_.entries;
   sst->bytes_before_.resize(entries.size() + 1);
@@ -164,8 +173,8 @@ Status SstDir::InternalGet(const ReadOptions& options,
     return Status::InvalidArgument(dir_->path(), "malformed internal key");
   }
   const Slice user_key = ExtractUserKey(internal_key);
-  if (options_.filter_policy != nullptr && !contents_.filter.empty() &&
-      !options_.filter_policy->KeyMayMatch(user_key, contents_.filter)) {
+  if (!filter_.empty() &&
+      !options_.filter_policy->KeyMayMatch(user_key, filter_)) {
     return Status::OK();
   }
   const size_t index = LowerBound(internal_key);
@@ -196,7 +205,8 @@ Status SstDir::ReadValue(const ReadOptions& options, size_t index,
   if (StoredInFile(e.storage)) {
     const Slice ikey(e.internal_key);
     const std::string name =
-        KvFileName(ExtractUserKey(ikey), ExtractTag(ikey) >> 8);
+        KvStoredFileName(ExtractUserKey(ikey), ExtractTag(ikey) >> 8,
+                         e.storage == ValueStorage::kFileSnappy);
     where = dir_->path() + "/" + name;
     Status s = dir_->ReadFile(name, &from_file);
     if (s.IsNotFound()) {

@@ -65,6 +65,9 @@ class SstDir {
   std::unique_ptr<Directory> dir_;
   MetaFileContents contents_;
   const Comparator* user_comparator_ = nullptr;  // compares user keys
+  // The filter bytes within contents_.filter; empty when there is none or
+  // it was made by another policy than options_.filter_policy.
+  Slice filter_;
   // bytes_before_[i]: sum of the value sizes of entries [0, i).
   std::vector<uint64_t> bytes_before_;
 };

@@ -16,6 +16,12 @@
 namespace leveldb {
 
 namespace {
+// 4 KiB blocks a file of `size` bytes occupies on the file systems DeLSM
+// targets (ext4, xfs with 4 KiB blocks).
+uint64_t FileBlocks(uint64_t size) { return (size + 4095) / 4096; }
+}  // namespace
+
+namespace {
 
 // The name recorded in META: the user comparator's when the internal one
 // wraps it, since that is what must match when the directory is read back.
@@ -96,8 +102,18 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
           compressed ? ValueStorage::kInlineSnappy : ValueStorage::kInline;
       e.inline_value = stored.ToString();
     } else {
+      if (compressed && FileBlocks(stored.size()) >= FileBlocks(value.size())) {
+        // A KV file takes whole blocks: compression that saves none of them
+        // saves no space, and would cost every read a decompression.
+        compressed = false;
+        stored = value;
+        e.stored_size = stored.size();
+        e.stored_crc =
+            crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
+      }
       e.storage = compressed ? ValueStorage::kFileSnappy : ValueStorage::kFile;
-      std::string name = KvFileName(parsed.user_key, parsed.sequence);
+      std::string name =
+          KvStoredFileName(parsed.user_key, parsed.sequence, compressed);
       s = dir_->WriteFile(name, stored, options_.sync_files);
       if (!s.ok()) return s;
       created_names_.push_back(name);
@@ -128,7 +144,9 @@ Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source) {
       CheckOrder(options_, contents_, path_, entry.internal_key, &parsed);
   if (!s.ok()) return s;
   if (StoredInFile(entry.storage)) {
-    std::string name = KvFileName(parsed.user_key, parsed.sequence);
+    std::string name =
+        KvStoredFileName(parsed.user_key, parsed.sequence,
+                         entry.storage == ValueStorage::kFileSnappy);
     s = dir_->LinkFrom(source, name);
     if (!s.ok()) return s;
     created_names_.push_back(name);
@@ -155,9 +173,14 @@ Status SstDirBuilder::Finish() {
   contents_.comparator_name = ComparatorName(options_.comparator);
   contents_.filter.clear();
   if (options_.filter_policy != nullptr) {
+    // The policy's name goes first: a reader with another policy must not
+    // trust this filter (a false negative would hide a key).
+    PutLengthPrefixedSlice(&contents_.filter, options_.filter_policy->Name());
+    std::string filter;
     std::vector<Slice> keys(user_keys_.begin(), user_keys_.end());
-    options_.filter_policy->CreateFilter(
-        keys.data(), static_cast<int>(keys.size()), &contents_.filter);
+    options_.filter_policy->CreateFilter(keys.data(),
+                                         static_cast<int>(keys.size()), &filter);
+    contents_.filter.append(filter);
   }
   if (!long_keys_.empty()) {
     std::string data = long_keys_;
