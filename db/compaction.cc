@@ -29,6 +29,36 @@ constexpr uint64_t kExpandedCompactionDirs = 25;
 // this many directories' worth of entries two levels down.
 constexpr uint64_t kMaxGrandparentOverlapDirs = 10;
 
+// A sorted level may split the versions of one user key between adjacent
+// directories (a ends with k@5, b starts with k@3). Compacting a without b
+// would move k@5 below k@3, and reads would find the older version first.
+// So take in every directory that continues the user key the inputs end
+// with. (DeLSM's own compactions never split a key; this guards any level
+// built otherwise.)
+void AddBoundaryInputs(const InternalKeyComparator& icmp,
+                       const std::vector<FileMetaData*>& level_files,
+                       std::vector<FileMetaData*>* inputs) {
+  if (inputs->empty()) return;
+  const Comparator* ucmp = icmp.user_comparator();
+  InternalKey largest = (*inputs)[0]->largest;
+  for (const FileMetaData* f : *inputs) {
+    if (icmp.Compare(f->largest, largest) > 0) largest = f->largest;
+  }
+  while (true) {
+    FileMetaData* next = nullptr;
+    for (FileMetaData* f : level_files) {
+      if (icmp.Compare(f->smallest, largest) > 0 &&
+          ucmp->Compare(f->smallest.user_key(), largest.user_key()) == 0 &&
+          (next == nullptr || icmp.Compare(f->smallest, next->smallest) < 0)) {
+        next = f;
+      }
+    }
+    if (next == nullptr) break;
+    inputs->push_back(next);
+    largest = next->largest;
+  }
+}
+
 }  // namespace
 
 Compaction::Compaction(const delsm::Tuning& tuning, int level)
@@ -147,7 +177,9 @@ Compaction* VersionSet::PickCompaction() {
   c->input_version_ = current_;
   c->input_version_->Ref();
 
-  if (level == 0) {
+  if (level > 0) {
+    AddBoundaryInputs(*icmp_, current_->files_[level], &c->inputs_[0]);
+  } else {
     // Level-0 directories overlap: take every one that shares keys with
     // the chosen one, so no older version of a key stays behind above a
     // newer one moved down.
@@ -166,6 +198,7 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
   InternalKey smallest, largest;
   GetRange(c->inputs_[0], &smallest, &largest);
   v->GetOverlappingInputs(level + 1, &smallest, &largest, &c->inputs_[1]);
+  AddBoundaryInputs(*icmp_, v->files_[level + 1], &c->inputs_[1]);
 
   InternalKey all_start, all_limit;
   GetRange2(c->inputs_[0], c->inputs_[1], &all_start, &all_limit);
@@ -175,6 +208,7 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
   if (!c->inputs_[1].empty()) {
     std::vector<FileMetaData*> expanded0;
     v->GetOverlappingInputs(level, &all_start, &all_limit, &expanded0);
+    if (level > 0) AddBoundaryInputs(*icmp_, v->files_[level], &expanded0);
     const uint64_t limit = kExpandedCompactionDirs * c->MaxOutputEntries();
     if (expanded0.size() > c->inputs_[0].size() &&
         TotalEntries(expanded0) + TotalEntries(c->inputs_[1]) < limit) {
@@ -182,6 +216,7 @@ void VersionSet::SetupOtherInputs(Compaction* c) {
       GetRange(expanded0, &new_start, &new_limit);
       std::vector<FileMetaData*> expanded1;
       v->GetOverlappingInputs(level + 1, &new_start, &new_limit, &expanded1);
+      AddBoundaryInputs(*icmp_, v->files_[level + 1], &expanded1);
       if (expanded1.size() == c->inputs_[1].size()) {
         smallest = new_start;
         largest = new_limit;
@@ -223,6 +258,7 @@ Compaction* VersionSet::CompactRange(int level, const InternalKey* begin,
         break;
       }
     }
+    AddBoundaryInputs(*icmp_, current_->files_[level], &inputs);
   }
 
   Compaction* c = new Compaction(tuning_, level);

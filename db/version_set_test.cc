@@ -526,6 +526,27 @@ TEST_F(VersionSetTest, PicksLevelZeroOverEntryThreshold) {
   c->ReleaseInputs();
 }
 
+TEST_F(VersionSetTest, PickKeepsVersionsOfOneUserKeyTogether) {
+  tuning_.l1_entries = 10;  // L1 over capacity
+  std::unique_ptr<VersionSet> vset = Open();
+  VersionEdit edit;
+  FileMetaData left = Dir(5, 10, "a", "k");
+  left.largest = InternalKey("k", 5, kTypeValue);
+  FileMetaData right = Dir(6, 10, "k", "p");
+  right.smallest = InternalKey("k", 3, kTypeValue);
+  edit.AddFile(1, left);
+  edit.AddFile(1, right);
+  edit.AddFile(1, Dir(7, 10, "q", "z"));
+  ASSERT_TRUE(Apply(vset.get(), &edit).ok());
+  std::unique_ptr<Compaction> c(vset->PickCompaction());
+  ASSERT_NE(nullptr, c);
+  EXPECT_EQ(1, c->level());
+  // #5 alone would move k@5 below k@3; #6 must come along.
+  EXPECT_EQ(std::vector<uint64_t>({5, 6}), Numbers(c->inputs(0)));
+  EXPECT_FALSE(c->IsTrivialMove());
+  c->ReleaseInputs();
+}
+
 TEST_F(VersionSetTest, PicksLevelZeroOverDirThreshold) {
   std::unique_ptr<VersionSet> vset = Open();
   VersionEdit edit;
