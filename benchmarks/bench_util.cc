@@ -137,6 +137,22 @@ bool ProcessWriteBytes(uint64_t* write_bytes, uint64_t* cancelled) {
   return found;
 }
 
+bool PeakRssKb(uint64_t* kb) {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (f == nullptr) return false;
+  char line[128];
+  bool found = false;
+  while (!found && std::fgets(line, sizeof(line), f) != nullptr) {
+    unsigned long long v;
+    if (std::sscanf(line, "VmHWM: %llu kB", &v) == 1) {
+      *kb = v;
+      found = true;
+    }
+  }
+  std::fclose(f);
+  return found;
+}
+
 uint64_t NowMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::steady_clock::now().time_since_epoch())

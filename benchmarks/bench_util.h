@@ -76,6 +76,11 @@ int DecimalDigits(uint64_t n);
 // process (all threads) caused to be sent to storage. False if unreadable.
 bool ProcessWriteBytes(uint64_t* write_bytes, uint64_t* cancelled);
 
+// Peak resident set size of this process image (VmHWM of /proc/self/status)
+// in KiB. Unlike getrusage's ru_maxrss it does not include the RSS of the
+// process this one was exec'ed from (a forking parent). False if unreadable.
+bool PeakRssKb(uint64_t* kb);
+
 // Monotonic clock in microseconds.
 uint64_t NowMicros();
 

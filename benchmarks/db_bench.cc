@@ -262,6 +262,10 @@ class Benchmark {
                    " (cancelled_write_bytes: %" PRIu64 ")\n",
                    wb, cancelled);
     }
+    uint64_t rss_kb = 0;
+    if (PeakRssKb(&rss_kb)) {
+      std::fprintf(stdout, "peak RSS (VmHWM): %" PRIu64 " kB\n", rss_kb);
+    }
     return 0;
   }
 
