@@ -1,0 +1,417 @@
+#include "db/db_impl.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <vector>
+
+#include "db/db_iter.h"
+#include "db/filename.h"
+#include "db/memtable.h"
+#include "db/table_cache.h"
+#include "db/version_set.h"
+#include "db/write_batch_internal.h"
+#include "delsm/file_system.h"
+#include "leveldb/write_batch.h"
+#include "table/merging_iterator.h"
+#include "util/mutexlock.h"
+
+namespace leveldb {
+
+// A writer waiting in the group-commit queue.
+struct DBImpl::Writer {
+  explicit Writer(port::Mutex* mu) : cv(mu) {}
+  Status status;
+  WriteBatch* batch = nullptr;
+  bool sync = false;
+  bool done = false;
+  port::CondVar cv;
+};
+
+template <class T, class V>
+static void ClipToRange(T* ptr, V minvalue, V maxvalue) {
+  if (static_cast<V>(*ptr) > maxvalue) *ptr = maxvalue;
+  if (static_cast<V>(*ptr) < minvalue) *ptr = minvalue;
+}
+
+Options SanitizeOptions(const std::string& dbname,
+                        const InternalKeyComparator* icmp,
+                        const FilterPolicy* default_filter,
+                        const Options& src) {
+  Options result = src;
+  result.comparator = icmp->user_comparator();
+  if (result.filter_policy == nullptr) result.filter_policy = default_filter;
+  ClipToRange(&result.max_open_files, 64 + 10, 50000);
+  ClipToRange(&result.write_buffer_size, 64 << 10, 1 << 30);
+  if (result.info_log == nullptr) {
+    // Keep LevelDB's convention: LOG in the DB directory, the previous one
+    // renamed to LOG.old.
+    src.env->CreateDir(dbname);  // may already exist
+    src.env->RenameFile(InfoLogFileName(dbname), OldInfoLogFileName(dbname));
+    Status s = src.env->NewLogger(InfoLogFileName(dbname), &result.info_log);
+    if (!s.ok()) result.info_log = nullptr;
+  }
+  return result;
+}
+
+// The built-in Bloom filter is only safe when equal keys are equal bytes,
+// i.e. with the bytewise comparator; otherwise, as LevelDB, no filter
+// unless the user supplies one that matches the comparator.
+static const FilterPolicy* DefaultFilterFor(const Options& options) {
+  if (options.filter_policy != nullptr) return nullptr;
+  if (options.comparator != BytewiseComparator()) return nullptr;
+  return NewBloomFilterPolicy(10);
+}
+
+DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
+               const std::string& dbname)
+    : env_(raw_options.env),
+      fs_(FileSystem::Default()),
+      internal_comparator_(raw_options.comparator),
+      owned_filter_policy_(DefaultFilterFor(raw_options)),
+      options_(SanitizeOptions(dbname, &internal_comparator_,
+                               owned_filter_policy_.get(), raw_options)),
+      tuning_(tuning),
+      owns_info_log_(options_.info_log != raw_options.info_log),
+      dbname_(dbname),
+      background_cv_(&mutex_),
+      tmp_batch_(new WriteBatch) {
+  sst_options_.comparator = &internal_comparator_;
+  sst_options_.filter_policy = options_.filter_policy;
+  sst_options_.fs = fs_;
+  sst_options_.compression = options_.compression;
+  sst_options_.inline_threshold = tuning_.inline_threshold;
+  sst_options_.sync_files = tuning_.durability == delsm::Durability::kFsync;
+  table_cache_.reset(
+      new TableCache(dbname_, sst_options_, options_.max_open_files - 10));
+  versions_.reset(new VersionSet(dbname_, &options_, tuning_,
+                                 table_cache_.get(), &internal_comparator_));
+}
+
+DBImpl::~DBImpl() {
+  mutex_.Lock();
+  shutting_down_.store(true, std::memory_order_release);
+  background_cv_.SignalAll();
+  while (flush_thread_running_ || compaction_thread_running_) {
+    background_cv_.Wait();
+  }
+  mutex_.Unlock();
+
+  if (db_lock_ != nullptr) env_->UnlockFile(db_lock_);
+
+  versions_.reset();
+  if (mem_ != nullptr) mem_->Unref();
+  for (Immutable& imm : imms_) imm.mem->Unref();
+  imms_.clear();
+  delete tmp_batch_;
+  log_.reset();
+  logfile_.reset();
+  table_cache_.reset();
+  if (owns_info_log_) delete options_.info_log;
+}
+
+// ---------------------------------------------------------------------------
+// Writes
+
+Status DBImpl::Put(const WriteOptions& o, const Slice& key, const Slice& val) {
+  return DB::Put(o, key, val);
+}
+
+Status DBImpl::Delete(const WriteOptions& o, const Slice& key) {
+  return DB::Delete(o, key);
+}
+
+Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
+  Writer w(&mutex_);
+  w.batch = updates;
+  w.sync = options.sync;
+
+  MutexLock l(&mutex_);
+  writers_.push_back(&w);
+  while (!w.done && &w != writers_.front()) w.cv.Wait();
+  if (w.done) return w.status;
+
+  // This writer leads a group: it writes every queued batch it can merge.
+  Status status = MakeRoomForWrite(updates == nullptr);
+  uint64_t last_sequence = versions_->LastSequence();
+  Writer* last_writer = &w;
+  if (status.ok() && updates != nullptr) {
+    WriteBatch* group = BuildBatchGroup(&last_writer);
+    WriteBatchInternal::SetSequence(group, last_sequence + 1);
+    last_sequence += WriteBatchInternal::Count(group);
+
+    // Only the leader touches the log and mem_ here, and the queue keeps
+    // others out, so the mutex can be released for the I/O.
+    {
+      mutex_.Unlock();
+      status = log_->AddRecord(WriteBatchInternal::Contents(group));
+      bool sync_error = false;
+      if (status.ok() && options.sync) {
+        status = logfile_->Sync();
+        if (!status.ok()) sync_error = true;
+      }
+      if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem_);
+      mutex_.Lock();
+      if (sync_error) {
+        // The log may or may not hold the batch: nothing more can be
+        // promised, so stop accepting writes.
+        RecordBackgroundError(status);
+      }
+    }
+    if (group == tmp_batch_) tmp_batch_->Clear();
+    versions_->SetLastSequence(last_sequence);
+  }
+
+  while (true) {
+    Writer* ready = writers_.front();
+    writers_.pop_front();
+    if (ready != &w) {
+      ready->status = status;
+      ready->done = true;
+      ready->cv.Signal();
+    }
+    if (ready == last_writer) break;
+  }
+  if (!writers_.empty()) writers_.front()->cv.Signal();
+  return status;
+}
+
+// Merge the batches queued behind the leader into one, up to a size that
+// keeps a small write's latency bounded. A sync write never joins a group
+// led by a non-sync one.
+WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
+  Writer* first = writers_.front();
+  WriteBatch* result = first->batch;
+  size_t size = WriteBatchInternal::ByteSize(first->batch);
+  size_t max_size = 1 << 20;
+  if (size <= (128 << 10)) max_size = size + (128 << 10);
+
+  *last_writer = first;
+  for (auto it = writers_.begin() + 1; it != writers_.end(); ++it) {
+    Writer* w = *it;
+    if (w->sync && !first->sync) break;
+    if (w->batch == nullptr) break;
+    size += WriteBatchInternal::ByteSize(w->batch);
+    if (size > max_size) break;
+    if (result == first->batch) {
+      result = tmp_batch_;
+      WriteBatchInternal::Append(result, first->batch);
+    }
+    WriteBatchInternal::Append(result, w->batch);
+    *last_writer = w;
+  }
+  return result;
+}
+
+// Ensure mem_ has room for a write, switching to a new memtable (and WAL)
+// when it is full. Applies back-pressure so memory stays bounded whatever
+// the write rate: a 1 ms delay per write when L0 is getting full, and a
+// full stop while the immutable queue or L0 is at its limit.
+Status DBImpl::MakeRoomForWrite(bool force) {
+  bool allow_delay = !force;
+  while (true) {
+    if (!bg_error_.ok()) return bg_error_;
+    const int l0_dirs = versions_->NumLevelFiles(0);
+    if (allow_delay && l0_dirs >= tuning_.l0_slowdown_dirs) {
+      mutex_.Unlock();
+      env_->SleepForMicroseconds(1000);
+      allow_delay = false;
+      mutex_.Lock();
+    } else if (!force &&
+               mem_->ApproximateMemoryUsage() <= options_.write_buffer_size) {
+      return Status::OK();
+    } else if (static_cast<int>(imms_.size()) >=
+               config::kMaxImmutableMemtables) {
+      Log(options_.info_log, "Waiting: %d immutable memtables queued\n",
+          static_cast<int>(imms_.size()));
+      background_cv_.Wait();
+    } else if (l0_dirs >= tuning_.l0_stop_dirs) {
+      Log(options_.info_log, "Waiting: %d L0 directories\n", l0_dirs);
+      background_cv_.Wait();
+    } else {
+      Status s = SwitchMemTable();
+      if (!s.ok()) return s;
+      force = false;
+    }
+  }
+}
+
+// Start a new WAL and memtable; the old memtable joins the flush queue.
+Status DBImpl::SwitchMemTable() {
+  uint64_t new_log_number = versions_->NewFileNumber();
+  WritableFile* lfile = nullptr;
+  Status s = env_->NewWritableFile(LogFileName(dbname_, new_log_number),
+                                   &lfile);
+  if (!s.ok()) {
+    versions_->ReuseFileNumber(new_log_number);
+    return s;
+  }
+  // The old WAL is complete: close it so a failed close surfaces here.
+  log_.reset();
+  s = logfile_->Close();
+  if (!s.ok()) {
+    delete lfile;
+    RecordBackgroundError(s);
+    return s;
+  }
+  imms_.push_back({mem_, logfile_number_});
+  num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
+  logfile_.reset(lfile);
+  logfile_number_ = new_log_number;
+  log_.reset(new log::Writer(lfile));
+  mem_ = new MemTable(internal_comparator_);
+  mem_->Ref();
+  background_cv_.SignalAll();
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// Reads
+
+namespace {
+struct IterState {
+  port::Mutex* mu;
+  Version* version;
+  MemTable* mem;
+  std::vector<MemTable*> imms;
+};
+
+void CleanupIteratorState(void* arg1, void* /*arg2*/) {
+  IterState* state = reinterpret_cast<IterState*>(arg1);
+  state->mu->Lock();
+  state->mem->Unref();
+  for (MemTable* m : state->imms) m->Unref();
+  state->version->Unref();
+  state->mu->Unlock();
+  delete state;
+}
+}  // namespace
+
+Iterator* DBImpl::NewInternalIterator(const ReadOptions& options,
+                                      SequenceNumber* latest_snapshot) {
+  mutex_.Lock();
+  *latest_snapshot = versions_->LastSequence();
+
+  IterState* state = new IterState;
+  state->mu = &mutex_;
+  std::vector<Iterator*> list;
+  list.push_back(mem_->NewIterator());
+  mem_->Ref();
+  state->mem = mem_;
+  for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) {
+    list.push_back(it->mem->NewIterator());
+    it->mem->Ref();
+    state->imms.push_back(it->mem);
+  }
+  Version* current = versions_->current();
+  current->AddIterators(options, &list);
+  current->Ref();
+  state->version = current;
+  mutex_.Unlock();
+
+  Iterator* internal_iter = NewMergingIterator(
+      &internal_comparator_, list.data(), static_cast<int>(list.size()));
+  internal_iter->RegisterCleanup(CleanupIteratorState, state, nullptr);
+  return internal_iter;
+}
+
+Status DBImpl::Get(const ReadOptions& options, const Slice& key,
+                   std::string* value) {
+  Status s;
+  MutexLock l(&mutex_);
+  SequenceNumber snapshot;
+  if (options.snapshot != nullptr) {
+    snapshot =
+        static_cast<const SnapshotImpl*>(options.snapshot)->sequence_number();
+  } else {
+    snapshot = versions_->LastSequence();
+  }
+
+  MemTable* mem = mem_;
+  std::vector<MemTable*> imms;
+  for (auto it = imms_.rbegin(); it != imms_.rend(); ++it) {
+    imms.push_back(it->mem);
+  }
+  Version* current = versions_->current();
+  mem->Ref();
+  for (MemTable* m : imms) m->Ref();
+  current->Ref();
+
+  {
+    mutex_.Unlock();
+    LookupKey lkey(key, snapshot);
+    bool done = mem->Get(lkey, value, &s);
+    for (size_t i = 0; !done && i < imms.size(); i++) {
+      done = imms[i]->Get(lkey, value, &s);
+    }
+    if (!done) {
+      Version::GetStats stats;
+      s = current->Get(options, lkey, value, &stats);
+    }
+    mutex_.Lock();
+  }
+
+  mem->Unref();
+  for (MemTable* m : imms) m->Unref();
+  current->Unref();
+  return s;
+}
+
+Iterator* DBImpl::NewIterator(const ReadOptions& options) {
+  SequenceNumber latest_snapshot;
+  Iterator* iter = NewInternalIterator(options, &latest_snapshot);
+  SequenceNumber seq =
+      options.snapshot != nullptr
+          ? static_cast<const SnapshotImpl*>(options.snapshot)
+                ->sequence_number()
+          : latest_snapshot;
+  return NewDBIterator(internal_comparator_.user_comparator(), iter, seq);
+}
+
+const Snapshot* DBImpl::GetSnapshot() {
+  MutexLock l(&mutex_);
+  return snapshots_.New(versions_->LastSequence());
+}
+
+void DBImpl::ReleaseSnapshot(const Snapshot* snapshot) {
+  MutexLock l(&mutex_);
+  snapshots_.Delete(static_cast<const SnapshotImpl*>(snapshot));
+}
+
+SequenceNumber DBImpl::SmallestLiveSnapshot() {
+  if (snapshots_.empty()) return versions_->LastSequence();
+  return snapshots_.oldest()->sequence_number();
+}
+
+void DBImpl::GetApproximateSizes(const Range* range, int n, uint64_t* sizes) {
+  MutexLock l(&mutex_);
+  Version* v = versions_->current();
+  v->Ref();
+  for (int i = 0; i < n; i++) {
+    InternalKey k1(range[i].start, kMaxSequenceNumber, kValueTypeForSeek);
+    InternalKey k2(range[i].limit, kMaxSequenceNumber, kValueTypeForSeek);
+    uint64_t start = versions_->ApproximateOffsetOf(v, k1);
+    uint64_t limit = versions_->ApproximateOffsetOf(v, k2);
+    sizes[i] = (limit >= start ? limit - start : 0);
+  }
+  v->Unref();
+}
+
+// ---------------------------------------------------------------------------
+// The DB class's own members that LevelDB defines out of line.
+
+DB::~DB() = default;
+Snapshot::~Snapshot() = default;
+
+Status DB::Put(const WriteOptions& opt, const Slice& key, const Slice& value) {
+  WriteBatch batch;
+  batch.Put(key, value);
+  return Write(opt, &batch);
+}
+
+Status DB::Delete(const WriteOptions& opt, const Slice& key) {
+  WriteBatch batch;
+  batch.Delete(key);
+  return Write(opt, &batch);
+}
+
+}  // namespace leveldb

@@ -1,0 +1,564 @@
+// The DB's background work: the flush thread turns immutable memtables into
+// L0 SST directories; the compaction thread runs dentry compactions (or
+// renames) between levels. Both commit through ApplyEdit, and obsolete
+// directories and files are removed only once no live version needs them.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "db/compaction.h"
+#include "db/db_impl.h"
+#include "db/filename.h"
+#include "db/memtable.h"
+#include "db/table_cache.h"
+#include "db/version_edit.h"
+#include "db/version_set.h"
+#include "delsm/dentry_compaction.h"
+#include "delsm/file_system.h"
+#include "delsm/sst_dir_removal.h"
+#include "table/sst_dir.h"
+#include "table/sst_dir_builder.h"
+#include "util/mutexlock.h"
+
+namespace leveldb {
+
+struct DBImpl::ManualCompaction {
+  int level = 0;
+  bool done = false;
+  Status status;
+  const InternalKey* begin = nullptr;  // null means before every key
+  const InternalKey* end = nullptr;    // null means after every key
+};
+
+void DBImpl::RecordBackgroundError(const Status& s) {
+  mutex_.AssertHeld();
+  if (bg_error_.ok()) {
+    bg_error_ = s;
+    Log(options_.info_log, "Background error: %s\n", s.ToString().c_str());
+    background_cv_.SignalAll();
+  }
+}
+
+Status DBImpl::ApplyEdit(VersionEdit* edit) {
+  mutex_.AssertHeld();
+  // LogAndApply releases the mutex while it writes the manifest; the flush
+  // and compaction threads must not interleave their records.
+  while (manifest_busy_) background_cv_.Wait();
+  manifest_busy_ = true;
+  Status s = versions_->LogAndApply(edit, &mutex_);
+  manifest_busy_ = false;
+  background_cv_.SignalAll();
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Flush
+
+void DBImpl::FlushThreadEntry(void* db) {
+  reinterpret_cast<DBImpl*>(db)->FlushThreadMain();
+}
+
+void DBImpl::FlushThreadMain() {
+  MutexLock l(&mutex_);
+  while (!shutting_down_.load(std::memory_order_acquire)) {
+    if (!deferred_logs_.empty() &&
+        deferred_logs_.front().second <= env_->NowMicros() && bg_error_.ok()) {
+      // A retained WAL's time is up (Durability::kDeferred): move the
+      // manifest's log floor past it so it is deleted.
+      deferred_logs_.pop_front();
+      VersionEdit edit;
+      uint64_t floor = imms_.empty() ? logfile_number_ : imms_.front().log_number;
+      if (!deferred_logs_.empty()) {
+        floor = std::min(floor, deferred_logs_.front().first);
+      }
+      edit.SetPrevLogNumber(0);
+      edit.SetLogNumber(floor);
+      Status s = ApplyEdit(&edit);
+      if (s.ok()) {
+        RemoveObsoleteFiles();
+      } else {
+        RecordBackgroundError(s);
+      }
+      continue;
+    }
+    if (imms_.empty() || !bg_error_.ok()) {
+      if (deferred_logs_.empty()) {
+        background_cv_.Wait();
+      } else {
+        background_cv_.WaitFor(1000 * 1000);
+      }
+      continue;
+    }
+    Status s = FlushOldestImmutable();
+    if (!s.ok()) RecordBackgroundError(s);
+    background_cv_.SignalAll();
+  }
+  flush_thread_running_ = false;
+  background_cv_.SignalAll();
+}
+
+Status DBImpl::FlushOldestImmutable() {
+  mutex_.AssertHeld();
+  const Immutable imm = imms_.front();
+  VersionEdit edit;
+  Status s = WriteLevel0(imm.mem, &edit);
+  if (s.ok()) {
+    // Every write of this memtable is now durable in L0 (as the durability
+    // mode promises); the WALs before the next memtable's may go.
+    uint64_t floor = imms_.size() > 1 ? imms_[1].log_number : logfile_number_;
+    if (tuning_.durability == delsm::Durability::kDeferred) {
+      deferred_logs_.push_back(
+          {imm.log_number,
+           env_->NowMicros() + tuning_.deferred_wal_retention_micros});
+      floor = std::min(floor, deferred_logs_.front().first);
+    }
+    edit.SetPrevLogNumber(0);
+    edit.SetLogNumber(floor);
+    s = ApplyEdit(&edit);
+  }
+  for (const auto& added : edit.new_files_) {
+    pending_outputs_.erase(added.second.number);
+  }
+  if (s.ok()) {
+    imms_.pop_front();
+    num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
+    imm.mem->Unref();
+    dentry_stats_.flushes++;
+    RemoveObsoleteFiles();
+  }
+  return s;
+}
+
+Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
+  mutex_.AssertHeld();
+  const uint64_t start_micros = env_->NowMicros();
+  const uint64_t number = versions_->NewFileNumber();
+  pending_outputs_.insert(number);
+  const SequenceNumber smallest_snapshot = SmallestLiveSnapshot();
+  Iterator* iter = mem->NewIterator();
+  mutex_.Unlock();
+
+  const Comparator* ucmp = internal_comparator_.user_comparator();
+  SstDirBuilder builder(sst_options_, SstDirName(dbname_, 0, number));
+  Status s = builder.Begin();
+  std::string current_key;
+  bool has_current_key = false;
+  SequenceNumber last_sequence_for_key = kMaxSequenceNumber;
+  uint64_t dropped = 0;
+  for (iter->SeekToFirst(); s.ok() && iter->Valid(); iter->Next()) {
+    ParsedInternalKey ikey;
+    if (!ParseInternalKey(iter->key(), &ikey)) {
+      s = Status::Corruption("bad internal key in memtable");
+      break;
+    }
+    if (!has_current_key || ucmp->Compare(ikey.user_key, current_key) != 0) {
+      current_key.assign(ikey.user_key.data(), ikey.user_key.size());
+      has_current_key = true;
+      last_sequence_for_key = kMaxSequenceNumber;
+    }
+    // A version shadowed, for every live snapshot, by a newer one of the
+    // same key never needs a KV file.
+    const bool shadowed = last_sequence_for_key <= smallest_snapshot;
+    last_sequence_for_key = ikey.sequence;
+    if (shadowed) {
+      dropped++;
+      continue;
+    }
+    s = builder.Add(iter->key(), iter->value());
+  }
+  if (s.ok()) s = iter->status();
+  delete iter;
+  if (s.ok() && builder.NumEntries() > 0) {
+    s = builder.Finish();
+    if (s.ok()) {
+      switch (tuning_.durability) {
+        case delsm::Durability::kSyncfs:
+          s = builder.directory()->SyncFileSystem();
+          break;
+        case delsm::Durability::kFsync: {
+          // KV files and META were fsynced as written (sync_files).
+          s = builder.directory()->Sync();
+          std::unique_ptr<Directory> level_dir;
+          if (s.ok()) s = fs_->OpenDirectory(LevelDirName(dbname_, 0), &level_dir);
+          if (s.ok()) s = level_dir->Sync();
+          break;
+        }
+        case delsm::Durability::kDeferred:
+          break;
+      }
+    }
+  }
+  const uint64_t entries = builder.NumEntries();
+  if (!s.ok() || entries == 0) builder.Abandon();
+
+  mutex_.Lock();
+  Log(options_.info_log,
+      "Flush #%llu: %llu entries (%llu shadowed versions dropped), %llu KV "
+      "files, %s\n",
+      static_cast<unsigned long long>(number),
+      static_cast<unsigned long long>(entries),
+      static_cast<unsigned long long>(dropped),
+      static_cast<unsigned long long>(builder.files_created()),
+      s.ToString().c_str());
+  if (s.ok() && entries > 0) {
+    FileMetaData meta;
+    meta.number = number;
+    meta.entries = entries;
+    meta.value_bytes = builder.ValueBytes();
+    meta.smallest.DecodeFrom(builder.smallest());
+    meta.largest.DecodeFrom(builder.largest());
+    edit->AddFile(0, meta);
+  } else {
+    pending_outputs_.erase(number);
+  }
+  dentry_stats_.kv_files_created += builder.files_created();
+  dentry_stats_.bytes_written += builder.bytes_written();
+  if (tuning_.durability != delsm::Durability::kDeferred) {
+    dentry_stats_.durability_syncs++;
+  }
+  LevelStats stats;
+  stats.micros = env_->NowMicros() - start_micros;
+  stats.entries_written = entries;
+  stats_[0].Add(stats);
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Compaction
+
+void DBImpl::CompactionThreadEntry(void* db) {
+  reinterpret_cast<DBImpl*>(db)->CompactionThreadMain();
+}
+
+bool DBImpl::CompactionWanted() {
+  mutex_.AssertHeld();
+  return manual_compaction_ != nullptr || versions_->NeedsCompaction();
+}
+
+void DBImpl::CompactionThreadMain() {
+  MutexLock l(&mutex_);
+  while (!shutting_down_.load(std::memory_order_acquire)) {
+    if (!bg_error_.ok() || !CompactionWanted()) {
+      if (manual_compaction_ != nullptr) {  // cannot run after an error
+        manual_compaction_->status = bg_error_;
+        manual_compaction_->done = true;
+        manual_compaction_ = nullptr;
+        background_cv_.SignalAll();
+      }
+      background_cv_.Wait();
+      continue;
+    }
+    compaction_running_ = true;
+    ManualCompaction* m = manual_compaction_;
+    Compaction* c = nullptr;
+    if (m != nullptr) {
+      c = versions_->CompactRange(m->level, m->begin, m->end);
+      if (c == nullptr) {
+        m->done = true;
+        manual_compaction_ = nullptr;
+      }
+    } else {
+      c = versions_->PickCompaction();
+    }
+    Status s;
+    if (c != nullptr) {
+      s = (m == nullptr && c->IsTrivialMove()) ? TrivialMove(c)
+                                               : LinkCompaction(c);
+      c->ReleaseInputs();
+      delete c;
+      if (s.ok()) RemoveObsoleteFiles();
+    }
+    if (!s.ok()) {
+      if (!shutting_down_.load(std::memory_order_acquire)) {
+        RecordBackgroundError(s);
+      }
+      if (m != nullptr && !m->done) {
+        m->status = s;
+        m->done = true;
+        manual_compaction_ = nullptr;
+      }
+    }
+    compaction_running_ = false;
+    background_cv_.SignalAll();
+  }
+  compaction_thread_running_ = false;
+  background_cv_.SignalAll();
+}
+
+// An input with nothing overlapping below moves by one rename() of its
+// directory. A crash between the rename and the manifest record leaves a
+// live directory under the wrong level: recovery puts it back in place.
+Status DBImpl::TrivialMove(Compaction* c) {
+  mutex_.AssertHeld();
+  const int level = c->level();
+  FileMetaData* f = c->input(0, 0);
+  const std::string from = SstDirName(dbname_, level, f->number);
+  const std::string to = SstDirName(dbname_, level + 1, f->number);
+  mutex_.Unlock();
+  Status s = fs_->Rename(from, to);
+  if (s.ok() && tuning_.durability != delsm::Durability::kDeferred) {
+    std::unique_ptr<Directory> dir;
+    s = fs_->OpenDirectory(LevelDirName(dbname_, level + 1), &dir);
+    if (s.ok()) {
+      if (tuning_.durability == delsm::Durability::kSyncfs) {
+        s = dir->SyncFileSystem();
+      } else {
+        s = dir->Sync();
+        std::unique_ptr<Directory> src;
+        if (s.ok()) s = fs_->OpenDirectory(LevelDirName(dbname_, level), &src);
+        if (s.ok()) s = src->Sync();
+      }
+    }
+  }
+  mutex_.Lock();
+  if (!s.ok()) return s;
+  c->edit()->RemoveFile(level, f->number);
+  c->edit()->AddFile(level + 1, *f);
+  s = ApplyEdit(c->edit());
+  if (s.ok()) dentry_stats_.trivial_moves++;
+  Log(options_.info_log, "Moved #%llu to level-%d: %s\n",
+      static_cast<unsigned long long>(f->number), level + 1,
+      s.ToString().c_str());
+  return s;
+}
+
+Status DBImpl::LinkCompaction(Compaction* c) {
+  mutex_.AssertHeld();
+  const uint64_t start_micros = env_->NowMicros();
+  const int level = c->level();
+  const SequenceNumber smallest_snapshot = SmallestLiveSnapshot();
+
+  // Pin the inputs. Newer data first: L0 by descending number, then the
+  // level's other inputs, then level+1.
+  std::vector<std::pair<int, FileMetaData*>> order;
+  for (int which = 0; which < 2; which++) {
+    for (int i = 0; i < c->num_input_files(which); i++) {
+      order.push_back({level + which, c->input(which, i)});
+    }
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const std::pair<int, FileMetaData*>& a,
+                      const std::pair<int, FileMetaData*>& b) {
+                     if (a.first != b.first) return a.first < b.first;
+                     return a.first == 0 && a.second->number > b.second->number;
+                   });
+  mutex_.Unlock();
+
+  Status s;
+  std::vector<Cache::Handle*> handles;
+  std::vector<SstDir*> inputs;
+  for (const auto& in : order) {
+    Cache::Handle* h = nullptr;
+    s = table_cache_->Find(in.first, in.second->number, &h);
+    if (!s.ok()) break;
+    handles.push_back(h);
+    inputs.push_back(table_cache_->Value(h));
+  }
+
+  DentryCompaction::Hooks hooks;
+  hooks.new_file_number = [this]() {
+    MutexLock l(&mutex_);
+    const uint64_t n = versions_->NewFileNumber();
+    pending_outputs_.insert(n);
+    return n;
+  };
+  hooks.output_path = [this, level](uint64_t n) {
+    return SstDirName(dbname_, level + 1, n);
+  };
+  hooks.is_base_level_for_key = [c](const Slice& user_key) {
+    return c->IsBaseLevelForKey(user_key);
+  };
+  hooks.yield = [this]() {
+    if (shutting_down_.load(std::memory_order_acquire)) {
+      return Status::IOError("compaction stopped: the DB is closing");
+    }
+    return Status::OK();
+  };
+  DentryCompaction dc(sst_options_, tuning_.sst_entries, smallest_snapshot,
+                      hooks);
+  if (s.ok()) s = dc.Run(inputs);
+  if (s.ok()) {
+    s = dc.MakeDurable(tuning_.durability, LevelDirName(dbname_, level + 1));
+  }
+  for (Cache::Handle* h : handles) table_cache_->Release(h);
+  if (!s.ok()) dc.Abandon();  // nothing was committed
+
+  mutex_.Lock();
+  if (s.ok()) {
+    c->AddInputDeletions(c->edit());
+    for (const DentryCompaction::Output& out : dc.outputs()) {
+      FileMetaData meta;
+      meta.number = out.number;
+      meta.entries = out.entries;
+      meta.value_bytes = out.value_bytes;
+      meta.smallest.DecodeFrom(out.smallest);
+      meta.largest.DecodeFrom(out.largest);
+      c->edit()->AddFile(level + 1, meta);
+    }
+    // If this fails the record may or may not be in the manifest: the
+    // outputs stay on disk and the next open decides (an unreferenced
+    // directory is collected then).
+    s = ApplyEdit(c->edit());
+  }
+  for (const DentryCompaction::Output& out : dc.outputs()) {
+    pending_outputs_.erase(out.number);
+  }
+
+  LevelStats stats;
+  stats.micros = env_->NowMicros() - start_micros;
+  stats.entries_read = dc.entries_read();
+  for (const auto& out : dc.outputs()) stats.entries_written += out.entries;
+  stats.links = dc.links();
+  stats_[level + 1].Add(stats);
+  dentry_stats_.links += dc.links();
+  if (s.ok()) dentry_stats_.compactions++;
+  Log(options_.info_log,
+      "Compacted %d@%d + %d@%d: %llu entries read, %llu dropped, %llu links, "
+      "%d directories out: %s\n",
+      c->num_input_files(0), level, c->num_input_files(1), level + 1,
+      static_cast<unsigned long long>(dc.entries_read()),
+      static_cast<unsigned long long>(dc.entries_dropped()),
+      static_cast<unsigned long long>(dc.links()),
+      static_cast<int>(dc.outputs().size()), s.ToString().c_str());
+  return s;
+}
+
+// ---------------------------------------------------------------------------
+// Obsolete files
+
+void DBImpl::RemoveObsoleteFiles() {
+  mutex_.AssertHeld();
+  if (!bg_error_.ok()) {
+    // After an error it is unknown whether the last edit committed; keep
+    // everything until the next open sorts it out.
+    return;
+  }
+  std::set<uint64_t> live = pending_outputs_;
+  versions_->AddLiveFiles(&live);
+  // Directories numbered from here on are created after `live` was taken;
+  // never touch them.
+  const uint64_t fence = versions_->NewFileNumber();
+  const uint64_t log_number = versions_->LogNumber();
+  const uint64_t prev_log_number = versions_->PrevLogNumber();
+  const uint64_t manifest_number = versions_->ManifestFileNumber();
+
+  std::vector<std::string> files_to_delete;
+  std::vector<std::pair<uint64_t, std::string>> dirs_to_delete;
+  std::vector<std::string> children;
+  env_->GetChildren(dbname_, &children);  // errors just leave files behind
+  for (const std::string& child : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(child, &number, &type)) continue;
+    bool keep = true;
+    switch (type) {
+      case kLogFile:
+        keep = number >= log_number || number == prev_log_number;
+        break;
+      case kDescriptorFile:
+        keep = number >= manifest_number;
+        break;
+      case kTempFile:
+        keep = live.count(number) > 0 || number >= fence;
+        break;
+      default:
+        break;
+    }
+    if (!keep) files_to_delete.push_back(child);
+  }
+  for (int level = 0; level < config::kNumLevels; level++) {
+    const std::string level_dir = LevelDirName(dbname_, level);
+    std::vector<std::string> dirs;
+    env_->GetChildren(level_dir, &dirs);
+    for (const std::string& d : dirs) {
+      uint64_t number;
+      if (ParseSstDirName(d, &number) && number < fence &&
+          live.count(number) == 0) {
+        dirs_to_delete.push_back({number, level_dir + "/" + d});
+      }
+    }
+  }
+  for (const auto& d : dirs_to_delete) table_cache_->Evict(d.first);
+
+  mutex_.Unlock();
+  uint64_t unlinked = 0;
+  uint64_t dirs_removed = 0;
+  for (const std::string& f : files_to_delete) {
+    Log(options_.info_log, "Delete %s\n", f.c_str());
+    env_->RemoveFile(dbname_ + "/" + f);
+  }
+  for (const auto& d : dirs_to_delete) {
+    Status s = RemoveSstDirectory(fs_, d.second, &unlinked);
+    if (s.ok()) {
+      dirs_removed++;
+    } else {
+      Log(options_.info_log, "Removing %s: %s\n", d.second.c_str(),
+          s.ToString().c_str());
+    }
+  }
+  mutex_.Lock();
+  dentry_stats_.unlinks += unlinked;
+  dentry_stats_.dirs_removed += dirs_removed;
+}
+
+// ---------------------------------------------------------------------------
+// Manual compaction and test hooks
+
+Status DBImpl::WaitForManualCompaction(ManualCompaction* m) {
+  mutex_.AssertHeld();
+  while (manual_compaction_ != nullptr && bg_error_.ok()) {
+    background_cv_.Wait();  // another CompactRange is running
+  }
+  if (!bg_error_.ok()) return bg_error_;
+  manual_compaction_ = m;
+  background_cv_.SignalAll();
+  while (!m->done) background_cv_.Wait();
+  return m->status;
+}
+
+void DBImpl::CompactRange(const Slice* begin, const Slice* end) {
+  int max_level_with_files = 1;
+  {
+    MutexLock l(&mutex_);
+    Version* base = versions_->current();
+    for (int level = 1; level < config::kNumLevels; level++) {
+      if (base->OverlapInLevel(level, begin, end)) {
+        max_level_with_files = level;
+      }
+    }
+  }
+  if (!TEST_FlushMemTable().ok()) return;
+
+  InternalKey begin_key, end_key;
+  if (begin != nullptr) {
+    begin_key = InternalKey(*begin, kMaxSequenceNumber, kValueTypeForSeek);
+  }
+  if (end != nullptr) end_key = InternalKey(*end, 0, kTypeDeletion);
+  MutexLock l(&mutex_);
+  for (int level = 0; level < max_level_with_files; level++) {
+    ManualCompaction m;
+    m.level = level;
+    m.begin = begin != nullptr ? &begin_key : nullptr;
+    m.end = end != nullptr ? &end_key : nullptr;
+    if (!WaitForManualCompaction(&m).ok()) break;
+  }
+}
+
+Status DBImpl::TEST_FlushMemTable() {
+  Status s = Write(WriteOptions(), nullptr);
+  MutexLock l(&mutex_);
+  while (s.ok() && !imms_.empty() && bg_error_.ok()) background_cv_.Wait();
+  if (s.ok()) s = bg_error_;
+  return s;
+}
+
+Status DBImpl::TEST_WaitForBackgroundWork() {
+  MutexLock l(&mutex_);
+  while (bg_error_.ok() &&
+         (!imms_.empty() || compaction_running_ || CompactionWanted())) {
+    background_cv_.Wait();
+  }
+  return bg_error_;
+}
+
+}  // namespace leveldb

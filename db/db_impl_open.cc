@@ -1,0 +1,314 @@
+// Opening a DB: creating a new one, recovering an existing one from its
+// manifest and WALs, and cleaning what an interrupted flush or compaction
+// left on disk. Also DestroyDB.
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "db/filename.h"
+#include "db/log_reader.h"
+#include "db/memtable.h"
+#include "db/version_edit.h"
+#include "db/version_set.h"
+#include "db/write_batch_internal.h"
+#include "delsm/file_system.h"
+#include "delsm/sst_dir_removal.h"
+#include "leveldb/write_batch.h"
+#include "util/env_util.h"
+#include "util/mutexlock.h"
+
+namespace leveldb {
+
+Status DBImpl::NewDB() {
+  VersionEdit new_db;
+  new_db.SetComparatorName(internal_comparator_.user_comparator()->Name());
+  new_db.SetLogNumber(0);
+  new_db.SetNextFile(2);
+  new_db.SetLastSequence(0);
+
+  const std::string manifest = DescriptorFileName(dbname_, 1);
+  WritableFile* file;
+  Status s = env_->NewWritableFile(manifest, &file);
+  if (!s.ok()) return s;
+  {
+    log::Writer log(file);
+    std::string record;
+    new_db.EncodeTo(&record);
+    s = log.AddRecord(record);
+    if (s.ok()) s = file->Sync();
+    if (s.ok()) {
+      s = file->Close();
+    } else {
+      file->Close();
+    }
+  }
+  delete file;
+  if (s.ok()) {
+    s = SetCurrentFile(env_, dbname_, 1);
+  } else {
+    env_->RemoveFile(manifest);
+  }
+  return s;
+}
+
+Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
+  mutex_.AssertHeld();
+  // The DB directory may already exist; an error here shows up below.
+  env_->CreateDir(dbname_);
+  Status s = env_->LockFile(LockFileName(dbname_), &db_lock_);
+  if (!s.ok()) return s;
+
+  if (!env_->FileExists(CurrentFileName(dbname_))) {
+    if (!options_.create_if_missing) {
+      return Status::InvalidArgument(
+          dbname_, "does not exist (create_if_missing is false)");
+    }
+    s = NewDB();
+    if (!s.ok()) return s;
+  } else if (options_.error_if_exists) {
+    return Status::InvalidArgument(dbname_,
+                                   "exists (error_if_exists is true)");
+  }
+  for (int level = 0; level < config::kNumLevels; level++) {
+    s = fs_->CreateDir(LevelDirName(dbname_, level), true);
+    if (!s.ok()) return s;
+  }
+
+  s = versions_->Recover(save_manifest);
+  if (!s.ok()) return s;
+
+  s = PlaceLiveDirectories();
+  if (!s.ok()) return s;
+
+  // Replay every WAL not yet covered by an SST directory, oldest first.
+  const uint64_t min_log = versions_->LogNumber();
+  const uint64_t prev_log = versions_->PrevLogNumber();
+  std::vector<std::string> children;
+  s = env_->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
+  std::vector<uint64_t> logs;
+  for (const std::string& child : children) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(child, &number, &type)) {
+      versions_->MarkFileNumberUsed(number);
+      if (type == kLogFile && (number >= min_log || number == prev_log)) {
+        logs.push_back(number);
+      }
+    }
+  }
+  std::sort(logs.begin(), logs.end());
+  SequenceNumber max_sequence = 0;
+  for (uint64_t number : logs) {
+    s = RecoverLogFile(number, &max_sequence, edit);
+    if (!s.ok()) return s;
+    versions_->MarkFileNumberUsed(number);
+  }
+  if (versions_->LastSequence() < max_sequence) {
+    versions_->SetLastSequence(max_sequence);
+  }
+  if (!logs.empty()) *save_manifest = true;
+  return Status::OK();
+}
+
+namespace {
+// Counts WAL damage; fails recovery only under paranoid_checks.
+struct WalReporter : public log::Reader::Reporter {
+  Logger* info_log;
+  std::string fname;
+  Status* status;  // null if damage is to be skipped
+  void Corruption(size_t bytes, const Status& s) override {
+    Log(info_log, "%s%s: dropping %d bytes; %s\n",
+        (status == nullptr ? "(ignoring error) " : ""), fname.c_str(),
+        static_cast<int>(bytes), s.ToString().c_str());
+    if (status != nullptr && status->ok()) *status = s;
+  }
+};
+}  // namespace
+
+// Replay one WAL into memtables, flushing each to an L0 SST directory as it
+// fills and the remainder at the end; the WAL is then obsolete.
+Status DBImpl::RecoverLogFile(uint64_t log_number,
+                              SequenceNumber* max_sequence,
+                              VersionEdit* edit) {
+  mutex_.AssertHeld();
+  const std::string fname = LogFileName(dbname_, log_number);
+  SequentialFile* raw_file;
+  Status status = env_->NewSequentialFile(fname, &raw_file);
+  if (!status.ok()) return status;
+  std::unique_ptr<SequentialFile> file(raw_file);
+
+  WalReporter reporter;
+  reporter.info_log = options_.info_log;
+  reporter.fname = fname;
+  reporter.status = options_.paranoid_checks ? &status : nullptr;
+  log::Reader reader(file.get(), &reporter, true /*checksum*/, 0);
+  Log(options_.info_log, "Recovering log #%llu\n",
+      static_cast<unsigned long long>(log_number));
+
+  std::string scratch;
+  Slice record;
+  WriteBatch batch;
+  MemTable* mem = nullptr;
+  while (reader.ReadRecord(&record, &scratch) && status.ok()) {
+    if (record.size() < 12) {
+      reporter.Corruption(record.size(),
+                          Status::Corruption("log record too small", fname));
+      continue;
+    }
+    WriteBatchInternal::SetContents(&batch, record);
+    if (mem == nullptr) {
+      mem = new MemTable(internal_comparator_);
+      mem->Ref();
+    }
+    status = WriteBatchInternal::InsertInto(&batch, mem);
+    if (!status.ok()) break;
+    const SequenceNumber last_seq = WriteBatchInternal::Sequence(&batch) +
+                                    WriteBatchInternal::Count(&batch) - 1;
+    if (last_seq > *max_sequence) *max_sequence = last_seq;
+    if (mem->ApproximateMemoryUsage() > options_.write_buffer_size) {
+      status = WriteLevel0(mem, edit);
+      mem->Unref();
+      mem = nullptr;
+      if (!status.ok()) break;
+    }
+  }
+  if (status.ok() && mem != nullptr) status = WriteLevel0(mem, edit);
+  if (mem != nullptr) mem->Unref();
+  return status;
+}
+
+// A trivial move renames a directory before the manifest records it; a
+// crash in between leaves a live directory under another level. Put every
+// live directory where the manifest says it is.
+Status DBImpl::PlaceLiveDirectories() {
+  Version* v = versions_->current();
+  for (int level = 0; level < config::kNumLevels; level++) {
+    for (int i = 0; i < v->NumFiles(level); i++) {
+      const uint64_t number = v->files(level)[i]->number;
+      const std::string want = SstDirName(dbname_, level, number);
+      if (fs_->Exists(want)) continue;
+      bool found = false;
+      for (int other = 0; other < config::kNumLevels && !found; other++) {
+        const std::string path = SstDirName(dbname_, other, number);
+        if (other != level && fs_->Exists(path)) {
+          Status s = fs_->Rename(path, want);
+          if (!s.ok()) return s;
+          found = true;
+        }
+      }
+      if (!found && options_.paranoid_checks) {
+        return Status::Corruption("missing SST directory", want);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status DBImpl::Open() {
+  MutexLock l(&mutex_);
+  VersionEdit edit;
+  bool save_manifest = false;
+  Status s = Recover(&edit, &save_manifest);
+  if (s.ok() && mem_ == nullptr) {
+    const uint64_t new_log_number = versions_->NewFileNumber();
+    WritableFile* lfile;
+    s = env_->NewWritableFile(LogFileName(dbname_, new_log_number), &lfile);
+    if (s.ok()) {
+      edit.SetLogNumber(new_log_number);
+      logfile_.reset(lfile);
+      logfile_number_ = new_log_number;
+      log_.reset(new log::Writer(lfile));
+      mem_ = new MemTable(internal_comparator_);
+      mem_->Ref();
+    }
+  }
+  if (s.ok() && save_manifest) {
+    edit.SetPrevLogNumber(0);
+    edit.SetLogNumber(logfile_number_);
+    s = ApplyEdit(&edit);
+  }
+  if (s.ok()) {
+    RemoveObsoleteFiles();
+    flush_thread_running_ = true;
+    compaction_thread_running_ = true;
+    env_->StartThread(&DBImpl::FlushThreadEntry, this);
+    env_->StartThread(&DBImpl::CompactionThreadEntry, this);
+  }
+  return s;
+}
+
+Status DB::Open(const Options& options, const std::string& name, DB** dbptr) {
+  return delsm::Open(options, delsm::Tuning(), name, dbptr);
+}
+
+Status DestroyDB(const std::string& dbname, const Options& options) {
+  Env* env = options.env;
+  std::vector<std::string> children;
+  Status result = env->GetChildren(dbname, &children);
+  if (!result.ok()) return Status::OK();  // nothing to destroy
+
+  FileLock* lock;
+  const std::string lockname = LockFileName(dbname);
+  result = env->LockFile(lockname, &lock);
+  if (!result.ok()) return result;
+  FileSystem* fs = FileSystem::Default();
+  for (const std::string& child : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(child, &number, &type) || type == kDBLockFile) continue;
+    Status del;
+    if (type == kLevelDir) {
+      const std::string level_dir = dbname + "/" + child;
+      std::vector<std::string> dirs;
+      del = env->GetChildren(level_dir, &dirs);
+      for (const std::string& d : dirs) {
+        uint64_t n;
+        if (del.ok() && ParseSstDirName(d, &n)) {
+          del = RemoveSstDirectory(fs, level_dir + "/" + d, nullptr);
+        }
+      }
+      if (del.ok()) del = fs->RemoveDir(level_dir);
+    } else {
+      del = env->RemoveFile(dbname + "/" + child);
+    }
+    if (result.ok() && !del.ok()) result = del;
+  }
+  env->UnlockFile(lock);
+  env->RemoveFile(lockname);
+  env->RemoveDir(dbname);  // fails if the user left other files there
+  return result;
+}
+
+}  // namespace leveldb
+
+namespace delsm {
+
+leveldb::Status Open(const leveldb::Options& options, const Tuning& tuning,
+                     const std::string& name, leveldb::DB** dbptr) {
+  *dbptr = nullptr;
+  if (options.comparator == nullptr || options.env == nullptr) {
+    return leveldb::Status::InvalidArgument(name,
+                                            "options need a comparator and env");
+  }
+  if (tuning.l0_compaction_dirs < 1 ||
+      tuning.l0_slowdown_dirs < tuning.l0_compaction_dirs ||
+      tuning.l0_stop_dirs < tuning.l0_slowdown_dirs ||
+      tuning.l0_compaction_entries == 0 || tuning.sst_entries == 0 ||
+      tuning.l1_entries == 0) {
+    return leveldb::Status::InvalidArgument(
+        name, "inconsistent delsm::Tuning (need 1 <= l0_compaction_dirs <= "
+              "l0_slowdown_dirs <= l0_stop_dirs and non-zero entry limits)");
+  }
+  leveldb::DBImpl* impl = new leveldb::DBImpl(options, tuning, name);
+  leveldb::Status s = impl->Open();
+  if (s.ok()) {
+    *dbptr = impl;
+  } else {
+    delete impl;
+  }
+  return s;
+}
+
+}  // namespace delsm

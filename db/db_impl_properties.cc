@@ -1,0 +1,149 @@
+// DB::GetProperty: LevelDB's properties plus DeLSM's "delsm.*" counters.
+#include <cinttypes>
+#include <cstdio>
+
+#include "db/db_impl.h"
+#include "db/memtable.h"
+#include "db/version_set.h"
+#include "util/mutexlock.h"
+
+namespace leveldb {
+
+namespace {
+bool ConsumeLevel(Slice* in, int* level) {
+  if (in->empty()) return false;
+  uint64_t v = 0;
+  while (!in->empty() && (*in)[0] >= '0' && (*in)[0] <= '9') {
+    v = v * 10 + ((*in)[0] - '0');
+    in->remove_prefix(1);
+    if (v >= static_cast<uint64_t>(config::kNumLevels)) return false;
+  }
+  *level = static_cast<int>(v);
+  return in->empty();
+}
+}  // namespace
+
+std::string DBImpl::StatsString() {
+  mutex_.AssertHeld();
+  std::string out;
+  char buf[256];
+  std::snprintf(buf, sizeof(buf),
+                "                               Compactions\n"
+                "Level  Dirs  Entries   Value(MB) Time(sec) Read(ent) "
+                "Written(ent)  Links\n"
+                "------------------------------------------------------------"
+                "----------------\n");
+  out.append(buf);
+  for (int level = 0; level < config::kNumLevels; level++) {
+    const int dirs = versions_->NumLevelFiles(level);
+    if (dirs == 0 && stats_[level].micros == 0) continue;
+    std::snprintf(
+        buf, sizeof(buf), "%3d %6d %10" PRIu64 " %10.1f %9.2f %10" PRIu64
+        " %12" PRIu64 " %8" PRIu64 "\n",
+        level, dirs, versions_->NumLevelEntries(level),
+        versions_->NumLevelBytes(level) / 1048576.0,
+        stats_[level].micros / 1e6, stats_[level].entries_read,
+        stats_[level].entries_written, stats_[level].links);
+    out.append(buf);
+  }
+  const DentryStats& d = dentry_stats_;
+  std::snprintf(buf, sizeof(buf),
+                "Dentry work: flushes %" PRIu64 ", compactions %" PRIu64
+                ", renames %" PRIu64 ", KV files created %" PRIu64
+                ", links %" PRIu64 ", unlinks %" PRIu64
+                ", directories removed %" PRIu64 "\n",
+                d.flushes, d.compactions, d.trivial_moves, d.kv_files_created,
+                d.links, d.unlinks, d.dirs_removed);
+  out.append(buf);
+  std::snprintf(buf, sizeof(buf),
+                "Bytes written by flushes: %.1f MB; durability syncs: %" PRIu64
+                "\n",
+                d.bytes_written / 1048576.0, d.durability_syncs);
+  out.append(buf);
+  return out;
+}
+
+bool DBImpl::GetProperty(const Slice& property, std::string* value) {
+  value->clear();
+  MutexLock l(&mutex_);
+  Slice in = property;
+  const Slice leveldb_prefix("leveldb.");
+  const Slice delsm_prefix("delsm.");
+  char buf[128];
+  if (in.starts_with(leveldb_prefix)) {
+    in.remove_prefix(leveldb_prefix.size());
+    const Slice files_at("num-files-at-level");
+    if (in.starts_with(files_at)) {
+      in.remove_prefix(files_at.size());
+      int level;
+      if (!ConsumeLevel(&in, &level)) return false;
+      std::snprintf(buf, sizeof(buf), "%d", versions_->NumLevelFiles(level));
+      *value = buf;
+      return true;
+    }
+    if (in == Slice("stats")) {
+      *value = StatsString();
+      return true;
+    }
+    if (in == Slice("sstables")) {
+      *value = versions_->current()->DebugString();
+      return true;
+    }
+    if (in == Slice("approximate-memory-usage")) {
+      size_t total = mem_->ApproximateMemoryUsage();
+      for (const Immutable& imm : imms_) {
+        total += imm.mem->ApproximateMemoryUsage();
+      }
+      std::snprintf(buf, sizeof(buf), "%zu", total);
+      *value = buf;
+      return true;
+    }
+    return false;
+  }
+  if (in.starts_with(delsm_prefix)) {
+    in.remove_prefix(delsm_prefix.size());
+    const Slice entries_at("num-entries-at-level");
+    if (in.starts_with(entries_at)) {
+      in.remove_prefix(entries_at.size());
+      int level;
+      if (!ConsumeLevel(&in, &level)) return false;
+      std::snprintf(buf, sizeof(buf), "%" PRIu64,
+                    versions_->NumLevelEntries(level));
+      *value = buf;
+      return true;
+    }
+    const DentryStats& d = dentry_stats_;
+    const struct {
+      const char* name;
+      uint64_t v;
+    } counters[] = {
+        {"flushes", d.flushes},
+        {"compactions", d.compactions},
+        {"renames", d.trivial_moves},
+        {"kv-files-created", d.kv_files_created},
+        {"links", d.links},
+        {"unlinks", d.unlinks},
+        {"dirs-removed", d.dirs_removed},
+        {"flush-bytes-written", d.bytes_written},
+        {"durability-syncs", d.durability_syncs},
+        {"immutable-memtables", static_cast<uint64_t>(imms_.size())},
+    };
+    for (const auto& c : counters) {
+      if (in == Slice(c.name)) {
+        std::snprintf(buf, sizeof(buf), "%" PRIu64, c.v);
+        *value = buf;
+        return true;
+      }
+    }
+    if (in == Slice("stats")) {
+      for (const auto& c : counters) {
+        std::snprintf(buf, sizeof(buf), "%s: %" PRIu64 "\n", c.name, c.v);
+        value->append(buf);
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace leveldb
