@@ -22,6 +22,7 @@ class VersionSet;
 
 class Compaction {
  public:
+  // Requires the DB mutex unless ReleaseInputs was called.
   ~Compaction();
   Compaction(const Compaction&) = delete;
   Compaction& operator=(const Compaction&) = delete;

@@ -281,6 +281,16 @@ bool ProbeDirectory(void* arg, int level, FileMetaData* f) {
   st->status = st->cache->Get(*st->options, level, f->number, st->internal_key,
                               &st->lookup, &CollectLookupResult);
   if (!st->status.ok()) {
+    if (st->status.IsNotFound()) {
+      // A directory the version lists is gone: that is damage, and must
+      // not read as "no such key".
+      std::string what = "SST directory ";
+      AppendNumberTo(&what, f->number);
+      what.append(" of level ");
+      AppendNumberTo(&what, level);
+      what.append(" is missing");
+      st->status = Status::Corruption(what, st->status.ToString());
+    }
     st->done = true;
     return false;
   }

@@ -216,5 +216,18 @@ TEST_F(VersionReadTest, ApproximateOffsetCountsValueBytes) {
   EXPECT_EQ(6u, vset_->ApproximateOffsetOf(v, middle));
 }
 
+TEST_F(VersionReadTest, MissingDirectoryIsCorruptionNotAbsentKey) {
+  BuildStandardTree();
+  std::error_code ec;
+  std::filesystem::remove_all(SstDirName(dbname_, 1, 5), ec);
+  ASSERT_FALSE(ec);
+  std::string value;
+  Version::GetStats stats;
+  Status s = Get("d", 100, &value, &stats);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  // Keys answered above the missing directory are unaffected.
+  EXPECT_EQ("A5", GetValue("a", 100));
+}
+
 }  // namespace
 }  // namespace leveldb
