@@ -110,6 +110,11 @@ class Version {
     return files_[level];
   }
 
+  // The most urgent level to compact and its score (entries, or level-0
+  // directories, over capacity; >= 1 means due). For statistics.
+  int compaction_level() const { return compaction_level_; }
+  double compaction_score() const { return compaction_score_; }
+
   // One line per level listing its directories and their key ranges.
   std::string DebugString() const;
 
