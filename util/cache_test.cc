@@ -1,7 +1,9 @@
 #include "leveldb/cache.h"
 
+#include <atomic>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -214,6 +216,56 @@ TEST_F(CacheTest, KeysWithArbitraryBytes) {
   ASSERT_NE(nullptr, h);
   EXPECT_EQ(2, DecodeValue(cache_->Value(h)));
   cache_->Release(h);
+}
+
+namespace {
+std::atomic<int> live_values{0};
+void CountingDeleter(const Slice& key, void* value) {
+  // Every value is the key's number plus one million; a mismatch would mean
+  // a deleter ran with the wrong entry.
+  EXPECT_EQ(DecodeKey(key) + 1000000, DecodeValue(value));
+  live_values.fetch_sub(1);
+}
+}  // namespace
+
+TEST(CacheConcurrencyTest, ThreadsSeeConsistentEntriesAndEverythingIsFreed) {
+  std::unique_ptr<Cache> cache(NewLRUCache(200));
+  const int kThreads = 4;
+  const int kOps = 20000;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; t++) {
+    threads.emplace_back([&cache, t] {
+      uint32_t state = 12345 + t;
+      for (int i = 0; i < kOps; i++) {
+        state = state * 1103515245u + 12345u;
+        const int key = static_cast<int>((state >> 8) % 500);
+        const std::string k = EncodeKey(key);
+        switch ((state >> 4) % 4) {
+          case 0: {
+            live_values.fetch_add(1);
+            cache->Release(cache->Insert(k, EncodeValue(key + 1000000), 1,
+                                         &CountingDeleter));
+            break;
+          }
+          case 1:
+            cache->Erase(k);
+            break;
+          default: {
+            Cache::Handle* h = cache->Lookup(k);
+            if (h != nullptr) {
+              EXPECT_EQ(key + 1000000, DecodeValue(cache->Value(h)));
+              cache->Release(h);
+            }
+            break;
+          }
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
+  EXPECT_LE(cache->TotalCharge(), 200u + 16u);
+  cache.reset();
+  EXPECT_EQ(0, live_values.load());
 }
 
 }  // namespace leveldb
