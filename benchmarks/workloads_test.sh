@@ -62,23 +62,36 @@ check() {
   fi
 }
 
-check fill-and-read "all all all all all none" \
-  --benchmarks=fillseq,readseq,readreverse,readrandom,readhot,seekrandom,readmissing "$@"
-check overwrite "all all all all" \
-  --benchmarks=fillrandom,overwrite,readrandom,seekrandom,fillbatch,readseq,readrandom "$@"
-check deleterandom "none none none" \
-  --benchmarks=fillrandom,deleterandom,readrandom,readseq,seekrandom "$@"
-check deleteseq "none none" --benchmarks=fillseq,deleteseq,readrandom,readreverse "$@"
-check sync-100K-compact "all" --benchmarks=fillsync,fill100K,compact,readseq,stats \
-  --reads=1 "$@"
-check three-stage-fsmeta "exp exp exp" \
-  --benchmarks=writedeletewrite,writedeleteread,fsmeta "$@"
-# A second process on the same database, with a fresh seed, finds every key.
-check reopen-fill "" --benchmarks=fillrandom "$@"
-check reopen-read "all all all" --use_existing_db=1 \
-  --benchmarks=readrandom,readseq,readreverse "$@"
-check threads "all all exp exp exp" --threads=2 \
-  --benchmarks=fillrandom,readrandom,readseq,writedeleteread,fsmeta "$@"
+# All checks, with the flags given to this function added to every run.
+all_checks() {
+  check fill-and-read "all all all all all none" \
+    --benchmarks=fillseq,readseq,readreverse,readrandom,readhot,seekrandom,readmissing "$@"
+  check overwrite "all all all all" \
+    --benchmarks=fillrandom,overwrite,readrandom,seekrandom,fillbatch,readseq,readrandom "$@"
+  check deleterandom "none none none" \
+    --benchmarks=fillrandom,deleterandom,readrandom,readseq,seekrandom "$@"
+  check deleteseq "none none" --benchmarks=fillseq,deleteseq,readrandom,readreverse "$@"
+  check sync-100K-compact "all" --benchmarks=fillsync,fill100K,compact,readseq,stats \
+    --reads=1 "$@"
+  check compact-read "all all all none" \
+    --benchmarks=fillrandom,compact,readrandom,readreverse,seekrandom,readmissing "$@"
+  check three-stage-fsmeta "exp exp exp" \
+    --benchmarks=writedeletewrite,writedeleteread,fsmeta "$@"
+  # A second process on the same database, with a fresh seed, finds every key.
+  check reopen-fill "" --benchmarks=fillrandom "$@"
+  check reopen-read "all all all" --use_existing_db=1 \
+    --benchmarks=readrandom,readseq,readreverse "$@"
+  check threads "all all exp exp exp" --threads=2 \
+    --benchmarks=fillrandom,readrandom,readseq,writedeleteread,fsmeta "$@"
+}
+
+# Pass 1: default buffers (small runs stay in the memtable and WAL).
+all_checks "$@"
+# Pass 2: tiny memtables and more keys, so flushes and compactions run and
+# reads are served from the engine's tables.
+NUM=$((NUM * 10))
+echo "-- with --write_buffer_size=8192 --num=$NUM"
+all_checks --write_buffer_size=8192 "$@"
 
 if [ "$FAILED" -ne 0 ]; then
   echo "FAILED: $BIN $*"
