@@ -160,3 +160,13 @@ uint64_t NowMicros() {
 }
 
 }  // namespace bench
+
+namespace bench {
+
+uint64_t NowNanos() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace bench

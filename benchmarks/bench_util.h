@@ -83,6 +83,8 @@ bool PeakRssKb(uint64_t* kb);
 
 // Monotonic clock in microseconds.
 uint64_t NowMicros();
+// Monotonic clock in nanoseconds (for per-operation latencies).
+uint64_t NowNanos();
 
 }  // namespace bench
 

@@ -48,7 +48,8 @@ class Stats {
  public:
   void Start(int tid) {
     tid_ = tid;
-    start_ = last_op_ = interval_start_ = NowMicros();
+    start_ = interval_start_ = NowMicros();
+    last_op_ns_ = NowNanos();
     next_report_ = 100;
   }
   void Stop() { finish_ = NowMicros(); }
@@ -67,9 +68,9 @@ class Stats {
 
   void FinishedOps(uint64_t n) {
     if (FLAGS.histogram) {
-      uint64_t now = NowMicros();
-      hist_.Add(static_cast<double>(now - last_op_) / n);
-      last_op_ = now;
+      uint64_t now = NowNanos();
+      hist_.Add(static_cast<double>(now - last_op_ns_) / 1000.0 / n);
+      last_op_ns_ = now;
     }
     uint64_t before = done_;
     done_ += n;
@@ -159,8 +160,9 @@ class Stats {
   }
 
   int tid_ = 0;
-  uint64_t start_ = 0, finish_ = 0, last_op_ = 0, interval_start_ = 0;
-  double seconds_ = 0;  // sum of per-thread times, once merged
+  uint64_t start_ = 0, finish_ = 0, interval_start_ = 0;  // micros
+  uint64_t last_op_ns_ = 0;  // end of the previous op, for --histogram
+  double seconds_ = 0;       // sum of per-thread times, once merged
   uint64_t done_ = 0, next_report_ = 100, bytes_ = 0;
   bool reads_ = false, has_expected_ = false;
   uint64_t found_ = 0, attempted_ = 0, expected_ = 0;
