@@ -15,42 +15,42 @@
 namespace leveldb {
 
 class Arena {
-public:
+ public:
   Arena();
-  Arena(const Arena &) = delete;
-  Arena &operator=(const Arena &) = delete;
+  Arena(const Arena&) = delete;
+  Arena& operator=(const Arena&) = delete;
   ~Arena();
 
   // Returns `bytes` bytes of uninitialised memory (bytes > 0), valid until
   // the Arena is destroyed.
-  char *Allocate(size_t bytes);
+  char* Allocate(size_t bytes);
 
   // As Allocate, aligned for any fundamental type (at least pointer size).
-  char *AllocateAligned(size_t bytes);
+  char* AllocateAligned(size_t bytes);
 
   // Approximate total bytes obtained from the system, including overhead.
   size_t MemoryUsage() const {
     return memory_usage_.load(std::memory_order_relaxed);
   }
 
-private:
-  char *AllocateSlow(size_t bytes);
-  char *NewBlock(size_t block_bytes);
+ private:
+  char* AllocateSlow(size_t bytes);
+  char* NewBlock(size_t block_bytes);
 
   // Bump region of the current block: [alloc_ptr_, alloc_ptr_ + remaining_).
-  char *alloc_ptr_;
+  char* alloc_ptr_;
   size_t remaining_;
 
   // Every block ever allocated; freed in the destructor.
-  std::vector<char *> blocks_;
+  std::vector<char*> blocks_;
 
   // Written only by the allocating thread; read by anyone.
   std::atomic<size_t> memory_usage_;
 };
 
-inline char *Arena::Allocate(size_t bytes) {
+inline char* Arena::Allocate(size_t bytes) {
   if (bytes <= remaining_ && bytes > 0) {
-    char *result = alloc_ptr_;
+    char* result = alloc_ptr_;
     alloc_ptr_ += bytes;
     remaining_ -= bytes;
     return result;
@@ -58,6 +58,6 @@ inline char *Arena::Allocate(size_t bytes) {
   return AllocateSlow(bytes);
 }
 
-} // namespace leveldb
+}  // namespace leveldb
 
-#endif // DELSM_UTIL_ARENA_H_
+#endif  // DELSM_UTIL_ARENA_H_

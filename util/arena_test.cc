@@ -6,8 +6,8 @@
 #include <utility>
 #include <vector>
 
-#include "util/random.h"
 #include "gtest/gtest.h"
+#include "util/random.h"
 
 namespace leveldb {
 
@@ -19,25 +19,23 @@ TEST(ArenaTest, EmptyArenaUsesNoMemory) {
 TEST(ArenaTest, AllocationsKeepTheirContents) {
   Arena arena;
   Random rnd(301);
-  std::vector<std::pair<size_t, char *>> allocated;
+  std::vector<std::pair<size_t, char*>> allocated;
   size_t total = 0;
   const int kCount = 50000;
   for (int i = 0; i < kCount; i++) {
     size_t size;
     if (i % (kCount / 10) == 0) {
-      size = i; // Occasionally large.
+      size = i;  // Occasionally large.
     } else {
       size = rnd.OneIn(4000)
                  ? rnd.Uniform(6000)
                  : (rnd.OneIn(10) ? rnd.Uniform(100) : rnd.Uniform(20));
     }
-    if (size == 0)
-      size = 1;
-    char *r =
+    if (size == 0) size = 1;
+    char* r =
         rnd.OneIn(10) ? arena.AllocateAligned(size) : arena.Allocate(size);
     // Fill with a pattern that depends on the allocation's index.
-    for (size_t b = 0; b < size; b++)
-      r[b] = static_cast<char>(i % 256);
+    for (size_t b = 0; b < size; b++) r[b] = static_cast<char>(i % 256);
     total += size;
     allocated.emplace_back(size, r);
     ASSERT_GE(arena.MemoryUsage(), total);
@@ -56,15 +54,15 @@ TEST(ArenaTest, AllocationsKeepTheirContents) {
 TEST(ArenaTest, AlignedAllocationsArePointerAligned) {
   Arena arena;
   for (int i = 1; i < 2000; i++) {
-    arena.Allocate(static_cast<size_t>(i % 7) + 1); // Misalign the cursor.
-    char *p = arena.AllocateAligned(static_cast<size_t>(i % 50) + 1);
-    ASSERT_EQ(0u, reinterpret_cast<uintptr_t>(p) % sizeof(void *)) << i;
+    arena.Allocate(static_cast<size_t>(i % 7) + 1);  // Misalign the cursor.
+    char* p = arena.AllocateAligned(static_cast<size_t>(i % 50) + 1);
+    ASSERT_EQ(0u, reinterpret_cast<uintptr_t>(p) % sizeof(void*)) << i;
   }
 }
 
 TEST(ArenaTest, AllocationsDoNotOverlap) {
   Arena arena;
-  std::vector<std::pair<char *, size_t>> spans;
+  std::vector<std::pair<char*, size_t>> spans;
   for (int i = 0; i < 3000; i++) {
     size_t size = static_cast<size_t>((i * 37) % 1500) + 1;
     spans.emplace_back(
@@ -76,4 +74,4 @@ TEST(ArenaTest, AllocationsDoNotOverlap) {
   }
 }
 
-} // namespace leveldb
+}  // namespace leveldb

@@ -2,9 +2,9 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "leveldb/filter_policy.h"
 #include "util/coding.h"
-#include "gtest/gtest.h"
 
 namespace leveldb {
 
@@ -14,19 +14,19 @@ std::string Key(int i) {
   PutFixed32(&s, static_cast<uint32_t>(i));
   return s;
 }
-} // namespace
+}  // namespace
 
 class BloomTest : public testing::Test {
-public:
+ public:
   BloomTest() : policy_(NewBloomFilterPolicy(10)) {}
 
-  void Build(const std::vector<std::string> &keys) {
+  void Build(const std::vector<std::string>& keys) {
     std::vector<Slice> slices(keys.begin(), keys.end());
     filter_.clear();
     policy_->CreateFilter(slices.data(), static_cast<int>(slices.size()),
                           &filter_);
   }
-  bool Matches(const Slice &key) const {
+  bool Matches(const Slice& key) const {
     return policy_->KeyMayMatch(key, filter_);
   }
 
@@ -55,8 +55,7 @@ TEST_F(BloomTest, SmallFilter) {
 TEST_F(BloomTest, NoFalseNegativesAndLowFalsePositiveRate) {
   for (int n : {1, 10, 100, 1000, 10000}) {
     std::vector<std::string> keys;
-    for (int i = 0; i < n; i++)
-      keys.push_back(Key(i));
+    for (int i = 0; i < n; i++) keys.push_back(Key(i));
     Build(keys);
     // Size is about bits_per_key * n / 8 bytes (at least 64 bits).
     EXPECT_LE(filter_.size(), static_cast<size_t>(n * 10 / 8 + 40)) << n;
@@ -66,8 +65,7 @@ TEST_F(BloomTest, NoFalseNegativesAndLowFalsePositiveRate) {
     int false_positives = 0;
     const int kProbes = 10000;
     for (int i = 0; i < kProbes; i++) {
-      if (Matches(Key(i + 1000000000)))
-        false_positives++;
+      if (Matches(Key(i + 1000000000))) false_positives++;
     }
     double rate = static_cast<double>(false_positives) / kProbes;
     EXPECT_LT(rate, 0.02) << "n=" << n;
@@ -97,14 +95,12 @@ TEST_F(BloomTest, VaryingBitsPerKey) {
   for (int bits : {1, 5, 20, 50}) {
     std::unique_ptr<const FilterPolicy> p(NewBloomFilterPolicy(bits));
     std::vector<std::string> keys;
-    for (int i = 0; i < 500; i++)
-      keys.push_back(Key(i * 7));
+    for (int i = 0; i < 500; i++) keys.push_back(Key(i * 7));
     std::vector<Slice> slices(keys.begin(), keys.end());
     std::string f;
     p->CreateFilter(slices.data(), 500, &f);
-    for (const std::string &k : keys)
-      ASSERT_TRUE(p->KeyMayMatch(k, f)) << bits;
+    for (const std::string& k : keys) ASSERT_TRUE(p->KeyMayMatch(k, f)) << bits;
   }
 }
 
-} // namespace leveldb
+}  // namespace leveldb

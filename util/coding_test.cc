@@ -13,8 +13,7 @@ TEST(CodingTest, Fixed32RoundTripIsLittleEndian) {
   PutFixed32(&s, 0x04030201u);
   ASSERT_EQ(4u, s.size());
   EXPECT_EQ(std::string("\x01\x02\x03\x04", 4), s);
-  for (uint32_t v = 0; v < 100000; v += 7)
-    PutFixed32(&s, v);
+  for (uint32_t v = 0; v < 100000; v += 7) PutFixed32(&s, v);
   Slice in(s);
   uint32_t got;
   ASSERT_TRUE(GetFixed32(&in, &got));
@@ -36,8 +35,7 @@ TEST(CodingTest, Fixed64RoundTrip) {
     values.push_back(v);
     values.push_back(v + 1);
   }
-  for (uint64_t v : values)
-    PutFixed64(&s, v);
+  for (uint64_t v : values) PutFixed64(&s, v);
   EXPECT_EQ(values.size() * 8, s.size());
   Slice in(s);
   for (uint64_t v : values) {
@@ -51,11 +49,9 @@ TEST(CodingTest, Fixed64RoundTrip) {
 TEST(CodingTest, Varint32RoundTripAndLength) {
   std::string s;
   std::vector<uint32_t> values;
-  for (uint32_t i = 0; i < 32 * 32; i++)
-    values.push_back((i / 32) << (i % 32));
+  for (uint32_t i = 0; i < 32 * 32; i++) values.push_back((i / 32) << (i % 32));
   values.push_back(UINT32_MAX);
-  for (uint32_t v : values)
-    PutVarint32(&s, v);
+  for (uint32_t v : values) PutVarint32(&s, v);
   Slice in(s);
   for (uint32_t v : values) {
     size_t before = in.size();
@@ -76,8 +72,7 @@ TEST(CodingTest, Varint64RoundTripAndLength) {
     values.push_back(p + 1);
   }
   std::string s;
-  for (uint64_t v : values)
-    PutVarint64(&s, v);
+  for (uint64_t v : values) PutVarint64(&s, v);
   Slice in(s);
   for (uint64_t v : values) {
     size_t before = in.size();
@@ -167,4 +162,4 @@ TEST(CodingTest, LengthPrefixLongerThanInputFails) {
   EXPECT_FALSE(GetLengthPrefixedSlice(&in, &v));
 }
 
-} // namespace leveldb
+}  // namespace leveldb

@@ -2,15 +2,15 @@
 
 #include <string>
 
-#include "leveldb/slice.h"
 #include "gtest/gtest.h"
+#include "leveldb/slice.h"
 
 namespace leveldb {
 
 namespace {
-const Comparator *cmp() { return BytewiseComparator(); }
+const Comparator* cmp() { return BytewiseComparator(); }
 
-std::string Separator(std::string start, const std::string &limit) {
+std::string Separator(std::string start, const std::string& limit) {
   cmp()->FindShortestSeparator(&start, limit);
   return start;
 }
@@ -18,7 +18,7 @@ std::string Successor(std::string key) {
   cmp()->FindShortSuccessor(&key);
   return key;
 }
-} // namespace
+}  // namespace
 
 TEST(BytewiseComparatorTest, NameAndSingleton) {
   EXPECT_STREQ("leveldb.BytewiseComparator", cmp()->Name());
@@ -39,22 +39,23 @@ TEST(BytewiseComparatorTest, OrdersUnsignedBytes) {
 TEST(BytewiseComparatorTest, ShortestSeparator) {
   EXPECT_EQ("abd", Separator("abcxyz", "abfoo"));
   // Separator stays in [start, limit).
-  EXPECT_EQ("abc", Separator("abc", "abd"));   // No room between.
-  EXPECT_EQ("abc", Separator("abc", "abcde")); // start is a prefix.
+  EXPECT_EQ("abc", Separator("abc", "abd"));    // No room between.
+  EXPECT_EQ("abc", Separator("abc", "abcde"));  // start is a prefix.
   EXPECT_EQ("abcde", Separator("abcde", "abc"));
-  EXPECT_EQ("a\xff"
-            "b",
-            Separator("a\xff"
-                      "b",
-                      "b"));
+  EXPECT_EQ(
+      "a\xff"
+      "b",
+      Separator("a\xff"
+                "b",
+                "b"));
   EXPECT_EQ("\xff\xff", Separator("\xff\xff", "\xff\xff\x01"));
 }
 
 TEST(BytewiseComparatorTest, ShortSuccessor) {
   EXPECT_EQ("b", Successor("abc"));
   EXPECT_EQ("\xff\x01", Successor(std::string("\xff\x00zz", 4)));
-  EXPECT_EQ("\xff\xff", Successor("\xff\xff")); // No shorter successor.
+  EXPECT_EQ("\xff\xff", Successor("\xff\xff"));  // No shorter successor.
   EXPECT_EQ("", Successor(""));
 }
 
-} // namespace leveldb
+}  // namespace leveldb

@@ -40,7 +40,7 @@ constexpr Tables BuildTables() {
 
 constexpr Tables kTables = BuildTables();
 
-inline uint32_t LoadLE32(const uint8_t *p) {
+inline uint32_t LoadLE32(const uint8_t* p) {
   return static_cast<uint32_t>(p[0]) | (static_cast<uint32_t>(p[1]) << 8) |
          (static_cast<uint32_t>(p[2]) << 16) |
          (static_cast<uint32_t>(p[3]) << 24);
@@ -58,13 +58,13 @@ bool DetectHardware() {
 // Decided once; the CPU does not change under a running process.
 const bool kHaveHardware = DetectHardware();
 
-} // namespace
+}  // namespace
 
 bool HardwareAvailable() { return kHaveHardware; }
 
-uint32_t ExtendSoftware(uint32_t init_crc, const char *data, size_t n) {
-  const uint8_t *p = reinterpret_cast<const uint8_t *>(data);
-  const uint8_t *end = p + n;
+uint32_t ExtendSoftware(uint32_t init_crc, const char* data, size_t n) {
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(data);
+  const uint8_t* end = p + n;
   uint32_t crc = ~init_crc;
   while (end - p >= 8) {
     uint32_t lo = LoadLE32(p) ^ crc;
@@ -85,10 +85,11 @@ uint32_t ExtendSoftware(uint32_t init_crc, const char *data, size_t n) {
 // Compiled for SSE4.2 regardless of the build flags, so the rest of the
 // library never depends on the instruction; only reached after the runtime
 // check.
-__attribute__((target("sse4.2"))) uint32_t
-ExtendHardware(uint32_t init_crc, const char *data, size_t n) {
-  const char *p = data;
-  const char *end = data + n;
+__attribute__((target("sse4.2"))) uint32_t ExtendHardware(uint32_t init_crc,
+                                                          const char* data,
+                                                          size_t n) {
+  const char* p = data;
+  const char* end = data + n;
   uint32_t crc = ~init_crc;
 #if defined(__x86_64__)
   uint64_t crc64 = crc;
@@ -112,16 +113,15 @@ ExtendHardware(uint32_t init_crc, const char *data, size_t n) {
   return ~crc;
 }
 #else
-uint32_t ExtendHardware(uint32_t init_crc, const char *data, size_t n) {
+uint32_t ExtendHardware(uint32_t init_crc, const char* data, size_t n) {
   return ExtendSoftware(init_crc, data, n);
 }
 #endif
 
-uint32_t Extend(uint32_t init_crc, const char *data, size_t n) {
-  if (kHaveHardware)
-    return ExtendHardware(init_crc, data, n);
+uint32_t Extend(uint32_t init_crc, const char* data, size_t n) {
+  if (kHaveHardware) return ExtendHardware(init_crc, data, n);
   return ExtendSoftware(init_crc, data, n);
 }
 
-} // namespace crc32c
-} // namespace leveldb
+}  // namespace crc32c
+}  // namespace leveldb

@@ -15,10 +15,10 @@ namespace leveldb {
 namespace crc32c {
 
 // crc32c of the concatenation A+data[0,n), where init_crc is crc32c(A).
-uint32_t Extend(uint32_t init_crc, const char *data, size_t n);
+uint32_t Extend(uint32_t init_crc, const char* data, size_t n);
 
 // crc32c of data[0,n).
-inline uint32_t Value(const char *data, size_t n) { return Extend(0, data, n); }
+inline uint32_t Value(const char* data, size_t n) { return Extend(0, data, n); }
 
 static constexpr uint32_t kMaskDelta = 0xa282ead8ul;
 
@@ -36,10 +36,10 @@ inline uint32_t Unmask(uint32_t masked) {
 // The two implementations behind Extend, exposed so tests can check they
 // agree. ExtendHardware must only be called when HardwareAvailable().
 bool HardwareAvailable();
-uint32_t ExtendSoftware(uint32_t init_crc, const char *data, size_t n);
-uint32_t ExtendHardware(uint32_t init_crc, const char *data, size_t n);
+uint32_t ExtendSoftware(uint32_t init_crc, const char* data, size_t n);
+uint32_t ExtendHardware(uint32_t init_crc, const char* data, size_t n);
 
-} // namespace crc32c
-} // namespace leveldb
+}  // namespace crc32c
+}  // namespace leveldb
 
-#endif // DELSM_UTIL_CRC32C_H_
+#endif  // DELSM_UTIL_CRC32C_H_

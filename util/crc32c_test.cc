@@ -3,8 +3,8 @@
 #include <cstring>
 #include <string>
 
-#include "util/random.h"
 #include "gtest/gtest.h"
+#include "util/random.h"
 
 namespace leveldb {
 namespace crc32c {
@@ -15,11 +15,9 @@ TEST(CRC32CTest, KnownVectors) {
   EXPECT_EQ(0x8a9136aau, Value(buf, sizeof(buf)));
   std::memset(buf, 0xff, sizeof(buf));
   EXPECT_EQ(0x62a8ab43u, Value(buf, sizeof(buf)));
-  for (int i = 0; i < 32; i++)
-    buf[i] = static_cast<char>(i);
+  for (int i = 0; i < 32; i++) buf[i] = static_cast<char>(i);
   EXPECT_EQ(0x46dd794eu, Value(buf, sizeof(buf)));
-  for (int i = 0; i < 32; i++)
-    buf[i] = static_cast<char>(31 - i);
+  for (int i = 0; i < 32; i++) buf[i] = static_cast<char>(31 - i);
   EXPECT_EQ(0x113fdb5cu, Value(buf, sizeof(buf)));
   EXPECT_EQ(0xe3069283u, Value("123456789", 9));
   EXPECT_EQ(0u, Value("", 0));
@@ -33,16 +31,14 @@ TEST(CRC32CTest, SoftwareMatchesKnownVectors) {
 }
 
 TEST(CRC32CTest, HardwareAndSoftwareAgree) {
-  if (!HardwareAvailable())
-    GTEST_SKIP() << "CPU lacks SSE4.2";
+  if (!HardwareAvailable()) GTEST_SKIP() << "CPU lacks SSE4.2";
   Random rnd(301);
   std::string data;
-  for (int i = 0; i < 5000; i++)
-    data.push_back(static_cast<char>(rnd.Next()));
+  for (int i = 0; i < 5000; i++) data.push_back(static_cast<char>(rnd.Next()));
   // Every length 0..300 and every start alignment 0..7, plus long inputs.
   for (size_t start = 0; start < 8; start++) {
     for (size_t len = 0; len <= 300; len++) {
-      const char *p = data.data() + start;
+      const char* p = data.data() + start;
       ASSERT_EQ(ExtendSoftware(0, p, len), ExtendHardware(0, p, len))
           << start << " " << len;
       ASSERT_EQ(ExtendSoftware(0x12345678, p, len),
@@ -82,5 +78,5 @@ TEST(CRC32CTest, MaskIsReversibleAndChangesValue) {
   }
 }
 
-} // namespace crc32c
-} // namespace leveldb
+}  // namespace crc32c
+}  // namespace leveldb

@@ -35,7 +35,7 @@ namespace {
 
 // Status for a failed system call: NotFound for ENOENT (callers test for
 // missing files), IOError otherwise; both name the path/operation.
-Status PosixError(const std::string &context, int error_number) {
+Status PosixError(const std::string& context, int error_number) {
   if (error_number == ENOENT) {
     return Status::NotFound(context, std::strerror(error_number));
   }
@@ -43,13 +43,12 @@ Status PosixError(const std::string &context, int error_number) {
 }
 
 // Retries write() until all of [data, data+size) is written.
-Status WriteFully(int fd, const char *data, size_t size,
-                  const std::string &fname) {
+Status WriteFully(int fd, const char* data, size_t size,
+                  const std::string& fname) {
   while (size > 0) {
     ssize_t n = ::write(fd, data, size);
     if (n < 0) {
-      if (errno == EINTR)
-        continue;
+      if (errno == EINTR) continue;
       return PosixError(fname, errno);
     }
     data += n;
@@ -58,32 +57,29 @@ Status WriteFully(int fd, const char *data, size_t size,
   return Status::OK();
 }
 
-std::string DirName(const std::string &fname) {
+std::string DirName(const std::string& fname) {
   size_t slash = fname.rfind('/');
-  if (slash == std::string::npos)
-    return ".";
-  if (slash == 0)
-    return "/";
+  if (slash == std::string::npos) return ".";
+  if (slash == 0) return "/";
   return fname.substr(0, slash);
 }
 
-std::string BaseName(const std::string &fname) {
+std::string BaseName(const std::string& fname) {
   size_t slash = fname.rfind('/');
   return slash == std::string::npos ? fname : fname.substr(slash + 1);
 }
 
 class PosixSequentialFile final : public SequentialFile {
-public:
+ public:
   PosixSequentialFile(std::string fname, int fd)
       : fd_(fd), fname_(std::move(fname)) {}
   ~PosixSequentialFile() override { ::close(fd_); }
 
-  Status Read(size_t n, Slice *result, char *scratch) override {
+  Status Read(size_t n, Slice* result, char* scratch) override {
     while (true) {
       ssize_t got = ::read(fd_, scratch, n);
       if (got < 0) {
-        if (errno == EINTR)
-          continue;
+        if (errno == EINTR) continue;
         *result = Slice(scratch, 0);
         return PosixError(fname_, errno);
       }
@@ -100,20 +96,20 @@ public:
     return Status::OK();
   }
 
-private:
+ private:
   const int fd_;
   const std::string fname_;
 };
 
 // Reads with pread(), so it is safe for concurrent use by many threads.
 class PosixRandomAccessFile final : public RandomAccessFile {
-public:
+ public:
   PosixRandomAccessFile(std::string fname, int fd)
       : fd_(fd), fname_(std::move(fname)) {}
   ~PosixRandomAccessFile() override { ::close(fd_); }
 
-  Status Read(uint64_t offset, size_t n, Slice *result,
-              char *scratch) const override {
+  Status Read(uint64_t offset, size_t n, Slice* result,
+              char* scratch) const override {
     // Loop so a short read from a signal or a large request still returns
     // everything up to end of file.
     size_t done = 0;
@@ -121,20 +117,18 @@ public:
       ssize_t got = ::pread(fd_, scratch + done, n - done,
                             static_cast<off_t>(offset + done));
       if (got < 0) {
-        if (errno == EINTR)
-          continue;
+        if (errno == EINTR) continue;
         *result = Slice(scratch, 0);
         return PosixError(fname_, errno);
       }
-      if (got == 0)
-        break; // End of file.
+      if (got == 0) break;  // End of file.
       done += static_cast<size_t>(got);
     }
     *result = Slice(scratch, done);
     return Status::OK();
   }
 
-private:
+ private:
   const int fd_;
   const std::string fname_;
 };
@@ -142,76 +136,65 @@ private:
 // Buffers appends in memory; Flush hands them to the kernel, Sync makes
 // them durable.
 class PosixWritableFile final : public WritableFile {
-public:
+ public:
   PosixWritableFile(std::string fname, int fd)
-      : fd_(fd), fname_(std::move(fname)),
+      : fd_(fd),
+        fname_(std::move(fname)),
         is_manifest_(BaseName(fname_).compare(0, 8, "MANIFEST") == 0),
         dir_synced_(false) {}
 
   ~PosixWritableFile() override {
-    if (fd_ >= 0)
-      Close(); // Errors here have nowhere to go.
+    if (fd_ >= 0) Close();  // Errors here have nowhere to go.
   }
 
-  Status Append(const Slice &data) override {
-    if (fd_ < 0)
-      return Status::IOError(fname_, "append to closed file");
-    const char *p = data.data();
+  Status Append(const Slice& data) override {
+    if (fd_ < 0) return Status::IOError(fname_, "append to closed file");
+    const char* p = data.data();
     size_t left = data.size();
     size_t fits = std::min(left, kBufferSize - buffer_.size());
     buffer_.append(p, fits);
     p += fits;
     left -= fits;
-    if (left == 0)
-      return Status::OK();
+    if (left == 0) return Status::OK();
 
     Status s = FlushBuffer();
-    if (!s.ok())
-      return s;
+    if (!s.ok()) return s;
     // A write larger than the buffer goes straight to the kernel instead of
     // being copied through the buffer piece by piece.
-    if (left >= kBufferSize)
-      return WriteFully(fd_, p, left, fname_);
+    if (left >= kBufferSize) return WriteFully(fd_, p, left, fname_);
     buffer_.append(p, left);
     return Status::OK();
   }
 
   Status Close() override {
-    if (fd_ < 0)
-      return Status::OK();
+    if (fd_ < 0) return Status::OK();
     Status s = FlushBuffer();
-    if (::close(fd_) < 0 && s.ok())
-      s = PosixError(fname_, errno);
+    if (::close(fd_) < 0 && s.ok()) s = PosixError(fname_, errno);
     fd_ = -1;
     return s;
   }
 
   Status Flush() override {
-    if (fd_ < 0)
-      return Status::IOError(fname_, "flush of closed file");
+    if (fd_ < 0) return Status::IOError(fname_, "flush of closed file");
     return FlushBuffer();
   }
 
   Status Sync() override {
-    if (fd_ < 0)
-      return Status::IOError(fname_, "sync of closed file");
+    if (fd_ < 0) return Status::IOError(fname_, "sync of closed file");
     // A new manifest is only reachable once its directory entry is durable
     // too; CURRENT will point at it right after this sync.
     if (is_manifest_ && !dir_synced_) {
       Status s = SyncDirectory(DirName(fname_));
-      if (!s.ok())
-        return s;
+      if (!s.ok()) return s;
       dir_synced_ = true;
     }
     Status s = FlushBuffer();
-    if (!s.ok())
-      return s;
-    if (::fdatasync(fd_) < 0)
-      return PosixError(fname_, errno);
+    if (!s.ok()) return s;
+    if (::fdatasync(fd_) < 0) return PosixError(fname_, errno);
     return Status::OK();
   }
 
-private:
+ private:
   static constexpr size_t kBufferSize = 64 * 1024;
 
   Status FlushBuffer() {
@@ -220,18 +203,16 @@ private:
     return s;
   }
 
-  static Status SyncDirectory(const std::string &dir) {
+  static Status SyncDirectory(const std::string& dir) {
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0)
-      return PosixError(dir, errno);
+    if (fd < 0) return PosixError(dir, errno);
     Status s;
-    if (::fsync(fd) < 0)
-      s = PosixError(dir, errno);
+    if (::fsync(fd) < 0) s = PosixError(dir, errno);
     ::close(fd);
     return s;
   }
 
-  int fd_; // -1 once closed.
+  int fd_;  // -1 once closed.
   const std::string fname_;
   const bool is_manifest_;
   bool dir_synced_;
@@ -239,13 +220,13 @@ private:
 };
 
 class PosixFileLock final : public FileLock {
-public:
+ public:
   PosixFileLock(int fd, std::string fname)
       : fd_(fd), fname_(std::move(fname)) {}
   int fd() const { return fd_; }
-  const std::string &fname() const { return fname_; }
+  const std::string& fname() const { return fname_; }
 
-private:
+ private:
   const int fd_;
   const std::string fname_;
 };
@@ -254,19 +235,19 @@ private:
 // succeeds. This set makes a second LockFile of the same path in one
 // process fail as well, so two DB objects cannot share a database.
 class LockedPaths {
-public:
-  bool Insert(const std::string &fname) {
+ public:
+  bool Insert(const std::string& fname) {
     std::lock_guard<std::mutex> guard(mu_);
     return paths_.insert(fname).second;
   }
-  void Remove(const std::string &fname) {
+  void Remove(const std::string& fname) {
     std::lock_guard<std::mutex> guard(mu_);
     paths_.erase(fname);
   }
 
-private:
+ private:
   std::mutex mu_;
-  std::set<std::string> paths_; // Guarded by mu_.
+  std::set<std::string> paths_;  // Guarded by mu_.
 };
 
 int LockOrUnlock(int fd, bool lock) {
@@ -275,12 +256,12 @@ int LockOrUnlock(int fd, bool lock) {
   info.l_type = lock ? F_WRLCK : F_UNLCK;
   info.l_whence = SEEK_SET;
   info.l_start = 0;
-  info.l_len = 0; // The whole file.
+  info.l_len = 0;  // The whole file.
   return ::fcntl(fd, F_SETLK, &info);
 }
 
 class PosixEnv final : public Env {
-public:
+ public:
   PosixEnv() : background_started_(false) {}
   // Env::Default() is never destroyed; a destructor running would mean
   // the background thread outlives its queue.
@@ -289,8 +270,8 @@ public:
     std::abort();
   }
 
-  Status NewSequentialFile(const std::string &fname,
-                           SequentialFile **result) override {
+  Status NewSequentialFile(const std::string& fname,
+                           SequentialFile** result) override {
     int fd = ::open(fname.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       *result = nullptr;
@@ -300,8 +281,8 @@ public:
     return Status::OK();
   }
 
-  Status NewRandomAccessFile(const std::string &fname,
-                             RandomAccessFile **result) override {
+  Status NewRandomAccessFile(const std::string& fname,
+                             RandomAccessFile** result) override {
     int fd = ::open(fname.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       *result = nullptr;
@@ -311,61 +292,56 @@ public:
     return Status::OK();
   }
 
-  Status NewWritableFile(const std::string &fname,
-                         WritableFile **result) override {
+  Status NewWritableFile(const std::string& fname,
+                         WritableFile** result) override {
     return OpenForWrite(fname, O_TRUNC, result);
   }
 
-  Status NewAppendableFile(const std::string &fname,
-                           WritableFile **result) override {
+  Status NewAppendableFile(const std::string& fname,
+                           WritableFile** result) override {
     return OpenForWrite(fname, O_APPEND, result);
   }
 
-  bool FileExists(const std::string &fname) override {
+  bool FileExists(const std::string& fname) override {
     return ::access(fname.c_str(), F_OK) == 0;
   }
 
   // Like LevelDB's POSIX Env, returns every entry readdir() reports,
   // including "." and "..".
-  Status GetChildren(const std::string &dir,
-                     std::vector<std::string> *result) override {
+  Status GetChildren(const std::string& dir,
+                     std::vector<std::string>* result) override {
     result->clear();
-    DIR *d = ::opendir(dir.c_str());
-    if (d == nullptr)
-      return PosixError(dir, errno);
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return PosixError(dir, errno);
     while (true) {
       errno = 0;
-      struct dirent *entry = ::readdir(d);
+      struct dirent* entry = ::readdir(d);
       if (entry == nullptr) {
         int err = errno;
         ::closedir(d);
-        if (err != 0)
-          return PosixError(dir, err);
+        if (err != 0) return PosixError(dir, err);
         return Status::OK();
       }
       result->emplace_back(entry->d_name);
     }
   }
 
-  Status RemoveFile(const std::string &fname) override {
-    if (::unlink(fname.c_str()) < 0)
-      return PosixError(fname, errno);
+  Status RemoveFile(const std::string& fname) override {
+    if (::unlink(fname.c_str()) < 0) return PosixError(fname, errno);
     return Status::OK();
   }
 
-  Status CreateDir(const std::string &dirname) override {
-    if (::mkdir(dirname.c_str(), 0755) < 0)
-      return PosixError(dirname, errno);
+  Status CreateDir(const std::string& dirname) override {
+    if (::mkdir(dirname.c_str(), 0755) < 0) return PosixError(dirname, errno);
     return Status::OK();
   }
 
-  Status RemoveDir(const std::string &dirname) override {
-    if (::rmdir(dirname.c_str()) < 0)
-      return PosixError(dirname, errno);
+  Status RemoveDir(const std::string& dirname) override {
+    if (::rmdir(dirname.c_str()) < 0) return PosixError(dirname, errno);
     return Status::OK();
   }
 
-  Status GetFileSize(const std::string &fname, uint64_t *size) override {
+  Status GetFileSize(const std::string& fname, uint64_t* size) override {
     struct stat st;
     if (::stat(fname.c_str(), &st) < 0) {
       *size = 0;
@@ -375,19 +351,18 @@ public:
     return Status::OK();
   }
 
-  Status RenameFile(const std::string &src,
-                    const std::string &target) override {
+  Status RenameFile(const std::string& src,
+                    const std::string& target) override {
     if (::rename(src.c_str(), target.c_str()) < 0) {
       return PosixError(src, errno);
     }
     return Status::OK();
   }
 
-  Status LockFile(const std::string &fname, FileLock **lock) override {
+  Status LockFile(const std::string& fname, FileLock** lock) override {
     *lock = nullptr;
     int fd = ::open(fname.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-      return PosixError(fname, errno);
+    if (fd < 0) return PosixError(fname, errno);
     if (!locked_.Insert(fname)) {
       ::close(fd);
       return Status::IOError("lock " + fname, "already held by process");
@@ -402,8 +377,8 @@ public:
     return Status::OK();
   }
 
-  Status UnlockFile(FileLock *lock) override {
-    PosixFileLock *posix_lock = static_cast<PosixFileLock *>(lock);
+  Status UnlockFile(FileLock* lock) override {
+    PosixFileLock* posix_lock = static_cast<PosixFileLock*>(lock);
     Status s;
     if (LockOrUnlock(posix_lock->fd(), false) < 0) {
       s = PosixError("unlock " + posix_lock->fname(), errno);
@@ -414,7 +389,7 @@ public:
     return s;
   }
 
-  void Schedule(void (*function)(void *arg), void *arg) override {
+  void Schedule(void (*function)(void* arg), void* arg) override {
     std::lock_guard<std::mutex> guard(background_mu_);
     if (!background_started_) {
       background_started_ = true;
@@ -424,29 +399,29 @@ public:
     background_cv_.notify_one();
   }
 
-  void StartThread(void (*function)(void *arg), void *arg) override {
+  void StartThread(void (*function)(void* arg), void* arg) override {
     std::thread(function, arg).detach();
   }
 
-  Status GetTestDirectory(std::string *result) override {
-    const char *env_dir = std::getenv("TEST_TMPDIR");
+  Status GetTestDirectory(std::string* result) override {
+    const char* env_dir = std::getenv("TEST_TMPDIR");
     if (env_dir != nullptr && env_dir[0] != '\0') {
       *result = env_dir;
     } else {
       *result = "/tmp/leveldbtest-" + std::to_string(::geteuid());
     }
-    CreateDir(*result); // Usually exists already; that is fine.
+    CreateDir(*result);  // Usually exists already; that is fine.
     return Status::OK();
   }
 
-  Status NewLogger(const std::string &fname, Logger **result) override {
+  Status NewLogger(const std::string& fname, Logger** result) override {
     int fd =
         ::open(fname.c_str(), O_APPEND | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) {
       *result = nullptr;
       return PosixError(fname, errno);
     }
-    std::FILE *fp = ::fdopen(fd, "w");
+    std::FILE* fp = ::fdopen(fd, "w");
     if (fp == nullptr) {
       int err = errno;
       ::close(fd);
@@ -468,9 +443,9 @@ public:
     std::this_thread::sleep_for(std::chrono::microseconds(micros));
   }
 
-private:
-  Status OpenForWrite(const std::string &fname, int mode_flag,
-                      WritableFile **result) {
+ private:
+  Status OpenForWrite(const std::string& fname, int mode_flag,
+                      WritableFile** result) {
     int fd =
         ::open(fname.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | mode_flag, 0644);
     if (fd < 0) {
@@ -497,19 +472,19 @@ private:
 
   std::mutex background_mu_;
   std::condition_variable background_cv_;
-  bool background_started_; // Guarded by background_mu_.
-  std::deque<std::pair<void (*)(void *), void *>>
-      background_queue_; // Guarded by background_mu_.
+  bool background_started_;  // Guarded by background_mu_.
+  std::deque<std::pair<void (*)(void*), void*>>
+      background_queue_;  // Guarded by background_mu_.
 };
 
-} // namespace
+}  // namespace
 
-Env *Env::Default() {
+Env* Env::Default() {
   // Placement-new into static storage: never destroyed, so detached
   // background threads can use it during and after static destruction.
   alignas(PosixEnv) static unsigned char storage[sizeof(PosixEnv)];
-  static Env *const instance = new (storage) PosixEnv();
+  static Env* const instance = new (storage) PosixEnv();
   return instance;
 }
 
-} // namespace leveldb
+}  // namespace leveldb

@@ -12,56 +12,52 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "leveldb/comparator.h"
 #include "leveldb/options.h"
 #include "tests/test_support.h"
 #include "util/env_util.h"
-#include "gtest/gtest.h"
 
 namespace leveldb {
 
 class EnvPosixTest : public testing::Test {
-public:
+ public:
   EnvPosixTest() : env_(Env::Default()) {
     char tmpl[] = "/tmp/delsm_env_test-XXXXXX";
-    char *made = mkdtemp(tmpl);
+    char* made = mkdtemp(tmpl);
     EXPECT_NE(nullptr, made);
     dir_ = made != nullptr ? made : "/tmp";
   }
   ~EnvPosixTest() override { delsm_test::RemoveTree(dir_); }
 
-  std::string Path(const std::string &name) const { return dir_ + "/" + name; }
+  std::string Path(const std::string& name) const { return dir_ + "/" + name; }
 
   // True if this process has an open descriptor on `path` and every such
   // descriptor is close-on-exec.
-  static bool AllDescriptorsCloseOnExec(const std::string &path) {
+  static bool AllDescriptorsCloseOnExec(const std::string& path) {
     bool found = false;
-    for (const std::string &name : delsm_test::ListDir("/proc/self/fd")) {
+    for (const std::string& name : delsm_test::ListDir("/proc/self/fd")) {
       char target[4096];
       std::string link = "/proc/self/fd/" + name;
       ssize_t n = readlink(link.c_str(), target, sizeof(target) - 1);
-      if (n < 0)
-        continue;
+      if (n < 0) continue;
       target[n] = '\0';
-      if (path != target)
-        continue;
+      if (path != target) continue;
       found = true;
       int flags = fcntl(std::atoi(name.c_str()), F_GETFD);
-      if (flags < 0 || (flags & FD_CLOEXEC) == 0)
-        return false;
+      if (flags < 0 || (flags & FD_CLOEXEC) == 0) return false;
     }
     return found;
   }
 
-  Env *env_;
+  Env* env_;
   std::string dir_;
 };
 
 TEST_F(EnvPosixTest, WriteThenReadSequentialAndRandom) {
   const std::string fname = Path("f");
   std::string data;
-  for (int i = 0; i < 100000; i++)
-    data.push_back(static_cast<char>(i * 7));
+  for (int i = 0; i < 100000; i++) data.push_back(static_cast<char>(i * 7));
   ASSERT_TRUE(WriteStringToFile(env_, data, fname).ok());
 
   uint64_t size;
@@ -72,7 +68,7 @@ TEST_F(EnvPosixTest, WriteThenReadSequentialAndRandom) {
   ASSERT_TRUE(ReadFileToString(env_, fname, &read).ok());
   EXPECT_EQ(data, read);
 
-  SequentialFile *seq;
+  SequentialFile* seq;
   ASSERT_TRUE(env_->NewSequentialFile(fname, &seq).ok());
   std::unique_ptr<SequentialFile> seq_owner(seq);
   char scratch[100];
@@ -81,7 +77,7 @@ TEST_F(EnvPosixTest, WriteThenReadSequentialAndRandom) {
   ASSERT_TRUE(seq->Read(5, &chunk, scratch).ok());
   EXPECT_EQ(data.substr(10, 5), chunk.ToString());
 
-  RandomAccessFile *ra;
+  RandomAccessFile* ra;
   ASSERT_TRUE(env_->NewRandomAccessFile(fname, &ra).ok());
   std::unique_ptr<RandomAccessFile> ra_owner(ra);
   ASSERT_TRUE(ra->Read(50000, 100, &chunk, scratch).ok());
@@ -95,7 +91,7 @@ TEST_F(EnvPosixTest, WriteThenReadSequentialAndRandom) {
 
 TEST_F(EnvPosixTest, WritableFileBuffersAndSyncs) {
   const std::string fname = Path("MANIFEST-000001");
-  WritableFile *file;
+  WritableFile* file;
   ASSERT_TRUE(env_->NewWritableFile(fname, &file).ok());
   std::unique_ptr<WritableFile> owner(file);
   std::string expected;
@@ -105,7 +101,7 @@ TEST_F(EnvPosixTest, WritableFileBuffersAndSyncs) {
     ASSERT_TRUE(file->Append(piece).ok());
     expected += piece;
   }
-  std::string big(200000, 'Z'); // Larger than any write buffer.
+  std::string big(200000, 'Z');  // Larger than any write buffer.
   ASSERT_TRUE(file->Append(big).ok());
   expected += big;
   ASSERT_TRUE(file->Sync().ok());
@@ -132,7 +128,7 @@ TEST_F(EnvPosixTest, NewWritableFileTruncates) {
 TEST_F(EnvPosixTest, AppendableFileAppends) {
   const std::string fname = Path("a");
   ASSERT_TRUE(WriteStringToFile(env_, "hello ", fname).ok());
-  WritableFile *file;
+  WritableFile* file;
   ASSERT_TRUE(env_->NewAppendableFile(fname, &file).ok());
   ASSERT_TRUE(file->Append("world").ok());
   ASSERT_TRUE(file->Close().ok());
@@ -144,7 +140,7 @@ TEST_F(EnvPosixTest, AppendableFileAppends) {
   // Appending to a missing file creates it.
   ASSERT_TRUE(env_->NewAppendableFile(Path("fresh"), &file).ok());
   ASSERT_TRUE(file->Append("x").ok());
-  delete file; // Destructor closes (and flushes).
+  delete file;  // Destructor closes (and flushes).
   ASSERT_TRUE(ReadFileToString(env_, Path("fresh"), &read).ok());
   EXPECT_EQ("x", read);
 }
@@ -159,24 +155,24 @@ TEST_F(EnvPosixTest, WriteStringToFileSync) {
 TEST_F(EnvPosixTest, MissingFilesAreNotFoundWithPath) {
   const std::string fname = Path("missing");
   EXPECT_FALSE(env_->FileExists(fname));
-  SequentialFile *seq;
+  SequentialFile* seq;
   Status s = env_->NewSequentialFile(fname, &seq);
   EXPECT_TRUE(s.IsNotFound());
   EXPECT_EQ(nullptr, seq);
   EXPECT_NE(std::string::npos, s.ToString().find(fname));
-  RandomAccessFile *ra;
+  RandomAccessFile* ra;
   EXPECT_TRUE(env_->NewRandomAccessFile(fname, &ra).IsNotFound());
   uint64_t size;
   EXPECT_TRUE(env_->GetFileSize(fname, &size).IsNotFound());
   EXPECT_TRUE(env_->RemoveFile(fname).IsNotFound());
-  EXPECT_TRUE(env_->DeleteFile(fname).IsNotFound()); // Legacy name.
+  EXPECT_TRUE(env_->DeleteFile(fname).IsNotFound());  // Legacy name.
   EXPECT_FALSE(env_->RenameFile(fname, Path("x")).ok());
   std::string read;
   EXPECT_TRUE(ReadFileToString(env_, fname, &read).IsNotFound());
 }
 
 TEST_F(EnvPosixTest, WritingInMissingDirectoryIsIOErrorOrNotFound) {
-  WritableFile *file;
+  WritableFile* file;
   Status s = env_->NewWritableFile(Path("nodir/f"), &file);
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(nullptr, file);
@@ -199,7 +195,7 @@ TEST_F(EnvPosixTest, Directories) {
   const std::string sub = Path("sub");
   ASSERT_TRUE(env_->CreateDir(sub).ok());
   EXPECT_TRUE(env_->FileExists(sub));
-  EXPECT_FALSE(env_->CreateDir(sub).ok()); // Already exists.
+  EXPECT_FALSE(env_->CreateDir(sub).ok());  // Already exists.
   ASSERT_TRUE(WriteStringToFile(env_, "x", sub + "/a").ok());
   ASSERT_TRUE(WriteStringToFile(env_, "y", sub + "/b").ok());
   ASSERT_TRUE(env_->CreateDir(sub + "/c").ok());
@@ -210,10 +206,10 @@ TEST_F(EnvPosixTest, Directories) {
   // As in LevelDB, "." and ".." are reported too.
   EXPECT_EQ((std::vector<std::string>{".", "..", "a", "b", "c"}), children);
 
-  EXPECT_FALSE(env_->RemoveDir(sub).ok()); // Not empty.
+  EXPECT_FALSE(env_->RemoveDir(sub).ok());  // Not empty.
   ASSERT_TRUE(env_->RemoveFile(sub + "/a").ok());
   ASSERT_TRUE(env_->RemoveFile(sub + "/b").ok());
-  ASSERT_TRUE(env_->DeleteDir(sub + "/c").ok()); // Legacy name.
+  ASSERT_TRUE(env_->DeleteDir(sub + "/c").ok());  // Legacy name.
   ASSERT_TRUE(env_->RemoveDir(sub).ok());
   EXPECT_FALSE(env_->FileExists(sub));
   EXPECT_TRUE(env_->GetChildren(sub, &children).IsNotFound());
@@ -221,11 +217,11 @@ TEST_F(EnvPosixTest, Directories) {
 
 TEST_F(EnvPosixTest, LockIsRefusedTwiceInProcessUntilUnlocked) {
   const std::string fname = Path("LOCK");
-  FileLock *lock1;
+  FileLock* lock1;
   ASSERT_TRUE(env_->LockFile(fname, &lock1).ok());
   EXPECT_TRUE(env_->FileExists(fname));
 
-  FileLock *lock2;
+  FileLock* lock2;
   Status s = env_->LockFile(fname, &lock2);
   ASSERT_FALSE(s.ok());
   EXPECT_TRUE(s.IsIOError());
@@ -240,7 +236,7 @@ TEST_F(EnvPosixTest, LockIsRefusedTwiceInProcessUntilUnlocked) {
 
 TEST_F(EnvPosixTest, LockIsRefusedToAnotherProcess) {
   const std::string fname = Path("LOCK");
-  FileLock *lock;
+  FileLock* lock;
   ASSERT_TRUE(env_->LockFile(fname, &lock).ok());
   pid_t pid = fork();
   ASSERT_GE(pid, 0);
@@ -265,25 +261,25 @@ TEST_F(EnvPosixTest, DescriptorsAreCloseOnExec) {
   const std::string fname = Path("cloexec");
   ASSERT_TRUE(WriteStringToFile(env_, "data", fname).ok());
   {
-    RandomAccessFile *ra;
+    RandomAccessFile* ra;
     ASSERT_TRUE(env_->NewRandomAccessFile(fname, &ra).ok());
     std::unique_ptr<RandomAccessFile> owner(ra);
     EXPECT_TRUE(AllDescriptorsCloseOnExec(fname));
   }
   {
-    SequentialFile *seq;
+    SequentialFile* seq;
     ASSERT_TRUE(env_->NewSequentialFile(fname, &seq).ok());
     std::unique_ptr<SequentialFile> owner(seq);
     EXPECT_TRUE(AllDescriptorsCloseOnExec(fname));
   }
   {
-    WritableFile *w;
+    WritableFile* w;
     ASSERT_TRUE(env_->NewAppendableFile(fname, &w).ok());
     std::unique_ptr<WritableFile> owner(w);
     EXPECT_TRUE(AllDescriptorsCloseOnExec(fname));
   }
   {
-    FileLock *lock;
+    FileLock* lock;
     ASSERT_TRUE(env_->LockFile(Path("LOCK"), &lock).ok());
     EXPECT_TRUE(AllDescriptorsCloseOnExec(Path("LOCK")));
     ASSERT_TRUE(env_->UnlockFile(lock).ok());
@@ -298,38 +294,33 @@ struct ScheduleState {
   int expected = 0;
 };
 struct Task {
-  ScheduleState *state;
+  ScheduleState* state;
   int id;
 };
-void RunTask(void *arg) {
-  Task *task = static_cast<Task *>(arg);
+void RunTask(void* arg) {
+  Task* task = static_cast<Task*>(arg);
   std::lock_guard<std::mutex> guard(task->state->mu);
   task->state->order.push_back(task->id);
   task->state->cv.notify_all();
 }
-} // namespace
+}  // namespace
 
 TEST_F(EnvPosixTest, ScheduleRunsTasksInOrder) {
   ScheduleState state;
   const int kTasks = 200;
   std::vector<Task> tasks;
-  for (int i = 0; i < kTasks; i++)
-    tasks.push_back(Task{&state, i});
-  for (Task &t : tasks)
-    env_->Schedule(&RunTask, &t);
+  for (int i = 0; i < kTasks; i++) tasks.push_back(Task{&state, i});
+  for (Task& t : tasks) env_->Schedule(&RunTask, &t);
   std::unique_lock<std::mutex> lock(state.mu);
   state.cv.wait(lock, [&] { return state.order.size() == kTasks; });
-  for (int i = 0; i < kTasks; i++)
-    ASSERT_EQ(i, state.order[i]);
+  for (int i = 0; i < kTasks; i++) ASSERT_EQ(i, state.order[i]);
 }
 
 TEST_F(EnvPosixTest, StartThreadRuns) {
   ScheduleState state;
   std::vector<Task> tasks;
-  for (int i = 0; i < 3; i++)
-    tasks.push_back(Task{&state, i});
-  for (Task &t : tasks)
-    env_->StartThread(&RunTask, &t);
+  for (int i = 0; i < 3; i++) tasks.push_back(Task{&state, i});
+  for (Task& t : tasks) env_->StartThread(&RunTask, &t);
   std::unique_lock<std::mutex> lock(state.mu);
   state.cv.wait(lock, [&] { return state.order.size() == 3; });
   std::sort(state.order.begin(), state.order.end());
@@ -338,13 +329,13 @@ TEST_F(EnvPosixTest, StartThreadRuns) {
 
 TEST_F(EnvPosixTest, LoggerWritesTimestampedLines) {
   const std::string fname = Path("LOG");
-  Logger *logger;
+  Logger* logger;
   ASSERT_TRUE(env_->NewLogger(fname, &logger).ok());
   Log(logger, "hello %d", 42);
   Log(logger, "second line\n");
   std::string long_message(5000, 'm');
   Log(logger, "%s", long_message.c_str());
-  Log(nullptr, "ignored"); // A null logger is allowed.
+  Log(nullptr, "ignored");  // A null logger is allowed.
   delete logger;
 
   std::string text;
@@ -356,9 +347,9 @@ TEST_F(EnvPosixTest, LoggerWritesTimestampedLines) {
     lines.push_back(text.substr(start, nl - start));
   }
   ASSERT_EQ(3u, lines.size());
-  EXPECT_EQ(start, text.size()); // Every line terminated exactly once.
+  EXPECT_EQ(start, text.size());  // Every line terminated exactly once.
   // "YYYY/MM/DD-HH:MM:SS.uuuuuu <thread> <message>"
-  for (const std::string &line : lines) {
+  for (const std::string& line : lines) {
     ASSERT_GT(line.size(), 27u);
     EXPECT_EQ('/', line[4]);
     EXPECT_EQ('/', line[7]);
@@ -374,7 +365,7 @@ TEST_F(EnvPosixTest, LoggerWritesTimestampedLines) {
 }
 
 TEST_F(EnvPosixTest, TestDirectoryHonoursTestTmpdir) {
-  const char *old = getenv("TEST_TMPDIR");
+  const char* old = getenv("TEST_TMPDIR");
   std::string saved = old ? old : "";
   setenv("TEST_TMPDIR", dir_.c_str(), 1);
   std::string path;
@@ -394,4 +385,4 @@ TEST_F(EnvPosixTest, OptionsDefaultToBytewiseAndDefaultEnv) {
   EXPECT_STREQ("leveldb.BytewiseComparator", options.comparator->Name());
 }
 
-} // namespace leveldb
+}  // namespace leveldb

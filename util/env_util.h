@@ -14,9 +14,9 @@ namespace leveldb {
 // before returning OK. On failure the partial file is removed. Used for
 // files whose content must be durable before anything refers to them
 // (CURRENT's temporary file).
-Status WriteStringToFileSync(Env *env, const Slice &data,
-                             const std::string &fname);
+Status WriteStringToFileSync(Env* env, const Slice& data,
+                             const std::string& fname);
 
-} // namespace leveldb
+}  // namespace leveldb
 
-#endif // DELSM_UTIL_ENV_UTIL_H_
+#endif  // DELSM_UTIL_ENV_UTIL_H_

@@ -7,15 +7,15 @@ namespace leveldb {
 // A Murmur-style multiply/xor-shift mix, processing four bytes at a time.
 // Filters persisted by the built-in Bloom policy depend on these exact
 // constants, so they must never change.
-uint32_t Hash(const char *data, size_t n, uint32_t seed) {
+uint32_t Hash(const char* data, size_t n, uint32_t seed) {
   constexpr uint32_t kMul = 0xc6a4a793u;
   constexpr int kShift = 24;
-  const uint8_t *p = reinterpret_cast<const uint8_t *>(data);
-  const uint8_t *end = p + n;
+  const uint8_t* p = reinterpret_cast<const uint8_t*>(data);
+  const uint8_t* end = p + n;
   uint32_t h = seed ^ static_cast<uint32_t>(n * kMul);
 
   for (; end - p >= 4; p += 4) {
-    h += DecodeFixed32(reinterpret_cast<const char *>(p));
+    h += DecodeFixed32(reinterpret_cast<const char*>(p));
     h *= kMul;
     h ^= h >> 16;
   }
@@ -33,4 +33,4 @@ uint32_t Hash(const char *data, size_t n, uint32_t seed) {
   return h;
 }
 
-} // namespace leveldb
+}  // namespace leveldb

@@ -9,8 +9,8 @@
 
 namespace leveldb {
 
-uint32_t Hash(const char *data, size_t n, uint32_t seed);
+uint32_t Hash(const char* data, size_t n, uint32_t seed);
 
-} // namespace leveldb
+}  // namespace leveldb
 
-#endif // DELSM_UTIL_HASH_H_
+#endif  // DELSM_UTIL_HASH_H_

@@ -7,19 +7,18 @@
 
 namespace leveldb {
 
-const std::vector<double> &Histogram::BucketLimits() {
+const std::vector<double>& Histogram::BucketLimits() {
   // Roughly logarithmic: 16 steps per decade from 1 to 1e10, then +inf.
   // Finer at the low end of each decade, where latency tails are read.
-  static const std::vector<double> *const limits = [] {
+  static const std::vector<double>* const limits = [] {
     static const double kSteps[] = {1.0, 1.2, 1.4, 1.6, 1.8, 2.0, 2.5, 3.0,
                                     3.5, 4.0, 4.5, 5.0, 6.0, 7.0, 8.0, 9.0};
-    auto *v = new std::vector<double>;
+    auto* v = new std::vector<double>;
     double scale = 1.0;
     for (int decade = 0; decade < 10; decade++, scale *= 10) {
       for (double step : kSteps) {
         double limit = std::round(step * scale);
-        if (v->empty() || limit > v->back())
-          v->push_back(limit);
+        if (v->empty() || limit > v->back()) v->push_back(limit);
       }
     }
     v->push_back(1e10);
@@ -41,54 +40,44 @@ void Histogram::Clear() {
 }
 
 void Histogram::Add(double value) {
-  const std::vector<double> &limits = BucketLimits();
+  const std::vector<double>& limits = BucketLimits();
   size_t b =
       std::upper_bound(limits.begin(), limits.end(), value) - limits.begin();
-  if (b >= limits.size())
-    b = limits.size() - 1; // NaN or +inf.
+  if (b >= limits.size()) b = limits.size() - 1;  // NaN or +inf.
   buckets_[b] += 1.0;
-  if (count_ == 0 || value < min_)
-    min_ = value;
-  if (count_ == 0 || value > max_)
-    max_ = value;
+  if (count_ == 0 || value < min_) min_ = value;
+  if (count_ == 0 || value > max_) max_ = value;
   count_++;
   sum_ += value;
   sum_squares_ += value * value;
 }
 
-void Histogram::Merge(const Histogram &other) {
-  if (other.count_ == 0)
-    return;
-  if (count_ == 0 || other.min_ < min_)
-    min_ = other.min_;
-  if (count_ == 0 || other.max_ > max_)
-    max_ = other.max_;
+void Histogram::Merge(const Histogram& other) {
+  if (other.count_ == 0) return;
+  if (count_ == 0 || other.min_ < min_) min_ = other.min_;
+  if (count_ == 0 || other.max_ > max_) max_ = other.max_;
   count_ += other.count_;
   sum_ += other.sum_;
   sum_squares_ += other.sum_squares_;
-  for (size_t b = 0; b < buckets_.size(); b++)
-    buckets_[b] += other.buckets_[b];
+  for (size_t b = 0; b < buckets_.size(); b++) buckets_[b] += other.buckets_[b];
 }
 
 double Histogram::Average() const { return count_ == 0 ? 0.0 : sum_ / count_; }
 
 double Histogram::StandardDeviation() const {
-  if (count_ == 0)
-    return 0.0;
+  if (count_ == 0) return 0.0;
   const double mean = sum_ / count_;
   const double variance = sum_squares_ / count_ - mean * mean;
   return variance > 0 ? std::sqrt(variance) : 0.0;
 }
 
 double Histogram::Percentile(double p) const {
-  if (count_ == 0)
-    return 0.0;
-  const std::vector<double> &limits = BucketLimits();
+  if (count_ == 0) return 0.0;
+  const std::vector<double>& limits = BucketLimits();
   const double threshold = count_ * (p / 100.0);
   double seen = 0;
   for (size_t b = 0; b < buckets_.size(); b++) {
-    if (buckets_[b] == 0)
-      continue;
+    if (buckets_[b] == 0) continue;
     if (seen + buckets_[b] >= threshold) {
       double low = b == 0 ? 0.0 : limits[b - 1];
       double high = limits[b];
@@ -117,12 +106,11 @@ std::string Histogram::ToString() const {
   out.append(54, '-');
   out.push_back('\n');
 
-  const std::vector<double> &limits = BucketLimits();
+  const std::vector<double>& limits = BucketLimits();
   const double per_percent = count_ / 100.0;
   double cumulative = 0;
   for (size_t b = 0; b < buckets_.size(); b++) {
-    if (buckets_[b] == 0)
-      continue;
+    if (buckets_[b] == 0) continue;
     cumulative += buckets_[b];
     const double low = b == 0 ? 0.0 : limits[b - 1];
     const double pct = buckets_[b] / per_percent;
@@ -137,4 +125,4 @@ std::string Histogram::ToString() const {
   return out;
 }
 
-} // namespace leveldb
+}  // namespace leveldb

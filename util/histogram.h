@@ -10,12 +10,12 @@
 namespace leveldb {
 
 class Histogram {
-public:
+ public:
   Histogram();
 
   void Clear();
   void Add(double value);
-  void Merge(const Histogram &other);
+  void Merge(const Histogram& other);
 
   double Count() const { return count_; }
   double Average() const;
@@ -30,19 +30,19 @@ public:
   // cumulative percentage and a bar.
   std::string ToString() const;
 
-private:
+ private:
   // Upper bounds (exclusive) of the buckets, increasing; the last is
   // effectively infinite. Shared by all histograms.
-  static const std::vector<double> &BucketLimits();
+  static const std::vector<double>& BucketLimits();
 
   double min_;
   double max_;
   double count_;
   double sum_;
   double sum_squares_;
-  std::vector<double> buckets_; // Sample count per bucket.
+  std::vector<double> buckets_;  // Sample count per bucket.
 };
 
-} // namespace leveldb
+}  // namespace leveldb
 
-#endif // DELSM_UTIL_HISTOGRAM_H_
+#endif  // DELSM_UTIL_HISTOGRAM_H_

@@ -16,8 +16,7 @@ TEST(HistogramTest, EmptyHistogram) {
 
 TEST(HistogramTest, SummaryStatistics) {
   Histogram h;
-  for (int i = 1; i <= 100; i++)
-    h.Add(i);
+  for (int i = 1; i <= 100; i++) h.Add(i);
   EXPECT_EQ(100, h.Count());
   EXPECT_DOUBLE_EQ(50.5, h.Average());
   EXPECT_NEAR(28.866, h.StandardDeviation(), 0.01);
@@ -31,7 +30,7 @@ TEST(HistogramTest, SummaryStatistics) {
   EXPECT_NE(std::string::npos, s.find("Count: 100  Average: 50.5000"));
   EXPECT_NE(std::string::npos, s.find("Min: 1.0000"));
   EXPECT_NE(std::string::npos, s.find("Max: 100.0000"));
-  EXPECT_NE(std::string::npos, s.find("100.000%")); // Final cumulative.
+  EXPECT_NE(std::string::npos, s.find("100.000%"));  // Final cumulative.
 }
 
 TEST(HistogramTest, MergeEqualsAddingEverything) {
@@ -53,9 +52,9 @@ TEST(HistogramTest, MergeEqualsAddingEverything) {
 TEST(HistogramTest, ClearResets) {
   Histogram h;
   h.Add(5);
-  h.Add(1e12); // Beyond the last finite bucket.
+  h.Add(1e12);  // Beyond the last finite bucket.
   h.Clear();
   EXPECT_EQ(Histogram().ToString(), h.ToString());
 }
 
-} // namespace leveldb
+}  // namespace leveldb

@@ -38,7 +38,7 @@ TEST(LoggingTest, ConsumeDecimalNumberRoundTrips) {
 }
 
 TEST(LoggingTest, ConsumeDecimalNumberRejects) {
-  for (const char *bad : {"", "x1", "-1", "18446744073709551616",
+  for (const char* bad : {"", "x1", "-1", "18446744073709551616",
                           "99999999999999999999", "184467440737095516150"}) {
     Slice in(bad);
     uint64_t got;
@@ -54,4 +54,4 @@ TEST(LoggingTest, LeadingZerosAreAccepted) {
   EXPECT_TRUE(in.empty());
 }
 
-} // namespace leveldb
+}  // namespace leveldb

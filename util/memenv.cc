@@ -31,40 +31,39 @@ namespace {
 // map, so a file removed or replaced while open stays readable through
 // the handles that already had it (as an unlinked file does on POSIX).
 class FileData {
-public:
+ public:
   size_t Size() const {
     std::lock_guard<std::mutex> guard(mu_);
     return bytes_.size();
   }
 
   // Copies up to n bytes at offset into scratch; returns how many.
-  size_t Read(uint64_t offset, size_t n, char *scratch) const {
+  size_t Read(uint64_t offset, size_t n, char* scratch) const {
     std::lock_guard<std::mutex> guard(mu_);
-    if (offset >= bytes_.size())
-      return 0;
+    if (offset >= bytes_.size()) return 0;
     size_t avail = bytes_.size() - static_cast<size_t>(offset);
     size_t count = std::min(n, avail);
     std::memcpy(scratch, bytes_.data() + offset, count);
     return count;
   }
 
-  void Append(const Slice &data) {
+  void Append(const Slice& data) {
     std::lock_guard<std::mutex> guard(mu_);
     bytes_.append(data.data(), data.size());
   }
 
-private:
+ private:
   mutable std::mutex mu_;
-  std::string bytes_; // Guarded by mu_.
+  std::string bytes_;  // Guarded by mu_.
 };
 
 using FileRef = std::shared_ptr<FileData>;
 
 class MemSequentialFile final : public SequentialFile {
-public:
+ public:
   explicit MemSequentialFile(FileRef file) : file_(std::move(file)), pos_(0) {}
 
-  Status Read(size_t n, Slice *result, char *scratch) override {
+  Status Read(size_t n, Slice* result, char* scratch) override {
     size_t got = file_->Read(pos_, n, scratch);
     pos_ += got;
     *result = Slice(scratch, got);
@@ -79,33 +78,32 @@ public:
     return Status::OK();
   }
 
-private:
+ private:
   const FileRef file_;
   uint64_t pos_;
 };
 
 class MemRandomAccessFile final : public RandomAccessFile {
-public:
+ public:
   explicit MemRandomAccessFile(FileRef file) : file_(std::move(file)) {}
 
-  Status Read(uint64_t offset, size_t n, Slice *result,
-              char *scratch) const override {
+  Status Read(uint64_t offset, size_t n, Slice* result,
+              char* scratch) const override {
     *result = Slice(scratch, file_->Read(offset, n, scratch));
     return Status::OK();
   }
 
-private:
+ private:
   const FileRef file_;
 };
 
 class MemWritableFile final : public WritableFile {
-public:
+ public:
   MemWritableFile(FileRef file, std::string fname)
       : file_(std::move(file)), fname_(std::move(fname)), closed_(false) {}
 
-  Status Append(const Slice &data) override {
-    if (closed_)
-      return Status::IOError(fname_, "append to closed file");
+  Status Append(const Slice& data) override {
+    if (closed_) return Status::IOError(fname_, "append to closed file");
     file_->Append(data);
     return Status::OK();
   }
@@ -116,7 +114,7 @@ public:
   Status Flush() override { return Status::OK(); }
   Status Sync() override { return Status::OK(); }
 
-private:
+ private:
   const FileRef file_;
   const std::string fname_;
   bool closed_;
@@ -124,51 +122,48 @@ private:
 
 // Writes each message as one line to an in-memory file.
 class MemLogger final : public Logger {
-public:
+ public:
   explicit MemLogger(FileRef file) : file_(std::move(file)) {}
 
-  void Logv(const char *format, std::va_list ap) override {
+  void Logv(const char* format, std::va_list ap) override {
     std::va_list measure;
     va_copy(measure, ap);
     int len = std::vsnprintf(nullptr, 0, format, measure);
     va_end(measure);
-    if (len < 0)
-      return;
+    if (len < 0) return;
     std::string line(static_cast<size_t>(len) + 1, '\0');
     std::vsnprintf(&line[0], line.size(), format, ap);
     line.resize(len);
-    if (line.empty() || line.back() != '\n')
-      line.push_back('\n');
+    if (line.empty() || line.back() != '\n') line.push_back('\n');
     file_->Append(line);
   }
 
-private:
+ private:
   const FileRef file_;
 };
 
 class MemFileLock final : public FileLock {
-public:
+ public:
   explicit MemFileLock(std::string fname) : fname_(std::move(fname)) {}
-  const std::string &fname() const { return fname_; }
+  const std::string& fname() const { return fname_; }
 
-private:
+ private:
   const std::string fname_;
 };
 
 // "a/b/" and "a/b" name the same directory.
-std::string Normalize(const std::string &path) {
+std::string Normalize(const std::string& path) {
   std::string p = path;
-  while (p.size() > 1 && p.back() == '/')
-    p.pop_back();
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
   return p;
 }
 
 class InMemoryEnv final : public EnvWrapper {
-public:
-  explicit InMemoryEnv(Env *base) : EnvWrapper(base) {}
+ public:
+  explicit InMemoryEnv(Env* base) : EnvWrapper(base) {}
 
-  Status NewSequentialFile(const std::string &fname,
-                           SequentialFile **result) override {
+  Status NewSequentialFile(const std::string& fname,
+                           SequentialFile** result) override {
     std::lock_guard<std::mutex> guard(mu_);
     auto it = files_.find(fname);
     if (it == files_.end()) {
@@ -179,8 +174,8 @@ public:
     return Status::OK();
   }
 
-  Status NewRandomAccessFile(const std::string &fname,
-                             RandomAccessFile **result) override {
+  Status NewRandomAccessFile(const std::string& fname,
+                             RandomAccessFile** result) override {
     std::lock_guard<std::mutex> guard(mu_);
     auto it = files_.find(fname);
     if (it == files_.end()) {
@@ -191,8 +186,8 @@ public:
     return Status::OK();
   }
 
-  Status NewWritableFile(const std::string &fname,
-                         WritableFile **result) override {
+  Status NewWritableFile(const std::string& fname,
+                         WritableFile** result) override {
     std::lock_guard<std::mutex> guard(mu_);
     if (dirs_.count(Normalize(fname)) != 0) {
       *result = nullptr;
@@ -205,21 +200,20 @@ public:
     return Status::OK();
   }
 
-  Status NewAppendableFile(const std::string &fname,
-                           WritableFile **result) override {
+  Status NewAppendableFile(const std::string& fname,
+                           WritableFile** result) override {
     std::lock_guard<std::mutex> guard(mu_);
     if (dirs_.count(Normalize(fname)) != 0) {
       *result = nullptr;
       return Status::IOError(fname, "Is a directory");
     }
-    FileRef &file = files_[fname];
-    if (file == nullptr)
-      file = std::make_shared<FileData>();
+    FileRef& file = files_[fname];
+    if (file == nullptr) file = std::make_shared<FileData>();
     *result = new MemWritableFile(file, fname);
     return Status::OK();
   }
 
-  bool FileExists(const std::string &fname) override {
+  bool FileExists(const std::string& fname) override {
     std::lock_guard<std::mutex> guard(mu_);
     return files_.count(fname) != 0 || dirs_.count(Normalize(fname)) != 0;
   }
@@ -228,30 +222,27 @@ public:
   // never created but has files under it lists those files (files do not
   // require their parent to be created); an unknown, empty one lists
   // nothing.
-  Status GetChildren(const std::string &dir,
-                     std::vector<std::string> *result) override {
+  Status GetChildren(const std::string& dir,
+                     std::vector<std::string>* result) override {
     result->clear();
     std::lock_guard<std::mutex> guard(mu_);
     std::set<std::string> names;
     const std::string prefix = ChildPrefix(dir);
-    auto collect = [&](const std::string &path) {
+    auto collect = [&](const std::string& path) {
       if (path.size() <= prefix.size() ||
           path.compare(0, prefix.size(), prefix) != 0) {
         return;
       }
       std::string rest = path.substr(prefix.size());
-      if (rest.find('/') == std::string::npos)
-        names.insert(rest);
+      if (rest.find('/') == std::string::npos) names.insert(rest);
     };
-    for (const auto &entry : files_)
-      collect(entry.first);
-    for (const std::string &d : dirs_)
-      collect(d);
+    for (const auto& entry : files_) collect(entry.first);
+    for (const std::string& d : dirs_) collect(d);
     result->assign(names.begin(), names.end());
     return Status::OK();
   }
 
-  Status RemoveFile(const std::string &fname) override {
+  Status RemoveFile(const std::string& fname) override {
     std::lock_guard<std::mutex> guard(mu_);
     if (files_.erase(fname) == 0) {
       return Status::NotFound(fname, "File not found");
@@ -259,7 +250,7 @@ public:
     return Status::OK();
   }
 
-  Status CreateDir(const std::string &dirname) override {
+  Status CreateDir(const std::string& dirname) override {
     std::lock_guard<std::mutex> guard(mu_);
     const std::string dir = Normalize(dirname);
     if (dirs_.count(dir) != 0 || files_.count(dir) != 0) {
@@ -269,7 +260,7 @@ public:
     return Status::OK();
   }
 
-  Status RemoveDir(const std::string &dirname) override {
+  Status RemoveDir(const std::string& dirname) override {
     std::lock_guard<std::mutex> guard(mu_);
     const std::string dir = Normalize(dirname);
     if (HasChildren(dir))
@@ -280,7 +271,7 @@ public:
     return Status::OK();
   }
 
-  Status GetFileSize(const std::string &fname, uint64_t *file_size) override {
+  Status GetFileSize(const std::string& fname, uint64_t* file_size) override {
     std::lock_guard<std::mutex> guard(mu_);
     auto it = files_.find(fname);
     if (it == files_.end()) {
@@ -293,8 +284,8 @@ public:
 
   // Renames a file (replacing any file at target) or a directory together
   // with everything below it.
-  Status RenameFile(const std::string &src,
-                    const std::string &target) override {
+  Status RenameFile(const std::string& src,
+                    const std::string& target) override {
     std::lock_guard<std::mutex> guard(mu_);
     auto it = files_.find(src);
     if (it != files_.end()) {
@@ -308,8 +299,7 @@ public:
     }
     const std::string from = Normalize(src);
     const std::string to = Normalize(target);
-    if (dirs_.count(from) == 0)
-      return Status::NotFound(src, "File not found");
+    if (dirs_.count(from) == 0) return Status::NotFound(src, "File not found");
     if (files_.count(to) != 0)
       return Status::IOError(target, "Not a directory");
     if (dirs_.count(to) != 0 && HasChildren(to)) {
@@ -342,22 +332,21 @@ public:
     return Status::OK();
   }
 
-  Status LockFile(const std::string &fname, FileLock **lock) override {
+  Status LockFile(const std::string& fname, FileLock** lock) override {
     *lock = nullptr;
     std::lock_guard<std::mutex> guard(mu_);
     if (locked_.count(fname) != 0) {
       return Status::IOError("lock " + fname, "already held by process");
     }
-    FileRef &file = files_[fname]; // Locking creates the file, as on POSIX.
-    if (file == nullptr)
-      file = std::make_shared<FileData>();
+    FileRef& file = files_[fname];  // Locking creates the file, as on POSIX.
+    if (file == nullptr) file = std::make_shared<FileData>();
     locked_.insert(fname);
     *lock = new MemFileLock(fname);
     return Status::OK();
   }
 
-  Status UnlockFile(FileLock *lock) override {
-    MemFileLock *mem_lock = static_cast<MemFileLock *>(lock);
+  Status UnlockFile(FileLock* lock) override {
+    MemFileLock* mem_lock = static_cast<MemFileLock*>(lock);
     {
       std::lock_guard<std::mutex> guard(mu_);
       locked_.erase(mem_lock->fname());
@@ -366,48 +355,46 @@ public:
     return Status::OK();
   }
 
-  Status GetTestDirectory(std::string *path) override {
+  Status GetTestDirectory(std::string* path) override {
     *path = "/test";
     return Status::OK();
   }
 
-  Status NewLogger(const std::string &fname, Logger **result) override {
+  Status NewLogger(const std::string& fname, Logger** result) override {
     std::lock_guard<std::mutex> guard(mu_);
-    FileRef &file = files_[fname];
-    if (file == nullptr)
-      file = std::make_shared<FileData>();
+    FileRef& file = files_[fname];
+    if (file == nullptr) file = std::make_shared<FileData>();
     *result = new MemLogger(file);
     return Status::OK();
   }
 
-private:
-  static std::string ChildPrefix(const std::string &dir) {
+ private:
+  static std::string ChildPrefix(const std::string& dir) {
     std::string d = Normalize(dir);
     return d == "/" ? d : d + "/";
   }
 
   // Requires mu_ held.
-  bool HasChildren(const std::string &dir) const {
+  bool HasChildren(const std::string& dir) const {
     const std::string prefix = ChildPrefix(dir);
-    auto under = [&](const std::string &path) {
+    auto under = [&](const std::string& path) {
       return path.size() > prefix.size() &&
              path.compare(0, prefix.size(), prefix) == 0;
     };
     auto f = files_.lower_bound(prefix);
-    if (f != files_.end() && under(f->first))
-      return true;
+    if (f != files_.end() && under(f->first)) return true;
     auto d = dirs_.upper_bound(prefix);
     return d != dirs_.end() && under(*d);
   }
 
   std::mutex mu_;
-  std::map<std::string, FileRef> files_; // Guarded by mu_.
-  std::set<std::string> dirs_;           // Normalized; guarded by mu_.
-  std::set<std::string> locked_;         // Guarded by mu_.
+  std::map<std::string, FileRef> files_;  // Guarded by mu_.
+  std::set<std::string> dirs_;            // Normalized; guarded by mu_.
+  std::set<std::string> locked_;          // Guarded by mu_.
 };
 
-} // namespace
+}  // namespace
 
-Env *NewMemEnv(Env *base_env) { return new InMemoryEnv(base_env); }
+Env* NewMemEnv(Env* base_env) { return new InMemoryEnv(base_env); }
 
-} // namespace leveldb
+}  // namespace leveldb

@@ -5,14 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
-#include "gtest/gtest.h"
 
 namespace leveldb {
 
 class MemEnvTest : public testing::Test {
-public:
+ public:
   MemEnvTest() : env_(NewMemEnv(Env::Default())) {}
   std::unique_ptr<Env> env_;
 };
@@ -26,7 +26,7 @@ TEST_F(MemEnvTest, FileLifecycle) {
   ASSERT_TRUE(env_->GetChildren("/dir", &children).ok());
   EXPECT_TRUE(children.empty());
 
-  WritableFile *file;
+  WritableFile* file;
   ASSERT_TRUE(env_->NewWritableFile("/dir/f", &file).ok());
   ASSERT_TRUE(env_->GetFileSize("/dir/f", &size).ok());
   EXPECT_EQ(0u, size);
@@ -52,8 +52,8 @@ TEST_F(MemEnvTest, FileLifecycle) {
   ASSERT_TRUE(env_->GetFileSize("/dir/g", &size).ok());
   EXPECT_EQ(8u, size);
 
-  SequentialFile *seq;
-  RandomAccessFile *ra;
+  SequentialFile* seq;
+  RandomAccessFile* ra;
   EXPECT_TRUE(env_->NewSequentialFile("/dir/non_existent", &seq).IsNotFound());
   EXPECT_EQ(nullptr, seq);
   EXPECT_TRUE(env_->NewRandomAccessFile("/dir/non_existent", &ra).IsNotFound());
@@ -69,13 +69,13 @@ TEST_F(MemEnvTest, FileLifecycle) {
 }
 
 TEST_F(MemEnvTest, ReadWrite) {
-  WritableFile *w;
+  WritableFile* w;
   ASSERT_TRUE(env_->NewWritableFile("/f", &w).ok());
   ASSERT_TRUE(w->Append("hello ").ok());
   ASSERT_TRUE(w->Append("world").ok());
   delete w;
 
-  SequentialFile *s;
+  SequentialFile* s;
   ASSERT_TRUE(env_->NewSequentialFile("/f", &s).ok());
   char scratch[100];
   Slice result;
@@ -86,12 +86,12 @@ TEST_F(MemEnvTest, ReadWrite) {
   EXPECT_EQ("world", result.ToString());
   ASSERT_TRUE(s->Read(1000, &result, scratch).ok());
   EXPECT_EQ(0u, result.size());
-  ASSERT_TRUE(s->Skip(100).ok()); // Past the end.
+  ASSERT_TRUE(s->Skip(100).ok());  // Past the end.
   ASSERT_TRUE(s->Read(1000, &result, scratch).ok());
   EXPECT_EQ(0u, result.size());
   delete s;
 
-  RandomAccessFile *r;
+  RandomAccessFile* r;
   ASSERT_TRUE(env_->NewRandomAccessFile("/f", &r).ok());
   ASSERT_TRUE(r->Read(6, 5, &result, scratch).ok());
   EXPECT_EQ("world", result.ToString());
@@ -106,7 +106,7 @@ TEST_F(MemEnvTest, ReadWrite) {
 
 TEST_F(MemEnvTest, OpenFilesSurviveRemoval) {
   ASSERT_TRUE(WriteStringToFile(env_.get(), "contents", "/f").ok());
-  RandomAccessFile *r;
+  RandomAccessFile* r;
   ASSERT_TRUE(env_->NewRandomAccessFile("/f", &r).ok());
   ASSERT_TRUE(env_->RemoveFile("/f").ok());
   char scratch[16];
@@ -117,10 +117,10 @@ TEST_F(MemEnvTest, OpenFilesSurviveRemoval) {
 }
 
 TEST_F(MemEnvTest, Locks) {
-  FileLock *lock;
+  FileLock* lock;
   ASSERT_TRUE(env_->LockFile("/LOCK", &lock).ok());
   EXPECT_TRUE(env_->FileExists("/LOCK"));
-  FileLock *second;
+  FileLock* second;
   Status s = env_->LockFile("/LOCK", &second);
   EXPECT_TRUE(s.IsIOError());
   ASSERT_TRUE(env_->UnlockFile(lock).ok());
@@ -140,7 +140,7 @@ TEST_F(MemEnvTest, Directories) {
   EXPECT_EQ((std::vector<std::string>{"CURRENT", "L0"}), children);
   EXPECT_TRUE(env_->FileExists("/db/L0"));
 
-  EXPECT_FALSE(env_->RemoveDir("/db/L0").ok()); // Not empty.
+  EXPECT_FALSE(env_->RemoveDir("/db/L0").ok());  // Not empty.
   EXPECT_TRUE(env_->RemoveDir("/nope").IsNotFound());
 
   // Renaming a directory moves what is inside it.
@@ -157,9 +157,8 @@ TEST_F(MemEnvTest, Directories) {
 TEST_F(MemEnvTest, LargeWrite) {
   const size_t kWriteSize = 300 * 1024;
   std::string data;
-  for (size_t i = 0; i < kWriteSize; i++)
-    data.push_back(static_cast<char>(i));
-  WritableFile *w;
+  for (size_t i = 0; i < kWriteSize; i++) data.push_back(static_cast<char>(i));
+  WritableFile* w;
   ASSERT_TRUE(env_->NewWritableFile("/big", &w).ok());
   ASSERT_TRUE(w->Append("foo").ok());
   ASSERT_TRUE(w->Append(data).ok());
@@ -172,7 +171,7 @@ TEST_F(MemEnvTest, LargeWrite) {
 }
 
 TEST_F(MemEnvTest, LoggerWritesIntoMemory) {
-  Logger *logger;
+  Logger* logger;
   ASSERT_TRUE(env_->NewLogger("/LOG", &logger).ok());
   Log(logger, "value=%d", 7);
   delete logger;
@@ -187,4 +186,4 @@ TEST_F(MemEnvTest, NothingTouchesTheRealFileSystem) {
   EXPECT_FALSE(Env::Default()->FileExists(path));
 }
 
-} // namespace leveldb
+}  // namespace leveldb

@@ -8,4 +8,4 @@ namespace leveldb {
 // Only the two pointer fields lack in-class defaults in the public header.
 Options::Options() : comparator(BytewiseComparator()), env(Env::Default()) {}
 
-} // namespace leveldb
+}  // namespace leveldb

@@ -20,15 +20,15 @@
 namespace leveldb {
 
 class PosixLogger final : public Logger {
-public:
+ public:
   // Takes ownership of `fp` and closes it on destruction.
-  explicit PosixLogger(std::FILE *fp) : fp_(fp) {}
+  explicit PosixLogger(std::FILE* fp) : fp_(fp) {}
   ~PosixLogger() override { std::fclose(fp_); }
 
-  PosixLogger(const PosixLogger &) = delete;
-  PosixLogger &operator=(const PosixLogger &) = delete;
+  PosixLogger(const PosixLogger&) = delete;
+  PosixLogger& operator=(const PosixLogger&) = delete;
 
-  void Logv(const char *format, std::va_list ap) override {
+  void Logv(const char* format, std::va_list ap) override {
     struct timeval now;
     gettimeofday(&now, nullptr);
     struct tm local;
@@ -38,16 +38,14 @@ public:
     std::ostringstream tid_stream;
     tid_stream << std::this_thread::get_id();
     std::string tid = tid_stream.str();
-    if (tid.size() > 32)
-      tid.resize(32);
+    if (tid.size() > 32) tid.resize(32);
 
     char header[96];
     int header_len = std::snprintf(
         header, sizeof(header), "%04d/%02d/%02d-%02d:%02d:%02d.%06d %s ",
         local.tm_year + 1900, local.tm_mon + 1, local.tm_mday, local.tm_hour,
         local.tm_min, local.tm_sec, static_cast<int>(now.tv_usec), tid.c_str());
-    if (header_len < 0)
-      return;
+    if (header_len < 0) return;
     if (static_cast<size_t>(header_len) >= sizeof(header)) {
       header_len = sizeof(header) - 1;
     }
@@ -57,28 +55,26 @@ public:
     va_copy(measure, ap);
     int body_len = std::vsnprintf(nullptr, 0, format, measure);
     va_end(measure);
-    if (body_len < 0)
-      return;
+    if (body_len < 0) return;
 
     std::string line(header, header_len);
     const size_t body_at = line.size();
-    line.resize(body_at + body_len + 1); // +1 for vsnprintf's NUL.
+    line.resize(body_at + body_len + 1);  // +1 for vsnprintf's NUL.
     std::va_list write_args;
     va_copy(write_args, ap);
     std::vsnprintf(&line[body_at], body_len + 1, format, write_args);
     va_end(write_args);
     line.resize(body_at + body_len);
-    if (line.empty() || line.back() != '\n')
-      line.push_back('\n');
+    if (line.empty() || line.back() != '\n') line.push_back('\n');
 
     std::fwrite(line.data(), 1, line.size(), fp_);
     std::fflush(fp_);
   }
 
-private:
-  std::FILE *const fp_;
+ private:
+  std::FILE* const fp_;
 };
 
-} // namespace leveldb
+}  // namespace leveldb
 
-#endif // DELSM_UTIL_POSIX_LOGGER_H_
+#endif  // DELSM_UTIL_POSIX_LOGGER_H_

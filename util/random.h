@@ -10,11 +10,10 @@
 namespace leveldb {
 
 class Random {
-public:
+ public:
   explicit Random(uint32_t seed) : state_(seed & kModulus) {
     // 0 and the modulus itself are fixed points of the recurrence.
-    if (state_ == 0 || state_ == kModulus)
-      state_ = 1;
+    if (state_ == 0 || state_ == kModulus) state_ = 1;
   }
 
   // Next value in [1, 2^31-2].
@@ -23,8 +22,7 @@ public:
     // division.
     uint64_t product = static_cast<uint64_t>(state_) * kMultiplier;
     uint64_t folded = (product >> 31) + (product & kModulus);
-    if (folded > kModulus)
-      folded -= kModulus;
+    if (folded > kModulus) folded -= kModulus;
     state_ = static_cast<uint32_t>(folded);
     return state_;
   }
@@ -39,13 +37,13 @@ public:
   // that width: small numbers are exponentially more likely.
   uint32_t Skewed(int max_log) { return Uniform(1 << Uniform(max_log + 1)); }
 
-private:
-  static constexpr uint32_t kModulus = 2147483647u; // 2^31 - 1
+ private:
+  static constexpr uint32_t kModulus = 2147483647u;  // 2^31 - 1
   static constexpr uint64_t kMultiplier = 16807;
 
   uint32_t state_;
 };
 
-} // namespace leveldb
+}  // namespace leveldb
 
-#endif // DELSM_UTIL_RANDOM_H_
+#endif  // DELSM_UTIL_RANDOM_H_

@@ -37,7 +37,7 @@ TEST(StatusTest, CopyAndMoveKeepMessage) {
   Status assigned;
   assigned = copy;
   EXPECT_EQ(s.ToString(), assigned.ToString());
-  assigned = assigned; // Self-assignment is harmless.
+  assigned = assigned;  // Self-assignment is harmless.
   EXPECT_EQ(s.ToString(), assigned.ToString());
   Status moved = std::move(copy);
   EXPECT_EQ(s.ToString(), moved.ToString());
@@ -46,4 +46,4 @@ TEST(StatusTest, CopyAndMoveKeepMessage) {
   EXPECT_TRUE(moved.ok());
 }
 
-} // namespace leveldb
+}  // namespace leveldb
