@@ -186,8 +186,10 @@ void DBIter::Prev() {
         ClearSavedValue();
         return;
       }
-      if (user_comparator_->Compare(ExtractUserKey(iter_->key()),
-                                    Slice(saved_key_)) < 0) {
+      // Malformed keys are skipped (and reported by ParseKey).
+      ParsedInternalKey ikey;
+      if (ParseKey(&ikey) &&
+          user_comparator_->Compare(ikey.user_key, Slice(saved_key_)) < 0) {
         break;
       }
     }
