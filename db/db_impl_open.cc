@@ -81,6 +81,18 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
   s = PlaceLiveDirectories();
   if (!s.ok()) return s;
 
+  // A flush or compaction interrupted before its manifest record leaves a
+  // directory whose number the manifest never saw: never hand that number
+  // out again (the directory itself is collected as an orphan later).
+  for (int level = 0; level < config::kNumLevels; level++) {
+    std::vector<std::string> dirs;
+    env_->GetChildren(LevelDirName(dbname_, level), &dirs);
+    for (const std::string& d : dirs) {
+      uint64_t number;
+      if (ParseSstDirName(d, &number)) versions_->MarkFileNumberUsed(number);
+    }
+  }
+
   // Replay every WAL not yet covered by an SST directory, oldest first.
   const uint64_t min_log = versions_->LogNumber();
   const uint64_t prev_log = versions_->PrevLogNumber();
