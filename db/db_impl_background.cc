@@ -386,15 +386,7 @@ Status DBImpl::LinkCompaction(Compaction* c) {
   mutex_.Lock();
   if (s.ok()) {
     c->AddInputDeletions(c->edit());
-    for (const DentryCompaction::Output& out : dc.outputs()) {
-      FileMetaData meta;
-      meta.number = out.number;
-      meta.entries = out.entries;
-      meta.value_bytes = out.value_bytes;
-      meta.smallest.DecodeFrom(out.smallest);
-      meta.largest.DecodeFrom(out.largest);
-      c->edit()->AddFile(level + 1, meta);
-    }
+    dc.AddOutputsTo(level + 1, c->edit());
     // If this fails the record may or may not be in the manifest: the
     // outputs stay on disk and the next open decides (an unreferenced
     // directory is collected then).

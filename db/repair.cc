@@ -334,15 +334,7 @@ class Repairer {
 
     VersionEdit edit;
     edit.SetComparatorName(icmp_.user_comparator()->Name());
-    for (const DentryCompaction::Output& out : dc.outputs()) {
-      FileMetaData meta;
-      meta.number = out.number;
-      meta.entries = out.entries;
-      meta.value_bytes = out.value_bytes;
-      meta.smallest.DecodeFrom(out.smallest);
-      meta.largest.DecodeFrom(out.largest);
-      edit.AddFile(level, meta);
-    }
+    dc.AddOutputsTo(level, &edit);
     const uint64_t manifest_number = NewNumber();
     edit.SetLogNumber(next_number_);  // every existing WAL is converted
     edit.SetNextFile(next_number_ + 1);

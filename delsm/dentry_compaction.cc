@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <queue>
 
+#include "db/version_edit.h"
 #include "delsm/file_system.h"
 #include "delsm/sst_dir_removal.h"
 #include "table/sst_dir.h"
@@ -163,6 +164,18 @@ Status DentryCompaction::MakeDurable(delsm::Durability durability,
     if (!s.ok()) return s;
   }
   return level_dir->Sync();
+}
+
+void DentryCompaction::AddOutputsTo(int level, VersionEdit* edit) const {
+  for (const Output& out : outputs_) {
+    FileMetaData meta;
+    meta.number = out.number;
+    meta.entries = out.entries;
+    meta.value_bytes = out.value_bytes;
+    meta.smallest.DecodeFrom(out.smallest);
+    meta.largest.DecodeFrom(out.largest);
+    edit->AddFile(level, meta);
+  }
 }
 
 void DentryCompaction::Abandon() {

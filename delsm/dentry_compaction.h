@@ -28,6 +28,7 @@
 namespace leveldb {
 
 class SstDir;
+class VersionEdit;
 class SstDirBuilder;
 
 class DentryCompaction {
@@ -72,6 +73,8 @@ class DentryCompaction {
   void Abandon();
 
   const std::vector<Output>& outputs() const { return outputs_; }
+  // Record every output directory as added at `level` in `edit`.
+  void AddOutputsTo(int level, VersionEdit* edit) const;
   uint64_t links() const { return links_; }
   uint64_t entries_read() const { return entries_read_; }
   uint64_t entries_dropped() const { return entries_dropped_; }
