@@ -1,0 +1,509 @@
+// Acceptance tests of issue 3 (dentry compaction), on a real file system:
+// compaction keeps every surviving KV file's inode (it links, never copies),
+// writes (almost) no bytes, honours snapshots, frees the inodes of deleted
+// keys, and leaves every level within its capacity once idle.
+//
+// The tests look at the database directory from outside, relying only on
+// the documented layout (shared/DESIGN.md): <db>/L<n>/<number>.sst/ holds a
+// META file, maybe a LONGKEYS file, and one KV file per stored value named
+// <escaped key>@<14 hex digit sequence>, plus 'z' when compressed. All keys
+// used here are printable, so the escaped key is the key itself.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "leveldb/db.h"
+#include "leveldb/iterator.h"
+#include "leveldb/options.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using leveldb::DB;
+using leveldb::ReadOptions;
+using leveldb::Status;
+using leveldb::WriteOptions;
+
+constexpr size_t kValueSize = 4096;
+
+// One KV file found on disk.
+struct KvFile {
+  int level;
+  std::string dir;      // "<number>.sst"
+  std::string name;     // the file name without a trailing 'z'
+  std::string user_key; // the part before the last '@'
+  ino_t inode;
+  nlink_t nlink;
+};
+
+// Every KV file under `dbname`, found by walking the level directories.
+std::vector<KvFile> WalkKvFiles(const std::string &dbname) {
+  std::vector<KvFile> out;
+  for (int level = 0; level < 7; level++) {
+    std::string ldir = dbname + "/L" + std::to_string(level);
+    for (const std::string &sst : delsm_test::ListDir(ldir)) {
+      if (sst.size() < 4 || sst.compare(sst.size() - 4, 4, ".sst") != 0) {
+        continue;
+      }
+      std::string sdir = ldir + "/" + sst;
+      for (const std::string &name : delsm_test::ListDir(sdir)) {
+        if (name == "META" || name == "LONGKEYS")
+          continue;
+        size_t at = name.rfind('@');
+        if (at == std::string::npos)
+          continue; // temporary or foreign file
+        struct stat st;
+        if (lstat((sdir + "/" + name).c_str(), &st) != 0)
+          continue;
+        KvFile f;
+        f.level = level;
+        f.dir = sst;
+        f.name = name;
+        if (!f.name.empty() && f.name.back() == 'z')
+          f.name.pop_back();
+        f.user_key = name.substr(0, at);
+        f.inode = st.st_ino;
+        f.nlink = st.st_nlink;
+        out.push_back(f);
+      }
+    }
+  }
+  return out;
+}
+
+std::map<std::string, int> KvFilesPerKey(const std::string &dbname) {
+  std::map<std::string, int> count;
+  for (const KvFile &f : WalkKvFiles(dbname))
+    count[f.user_key]++;
+  return count;
+}
+
+std::string Key(const char *prefix, int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%s%06d", prefix, i);
+  return buf;
+}
+
+// A value of kValueSize bytes that depends on the key and a version tag.
+std::string Value(const std::string &key, int version) {
+  std::string v = key + "/v" + std::to_string(version) + ":";
+  uint32_t h = 2166136261u;
+  for (char c : v)
+    h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  while (v.size() < kValueSize) {
+    h = h * 1103515245u + 12345u;
+    v.push_back(static_cast<char>('a' + (h >> 16) % 26));
+  }
+  return v;
+}
+
+// A counter of /proc/self/io ("write_bytes:", "wchar:"); 0 if unreadable.
+uint64_t ReadIoCounter(const std::string &field_name) {
+  std::ifstream in("/proc/self/io");
+  std::string field;
+  uint64_t value;
+  while (in >> field >> value) {
+    if (field == field_name)
+      return value;
+  }
+  return 0;
+}
+
+uint64_t ReadWriteBytes() { return ReadIoCounter("write_bytes:"); }
+
+// write_bytes charged for creating `n` 4 KiB files in `dir`/a, then linking
+// each into `dir`/b and unlinking it from `dir`/a (the creation excluded).
+// Returns 0 on any failure.
+uint64_t LinkUnlinkCost(const std::string &dir, int n) {
+  const std::string a = dir + "/a", b = dir + "/b";
+  if (mkdir(dir.c_str(), 0755) != 0 || mkdir(a.c_str(), 0755) != 0 ||
+      mkdir(b.c_str(), 0755) != 0) {
+    return 0;
+  }
+  const std::string data(kValueSize, 'x');
+  for (int i = 0; i < n; i++) {
+    const std::string path = a + "/" + Key("c", i) + "@00000000000001";
+    int fd = open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
+    if (fd < 0)
+      return 0;
+    bool ok = write(fd, data.data(), data.size()) ==
+              static_cast<ssize_t>(data.size());
+    if (close(fd) != 0 || !ok)
+      return 0;
+  }
+  sync();
+  const uint64_t start = ReadWriteBytes();
+  for (int i = 0; i < n; i++) {
+    const std::string name = "/" + Key("c", i) + "@00000000000001";
+    if (link((a + name).c_str(), (b + name).c_str()) != 0)
+      return 0;
+  }
+  for (int i = 0; i < n; i++) {
+    const std::string name = "/" + Key("c", i) + "@00000000000001";
+    if (unlink((a + name).c_str()) != 0)
+      return 0;
+  }
+  const uint64_t cost = ReadWriteBytes() - start;
+  delsm_test::RemoveTree(dir);
+  return cost;
+}
+
+class DentryCompactionTest : public testing::Test {
+protected:
+  DentryCompactionTest() : dir_("dentrycomp") {
+    dbname_ = dir_.path() + "/db";
+    options_.create_if_missing = true;
+    options_.compression = leveldb::kNoCompression;
+    options_.write_buffer_size = 64 << 10;
+    // Small thresholds so that compactions happen after a few hundred keys.
+    tuning_.l0_compaction_entries = 48;
+    tuning_.l0_compaction_dirs = 3;
+    tuning_.l0_slowdown_dirs = 8;
+    tuning_.l0_stop_dirs = 12;
+    tuning_.sst_entries = 16;
+    tuning_.l1_entries = 64;
+  }
+  ~DentryCompactionTest() override { db_.reset(); }
+
+  void Open() {
+    db_.reset();
+    DB *db = nullptr;
+    Status s = delsm::Open(options_, tuning_, dbname_, &db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    db_.reset(db);
+  }
+
+  void Put(const std::string &k, const std::string &v) {
+    Status s = db_->Put(WriteOptions(), k, v);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  void WaitIdle() {
+    Status s =
+        static_cast<leveldb::DBImpl *>(db_.get())->TEST_WaitForBackgroundWork();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  std::string Prop(const std::string &name) {
+    std::string v;
+    EXPECT_TRUE(db_->GetProperty(name, &v)) << name;
+    return v;
+  }
+  uint64_t PropNum(const std::string &name) {
+    return std::strtoull(Prop(name).c_str(), nullptr, 10);
+  }
+  int DeepestLevelWithFiles() {
+    int deepest = -1;
+    for (int level = 0; level < 7; level++) {
+      if (PropNum("leveldb.num-files-at-level" + std::to_string(level)) > 0) {
+        deepest = level;
+      }
+    }
+    return deepest;
+  }
+
+  delsm_test::TempDir dir_;
+  std::string dbname_;
+  leveldb::Options options_;
+  delsm::Tuning tuning_;
+  std::unique_ptr<DB> db_;
+};
+
+// Figure 4 of the paper: a KV file keeps its inode through every compaction,
+// and once the inputs are gone it has exactly one name again.
+TEST_F(DentryCompactionTest, CompactionKeepsInodes) {
+  ASSERT_FALSE(dir_.path().empty());
+  Open();
+  const int kFirst = 200;
+  for (int i = 0; i < kFirst; i++)
+    Put(Key("a", i), Value(Key("a", i), 1));
+  WaitIdle();
+  std::map<std::string, ino_t> before;
+  for (const KvFile &f : WalkKvFiles(dbname_))
+    before[f.name] = f.inode;
+  ASSERT_GT(before.size(), 100u) << "flushes should have made KV files";
+
+  // Natural compactions from more writes (interleaved keys, so the new data
+  // overlaps the old), then a manual one through every level.
+  for (int i = 0; i < 600; i++)
+    Put(Key("b", i), Value(Key("b", i), 1));
+  WaitIdle();
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  EXPECT_GE(DeepestLevelWithFiles(), 2) << Prop("leveldb.sstables");
+  EXPECT_GT(PropNum("delsm.links"), 0u);
+
+  std::map<std::string, KvFile> after;
+  for (const KvFile &f : WalkKvFiles(dbname_)) {
+    EXPECT_EQ(0u, after.count(f.name)) << f.name << " appears twice";
+    after[f.name] = f;
+  }
+  for (const auto &b : before) {
+    auto it = after.find(b.first);
+    ASSERT_NE(after.end(), it) << b.first << " vanished";
+    EXPECT_EQ(b.second, it->second.inode) << b.first << " was copied";
+    EXPECT_EQ(1u, it->second.nlink) << b.first << " still has extra links";
+  }
+  // Values still read back.
+  for (int i = 0; i < kFirst; i += 7) {
+    std::string v;
+    ASSERT_TRUE(db_->Get(ReadOptions(), Key("a", i), &v).ok());
+    EXPECT_TRUE(v == Value(Key("a", i), 1)) << Key("a", i);
+  }
+}
+
+// Compaction moves directory entries; the bytes it writes are meta files and
+// the manifest, a small fraction of the values it moves.
+TEST_F(DentryCompactionTest, CompactionWritesNoValues) {
+  ASSERT_FALSE(dir_.path().empty());
+  // No natural compactions: only the manual one is measured.
+  tuning_.l0_compaction_entries = 1000000;
+  tuning_.l0_compaction_dirs = 1000;
+  tuning_.l0_slowdown_dirs = 1000;
+  tuning_.l0_stop_dirs = 1000;
+  tuning_.sst_entries = 4096;
+  tuning_.l1_entries = 1000000;
+  options_.write_buffer_size = 256 << 10;
+  Open();
+  const int kN = 512;
+  const uint64_t flush_start = ReadWriteBytes();
+  for (int i = 0; i < kN; i++)
+    Put(Key("k", i), Value(Key("k", i), 1));
+  ASSERT_TRUE(
+      static_cast<leveldb::DBImpl *>(db_.get())->TEST_FlushMemTable().ok());
+  WaitIdle();
+  const uint64_t flush_bytes = ReadWriteBytes() - flush_start;
+  const uint64_t value_bytes = static_cast<uint64_t>(kN) * kValueSize;
+  if (flush_bytes < value_bytes / 2) {
+    GTEST_SKIP() << "/proc/self/io write_bytes does not account this file "
+                    "system's writes (flush wrote "
+                 << flush_bytes << " bytes)";
+  }
+  ASSERT_GT(PropNum("leveldb.num-files-at-level0"), 1u);
+
+  // What the file system charges for linking and unlinking kN files
+  // outside any database (inode and directory blocks): the floor of what a
+  // dentry compaction must cost, whatever the engine does.
+  const uint64_t link_cost = LinkUnlinkCost(dir_.path() + "/control", kN);
+  ASSERT_GT(link_cost, 0u);
+
+  const uint64_t start = ReadWriteBytes();
+  const uint64_t start_wchar = ReadIoCounter("wchar:");
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  const uint64_t compaction_bytes = ReadWriteBytes() - start;
+  const uint64_t compaction_wchar = ReadIoCounter("wchar:") - start_wchar;
+  std::fprintf(stderr,
+               "compaction of %d x %zu-byte values: %llu bytes written "
+               "(values %llu bytes; flush + WAL wrote %llu; plain link + "
+               "unlink of as many files costs %llu)\n",
+               kN, kValueSize,
+               static_cast<unsigned long long>(compaction_bytes),
+               static_cast<unsigned long long>(value_bytes),
+               static_cast<unsigned long long>(flush_bytes),
+               static_cast<unsigned long long>(link_cost));
+  EXPECT_EQ(0u, PropNum("leveldb.num-files-at-level0"));
+  EXPECT_GT(PropNum("leveldb.num-files-at-level1"), 0u);
+  std::fprintf(stderr, "bytes passed to write calls by the compaction: %llu\n",
+               static_cast<unsigned long long>(compaction_wchar));
+  // Bytes handed to write(2)/pwrite(2)/sendfile/copy_file_range (wchar):
+  // meta files and the manifest only, well under 10% of the values moved.
+  EXPECT_LT(compaction_wchar, value_bytes / 10);
+  // write_bytes (printed above) is not asserted: it also counts file-system
+  // metadata pages (inode tables, directory blocks) each time they are
+  // dirtied again after writeback, which the engine's syncfs and a busy
+  // machine make frequent; runs here measured 0.2 to 1.5 MB for this
+  // compaction. CompactionKeepsInodes shows no value is copied.
+  std::string v;
+  ASSERT_TRUE(db_->Get(ReadOptions(), Key("k", 77), &v).ok());
+  EXPECT_TRUE(v == Value(Key("k", 77), 1));
+}
+
+TEST_F(DentryCompactionTest, SnapshotSurvivesCompactionsThenOldFilesGo) {
+  ASSERT_FALSE(dir_.path().empty());
+  Open();
+  const int kKeys = 200;
+  for (int i = 0; i < kKeys; i++)
+    Put(Key("a", i), Value(Key("a", i), 1));
+  WaitIdle();
+  const leveldb::Snapshot *snap = db_->GetSnapshot();
+  // Overwrite keys 0..99, delete 100..149, keep 150..199.
+  for (int i = 0; i < 100; i++)
+    Put(Key("a", i), Value(Key("a", i), 2));
+  for (int i = 100; i < 150; i++) {
+    ASSERT_TRUE(db_->Delete(WriteOptions(), Key("a", i)).ok());
+  }
+  for (int i = 0; i < 600; i++)
+    Put(Key("f", i), Value(Key("f", i), 1));
+  WaitIdle();
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  EXPECT_GE(DeepestLevelWithFiles(), 2) << Prop("leveldb.sstables");
+
+  ReadOptions at_snap;
+  at_snap.snapshot = snap;
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    Status s = db_->Get(at_snap, Key("a", i), &v);
+    ASSERT_TRUE(s.ok()) << Key("a", i) << ": " << s.ToString();
+    EXPECT_TRUE(v == Value(Key("a", i), 1)) << Key("a", i);
+  }
+  {
+    std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(at_snap));
+    int i = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), i++) {
+      ASSERT_EQ(Key("a", i), it->key().ToString());
+      EXPECT_TRUE(it->value().ToString() == Value(Key("a", i), 1));
+    }
+    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+    EXPECT_EQ(kKeys, i);
+  }
+  // The current view.
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    Status s = db_->Get(ReadOptions(), Key("a", i), &v);
+    if (i >= 100 && i < 150) {
+      EXPECT_TRUE(s.IsNotFound()) << Key("a", i) << ": " << s.ToString();
+    } else {
+      ASSERT_TRUE(s.ok()) << Key("a", i) << ": " << s.ToString();
+      EXPECT_TRUE(v == Value(Key("a", i), i < 100 ? 2 : 1)) << Key("a", i);
+    }
+  }
+
+  db_->ReleaseSnapshot(snap);
+  // As in LevelDB, CompactRange does not merge the deepest level with
+  // itself, so the old versions only go when a compaction takes their
+  // directory as input: new keys spread over the whole range make the last
+  // step of CompactRange include every directory holding "a" keys.
+  for (int i = 0; i < kKeys; i++)
+    Put(Key("a", i) + "+", "x");
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  std::map<std::string, int> per_key = KvFilesPerKey(dbname_);
+  for (int i = 0; i < kKeys; i++) {
+    int expected = (i >= 100 && i < 150) ? 0 : 1;
+    EXPECT_EQ(expected, per_key[Key("a", i)]) << Key("a", i);
+  }
+  std::string v;
+  ASSERT_TRUE(db_->Get(ReadOptions(), Key("a", 5), &v).ok());
+  EXPECT_TRUE(v == Value(Key("a", 5), 2));
+}
+
+TEST_F(DentryCompactionTest, DeletingHalfTheKeysFreesInodes) {
+  ASSERT_FALSE(dir_.path().empty());
+  Open();
+  const int kKeys = 400;
+  for (int i = 0; i < kKeys; i++)
+    Put(Key("a", i), Value(Key("a", i), 1));
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  ASSERT_EQ(static_cast<size_t>(kKeys), WalkKvFiles(dbname_).size());
+  struct statvfs before;
+
+  for (int i = 0; i < kKeys; i += 2) {
+    ASSERT_TRUE(db_->Delete(WriteOptions(), Key("a", i)).ok());
+  }
+  // The file system is shared with other processes, which create and
+  // remove inodes too: measure that noise over a quiet interval before and
+  // after the compaction, and give up if it drowns the signal.
+  struct statvfs quiet;
+  ASSERT_EQ(0, statvfs(dbname_.c_str(), &quiet));
+  usleep(200 * 1000);
+  ASSERT_EQ(0, statvfs(dbname_.c_str(), &before));
+  const auto compaction_start = std::chrono::steady_clock::now();
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  struct statvfs after;
+  ASSERT_EQ(0, statvfs(dbname_.c_str(), &after));
+  const double compaction_ms =
+      std::chrono::duration<double, std::milli>(
+          std::chrono::steady_clock::now() - compaction_start)
+          .count();
+  std::map<std::string, int> per_key = KvFilesPerKey(dbname_);
+  size_t total = 0;
+  for (const auto &p : per_key)
+    total += p.second;
+  EXPECT_EQ(static_cast<size_t>(kKeys / 2), total);
+  for (int i = 0; i < kKeys; i++) {
+    EXPECT_EQ(i % 2 == 0 ? 0 : 1, per_key[Key("a", i)]) << Key("a", i);
+  }
+  struct statvfs quiet_after;
+  usleep(200 * 1000);
+  ASSERT_EQ(0, statvfs(dbname_.c_str(), &quiet_after));
+  auto diff = [](const struct statvfs &a, const struct statvfs &b) {
+    return static_cast<double>(b.f_ffree) - static_cast<double>(a.f_ffree);
+  };
+  const double freed = diff(before, after);
+  // Noise expected over the compaction's own duration (the quiet intervals
+  // last 200 ms; the walk after the compaction lies outside both).
+  const double noise = std::max(std::abs(diff(quiet, before)),
+                                std::abs(diff(after, quiet_after))) *
+                       (compaction_ms / 200.0);
+  std::fprintf(stderr,
+               "inodes freed by compacting away %d deleted keys: %.0f "
+               "(background noise up to %.0f over the compaction)\n",
+               kKeys / 2, freed, noise);
+  if (noise > 0.2 * (kKeys / 2)) {
+    GTEST_SKIP() << "other processes change the inode count too fast (" << noise
+                 << " over the compaction) to measure";
+  }
+  EXPECT_GE(freed + noise, 0.4 * (kKeys / 2));
+}
+
+// After a bulk load in random key order, once background work is done,
+// every level holds no more than its capacity.
+TEST_F(DentryCompactionTest, LevelsRespectCapacities) {
+  ASSERT_FALSE(dir_.path().empty());
+  tuning_.l0_compaction_entries = 64;
+  tuning_.l0_compaction_dirs = 4;
+  tuning_.sst_entries = 32;
+  tuning_.l1_entries = 128;
+  options_.write_buffer_size = 32 << 10;
+  Open();
+  const int kKeys = 3000;
+  uint32_t x = 12345;
+  for (int i = 0; i < kKeys; i++) {
+    x = x * 1103515245u + 12345u;
+    std::string k = Key("r", (x >> 8) % 100000);
+    Put(k, k + std::string(200, 'v'));
+  }
+  WaitIdle();
+  std::string stats = Prop("leveldb.stats");
+  SCOPED_TRACE(stats);
+  EXPECT_LT(PropNum("leveldb.num-files-at-level0"),
+            static_cast<uint64_t>(tuning_.l0_compaction_dirs));
+  EXPECT_LT(PropNum("delsm.num-entries-at-level0"),
+            tuning_.l0_compaction_entries);
+  uint64_t capacity = tuning_.l1_entries;
+  uint64_t total = PropNum("delsm.num-entries-at-level0");
+  for (int level = 1; level < 7; level++, capacity *= 10) {
+    uint64_t entries =
+        PropNum("delsm.num-entries-at-level" + std::to_string(level));
+    total += entries;
+    // The last level has no limit.
+    if (level < 6) {
+      EXPECT_LE(entries, capacity) << "level " << level;
+    }
+  }
+  EXPECT_GE(DeepestLevelWithFiles(), 2);
+  EXPECT_GT(total, 0u);
+  EXPECT_LE(total, static_cast<uint64_t>(kKeys));
+}
+
+} // namespace
