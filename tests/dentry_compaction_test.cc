@@ -45,38 +45,34 @@ constexpr size_t kValueSize = 4096;
 // One KV file found on disk.
 struct KvFile {
   int level;
-  std::string dir;      // "<number>.sst"
-  std::string name;     // the file name without a trailing 'z'
-  std::string user_key; // the part before the last '@'
+  std::string dir;       // "<number>.sst"
+  std::string name;      // the file name without a trailing 'z'
+  std::string user_key;  // the part before the last '@'
   ino_t inode;
   nlink_t nlink;
 };
 
 // Every KV file under `dbname`, found by walking the level directories.
-std::vector<KvFile> WalkKvFiles(const std::string &dbname) {
+std::vector<KvFile> WalkKvFiles(const std::string& dbname) {
   std::vector<KvFile> out;
   for (int level = 0; level < 7; level++) {
     std::string ldir = dbname + "/L" + std::to_string(level);
-    for (const std::string &sst : delsm_test::ListDir(ldir)) {
+    for (const std::string& sst : delsm_test::ListDir(ldir)) {
       if (sst.size() < 4 || sst.compare(sst.size() - 4, 4, ".sst") != 0) {
         continue;
       }
       std::string sdir = ldir + "/" + sst;
-      for (const std::string &name : delsm_test::ListDir(sdir)) {
-        if (name == "META" || name == "LONGKEYS")
-          continue;
+      for (const std::string& name : delsm_test::ListDir(sdir)) {
+        if (name == "META" || name == "LONGKEYS") continue;
         size_t at = name.rfind('@');
-        if (at == std::string::npos)
-          continue; // temporary or foreign file
+        if (at == std::string::npos) continue;  // temporary or foreign file
         struct stat st;
-        if (lstat((sdir + "/" + name).c_str(), &st) != 0)
-          continue;
+        if (lstat((sdir + "/" + name).c_str(), &st) != 0) continue;
         KvFile f;
         f.level = level;
         f.dir = sst;
         f.name = name;
-        if (!f.name.empty() && f.name.back() == 'z')
-          f.name.pop_back();
+        if (!f.name.empty() && f.name.back() == 'z') f.name.pop_back();
         f.user_key = name.substr(0, at);
         f.inode = st.st_ino;
         f.nlink = st.st_nlink;
@@ -87,25 +83,23 @@ std::vector<KvFile> WalkKvFiles(const std::string &dbname) {
   return out;
 }
 
-std::map<std::string, int> KvFilesPerKey(const std::string &dbname) {
+std::map<std::string, int> KvFilesPerKey(const std::string& dbname) {
   std::map<std::string, int> count;
-  for (const KvFile &f : WalkKvFiles(dbname))
-    count[f.user_key]++;
+  for (const KvFile& f : WalkKvFiles(dbname)) count[f.user_key]++;
   return count;
 }
 
-std::string Key(const char *prefix, int i) {
+std::string Key(const char* prefix, int i) {
   char buf[32];
   std::snprintf(buf, sizeof(buf), "%s%06d", prefix, i);
   return buf;
 }
 
 // A value of kValueSize bytes that depends on the key and a version tag.
-std::string Value(const std::string &key, int version) {
+std::string Value(const std::string& key, int version) {
   std::string v = key + "/v" + std::to_string(version) + ":";
   uint32_t h = 2166136261u;
-  for (char c : v)
-    h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+  for (char c : v) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
   while (v.size() < kValueSize) {
     h = h * 1103515245u + 12345u;
     v.push_back(static_cast<char>('a' + (h >> 16) % 26));
@@ -114,13 +108,12 @@ std::string Value(const std::string &key, int version) {
 }
 
 // A counter of /proc/self/io ("write_bytes:", "wchar:"); 0 if unreadable.
-uint64_t ReadIoCounter(const std::string &field_name) {
+uint64_t ReadIoCounter(const std::string& field_name) {
   std::ifstream in("/proc/self/io");
   std::string field;
   uint64_t value;
   while (in >> field >> value) {
-    if (field == field_name)
-      return value;
+    if (field == field_name) return value;
   }
   return 0;
 }
@@ -130,7 +123,7 @@ uint64_t ReadWriteBytes() { return ReadIoCounter("write_bytes:"); }
 // write_bytes charged for creating `n` 4 KiB files in `dir`/a, then linking
 // each into `dir`/b and unlinking it from `dir`/a (the creation excluded).
 // Returns 0 on any failure.
-uint64_t LinkUnlinkCost(const std::string &dir, int n) {
+uint64_t LinkUnlinkCost(const std::string& dir, int n) {
   const std::string a = dir + "/a", b = dir + "/b";
   if (mkdir(dir.c_str(), 0755) != 0 || mkdir(a.c_str(), 0755) != 0 ||
       mkdir(b.c_str(), 0755) != 0) {
@@ -140,24 +133,20 @@ uint64_t LinkUnlinkCost(const std::string &dir, int n) {
   for (int i = 0; i < n; i++) {
     const std::string path = a + "/" + Key("c", i) + "@00000000000001";
     int fd = open(path.c_str(), O_CREAT | O_WRONLY | O_TRUNC, 0644);
-    if (fd < 0)
-      return 0;
+    if (fd < 0) return 0;
     bool ok = write(fd, data.data(), data.size()) ==
               static_cast<ssize_t>(data.size());
-    if (close(fd) != 0 || !ok)
-      return 0;
+    if (close(fd) != 0 || !ok) return 0;
   }
   sync();
   const uint64_t start = ReadWriteBytes();
   for (int i = 0; i < n; i++) {
     const std::string name = "/" + Key("c", i) + "@00000000000001";
-    if (link((a + name).c_str(), (b + name).c_str()) != 0)
-      return 0;
+    if (link((a + name).c_str(), (b + name).c_str()) != 0) return 0;
   }
   for (int i = 0; i < n; i++) {
     const std::string name = "/" + Key("c", i) + "@00000000000001";
-    if (unlink((a + name).c_str()) != 0)
-      return 0;
+    if (unlink((a + name).c_str()) != 0) return 0;
   }
   const uint64_t cost = ReadWriteBytes() - start;
   delsm_test::RemoveTree(dir);
@@ -165,7 +154,7 @@ uint64_t LinkUnlinkCost(const std::string &dir, int n) {
 }
 
 class DentryCompactionTest : public testing::Test {
-protected:
+ protected:
   DentryCompactionTest() : dir_("dentrycomp") {
     dbname_ = dir_.path() + "/db";
     options_.create_if_missing = true;
@@ -183,29 +172,29 @@ protected:
 
   void Open() {
     db_.reset();
-    DB *db = nullptr;
+    DB* db = nullptr;
     Status s = delsm::Open(options_, tuning_, dbname_, &db);
     ASSERT_TRUE(s.ok()) << s.ToString();
     db_.reset(db);
   }
 
-  void Put(const std::string &k, const std::string &v) {
+  void Put(const std::string& k, const std::string& v) {
     Status s = db_->Put(WriteOptions(), k, v);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
   void WaitIdle() {
     Status s =
-        static_cast<leveldb::DBImpl *>(db_.get())->TEST_WaitForBackgroundWork();
+        static_cast<leveldb::DBImpl*>(db_.get())->TEST_WaitForBackgroundWork();
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
-  std::string Prop(const std::string &name) {
+  std::string Prop(const std::string& name) {
     std::string v;
     EXPECT_TRUE(db_->GetProperty(name, &v)) << name;
     return v;
   }
-  uint64_t PropNum(const std::string &name) {
+  uint64_t PropNum(const std::string& name) {
     return std::strtoull(Prop(name).c_str(), nullptr, 10);
   }
   int DeepestLevelWithFiles() {
@@ -231,18 +220,15 @@ TEST_F(DentryCompactionTest, CompactionKeepsInodes) {
   ASSERT_FALSE(dir_.path().empty());
   Open();
   const int kFirst = 200;
-  for (int i = 0; i < kFirst; i++)
-    Put(Key("a", i), Value(Key("a", i), 1));
+  for (int i = 0; i < kFirst; i++) Put(Key("a", i), Value(Key("a", i), 1));
   WaitIdle();
   std::map<std::string, ino_t> before;
-  for (const KvFile &f : WalkKvFiles(dbname_))
-    before[f.name] = f.inode;
+  for (const KvFile& f : WalkKvFiles(dbname_)) before[f.name] = f.inode;
   ASSERT_GT(before.size(), 100u) << "flushes should have made KV files";
 
   // Natural compactions from more writes (interleaved keys, so the new data
   // overlaps the old), then a manual one through every level.
-  for (int i = 0; i < 600; i++)
-    Put(Key("b", i), Value(Key("b", i), 1));
+  for (int i = 0; i < 600; i++) Put(Key("b", i), Value(Key("b", i), 1));
   WaitIdle();
   db_->CompactRange(nullptr, nullptr);
   WaitIdle();
@@ -250,11 +236,11 @@ TEST_F(DentryCompactionTest, CompactionKeepsInodes) {
   EXPECT_GT(PropNum("delsm.links"), 0u);
 
   std::map<std::string, KvFile> after;
-  for (const KvFile &f : WalkKvFiles(dbname_)) {
+  for (const KvFile& f : WalkKvFiles(dbname_)) {
     EXPECT_EQ(0u, after.count(f.name)) << f.name << " appears twice";
     after[f.name] = f;
   }
-  for (const auto &b : before) {
+  for (const auto& b : before) {
     auto it = after.find(b.first);
     ASSERT_NE(after.end(), it) << b.first << " vanished";
     EXPECT_EQ(b.second, it->second.inode) << b.first << " was copied";
@@ -283,10 +269,9 @@ TEST_F(DentryCompactionTest, CompactionWritesNoValues) {
   Open();
   const int kN = 512;
   const uint64_t flush_start = ReadWriteBytes();
-  for (int i = 0; i < kN; i++)
-    Put(Key("k", i), Value(Key("k", i), 1));
+  for (int i = 0; i < kN; i++) Put(Key("k", i), Value(Key("k", i), 1));
   ASSERT_TRUE(
-      static_cast<leveldb::DBImpl *>(db_.get())->TEST_FlushMemTable().ok());
+      static_cast<leveldb::DBImpl*>(db_.get())->TEST_FlushMemTable().ok());
   WaitIdle();
   const uint64_t flush_bytes = ReadWriteBytes() - flush_start;
   const uint64_t value_bytes = static_cast<uint64_t>(kN) * kValueSize;
@@ -339,18 +324,15 @@ TEST_F(DentryCompactionTest, SnapshotSurvivesCompactionsThenOldFilesGo) {
   ASSERT_FALSE(dir_.path().empty());
   Open();
   const int kKeys = 200;
-  for (int i = 0; i < kKeys; i++)
-    Put(Key("a", i), Value(Key("a", i), 1));
+  for (int i = 0; i < kKeys; i++) Put(Key("a", i), Value(Key("a", i), 1));
   WaitIdle();
-  const leveldb::Snapshot *snap = db_->GetSnapshot();
+  const leveldb::Snapshot* snap = db_->GetSnapshot();
   // Overwrite keys 0..99, delete 100..149, keep 150..199.
-  for (int i = 0; i < 100; i++)
-    Put(Key("a", i), Value(Key("a", i), 2));
+  for (int i = 0; i < 100; i++) Put(Key("a", i), Value(Key("a", i), 2));
   for (int i = 100; i < 150; i++) {
     ASSERT_TRUE(db_->Delete(WriteOptions(), Key("a", i)).ok());
   }
-  for (int i = 0; i < 600; i++)
-    Put(Key("f", i), Value(Key("f", i), 1));
+  for (int i = 0; i < 600; i++) Put(Key("f", i), Value(Key("f", i), 1));
   WaitIdle();
   db_->CompactRange(nullptr, nullptr);
   WaitIdle();
@@ -391,8 +373,7 @@ TEST_F(DentryCompactionTest, SnapshotSurvivesCompactionsThenOldFilesGo) {
   // itself, so the old versions only go when a compaction takes their
   // directory as input: new keys spread over the whole range make the last
   // step of CompactRange include every directory holding "a" keys.
-  for (int i = 0; i < kKeys; i++)
-    Put(Key("a", i) + "+", "x");
+  for (int i = 0; i < kKeys; i++) Put(Key("a", i) + "+", "x");
   db_->CompactRange(nullptr, nullptr);
   WaitIdle();
   std::map<std::string, int> per_key = KvFilesPerKey(dbname_);
@@ -409,8 +390,7 @@ TEST_F(DentryCompactionTest, DeletingHalfTheKeysFreesInodes) {
   ASSERT_FALSE(dir_.path().empty());
   Open();
   const int kKeys = 400;
-  for (int i = 0; i < kKeys; i++)
-    Put(Key("a", i), Value(Key("a", i), 1));
+  for (int i = 0; i < kKeys; i++) Put(Key("a", i), Value(Key("a", i), 1));
   db_->CompactRange(nullptr, nullptr);
   WaitIdle();
   ASSERT_EQ(static_cast<size_t>(kKeys), WalkKvFiles(dbname_).size());
@@ -437,8 +417,7 @@ TEST_F(DentryCompactionTest, DeletingHalfTheKeysFreesInodes) {
           .count();
   std::map<std::string, int> per_key = KvFilesPerKey(dbname_);
   size_t total = 0;
-  for (const auto &p : per_key)
-    total += p.second;
+  for (const auto& p : per_key) total += p.second;
   EXPECT_EQ(static_cast<size_t>(kKeys / 2), total);
   for (int i = 0; i < kKeys; i++) {
     EXPECT_EQ(i % 2 == 0 ? 0 : 1, per_key[Key("a", i)]) << Key("a", i);
@@ -446,7 +425,7 @@ TEST_F(DentryCompactionTest, DeletingHalfTheKeysFreesInodes) {
   struct statvfs quiet_after;
   usleep(200 * 1000);
   ASSERT_EQ(0, statvfs(dbname_.c_str(), &quiet_after));
-  auto diff = [](const struct statvfs &a, const struct statvfs &b) {
+  auto diff = [](const struct statvfs& a, const struct statvfs& b) {
     return static_cast<double>(b.f_ffree) - static_cast<double>(a.f_ffree);
   };
   const double freed = diff(before, after);
@@ -506,4 +485,4 @@ TEST_F(DentryCompactionTest, LevelsRespectCapacities) {
   EXPECT_LE(total, static_cast<uint64_t>(kKeys));
 }
 
-} // namespace
+}  // namespace
