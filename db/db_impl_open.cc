@@ -241,6 +241,10 @@ Status DBImpl::Open() {
     edit.SetLogNumber(logfile_number_);
     s = ApplyEdit(&edit);
   }
+  // Directories built from replayed WALs are committed (or abandoned) now.
+  for (const auto& added : edit.new_files_) {
+    pending_outputs_.erase(added.second.number);
+  }
   if (s.ok()) {
     RemoveObsoleteFiles();
     flush_thread_running_ = true;
