@@ -63,9 +63,9 @@ static const FilterPolicy* DefaultFilterFor(const Options& options) {
 }
 
 DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
-               const std::string& dbname)
+               const std::string& dbname, FileSystem* fs)
     : env_(raw_options.env),
-      fs_(FileSystem::Default()),
+      fs_(fs != nullptr ? fs : FileSystem::Default()),
       internal_comparator_(raw_options.comparator),
       owned_filter_policy_(DefaultFilterFor(raw_options)),
       options_(SanitizeOptions(dbname, &internal_comparator_,

@@ -50,8 +50,10 @@ struct DentryStats {
 
 class DBImpl : public DB {
  public:
+  // `fs` carries every SST-directory operation; null means the POSIX one.
+  // Tests pass a fault-injecting file system here.
   DBImpl(const Options& options, const delsm::Tuning& tuning,
-         const std::string& dbname);
+         const std::string& dbname, FileSystem* fs = nullptr);
   ~DBImpl() override;
   DBImpl(const DBImpl&) = delete;
   DBImpl& operator=(const DBImpl&) = delete;
@@ -199,6 +201,12 @@ class DBImpl : public DB {
   LevelStats stats_[config::kNumLevels] GUARDED_BY(mutex_);
   DentryStats dentry_stats_ GUARDED_BY(mutex_);
 };
+
+// delsm::Open with the SST directories on `fs` (not owned; must outlive the
+// DB). For fault-injection tests.
+Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
+                          const std::string& name, FileSystem* fs,
+                          DB** dbptr);
 
 // Fill in defaults and clip the user's options to sane ranges.
 Options SanitizeOptions(const std::string& dbname,

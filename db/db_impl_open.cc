@@ -299,32 +299,41 @@ Status DestroyDB(const std::string& dbname, const Options& options) {
 
 }  // namespace leveldb
 
-namespace delsm {
+namespace leveldb {
 
-leveldb::Status Open(const leveldb::Options& options, const Tuning& tuning,
-                     const std::string& name, leveldb::DB** dbptr) {
+Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
+                          const std::string& name, FileSystem* fs,
+                          DB** dbptr) {
   *dbptr = nullptr;
   if (options.comparator == nullptr || options.env == nullptr) {
-    return leveldb::Status::InvalidArgument(name,
-                                            "options need a comparator and env");
+    return Status::InvalidArgument(name, "options need a comparator and env");
   }
   if (tuning.l0_compaction_dirs < 1 ||
       tuning.l0_slowdown_dirs < tuning.l0_compaction_dirs ||
       tuning.l0_stop_dirs < tuning.l0_slowdown_dirs ||
       tuning.l0_compaction_entries == 0 || tuning.sst_entries == 0 ||
       tuning.l1_entries == 0) {
-    return leveldb::Status::InvalidArgument(
+    return Status::InvalidArgument(
         name, "inconsistent delsm::Tuning (need 1 <= l0_compaction_dirs <= "
               "l0_slowdown_dirs <= l0_stop_dirs and non-zero entry limits)");
   }
-  leveldb::DBImpl* impl = new leveldb::DBImpl(options, tuning, name);
-  leveldb::Status s = impl->Open();
+  DBImpl* impl = new DBImpl(options, tuning, name, fs);
+  Status s = impl->Open();
   if (s.ok()) {
     *dbptr = impl;
   } else {
     delete impl;
   }
   return s;
+}
+
+}  // namespace leveldb
+
+namespace delsm {
+
+leveldb::Status Open(const leveldb::Options& options, const Tuning& tuning,
+                     const std::string& name, leveldb::DB** dbptr) {
+  return leveldb::OpenWithFileSystem(options, tuning, name, nullptr, dbptr);
 }
 
 }  // namespace delsm

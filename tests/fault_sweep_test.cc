@@ -1,0 +1,154 @@
+// Fault sweep: a workload that flushes and compacts through several levels
+// runs with one SST-directory system call failing (EIO); the sweep moves
+// the failure over every kind of call and over points spread across each
+// kind's calls. After each run the DB reopens on a healthy file system,
+// every acknowledged write is there, and no orphan directory remains.
+#include <cerrno>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "delsm/fault_injection_file_system.h"
+#include "gtest/gtest.h"
+#include "leveldb/db.h"
+#include "tests/test_support.h"
+
+namespace leveldb {
+namespace {
+using delsm_test::ListDir;
+using delsm_test::TempDir;
+
+constexpr int kKeys = 1200;
+constexpr int kPointsPerKind = 6;
+
+std::string Key(int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "k%07d", (i * 7919) % 100003);
+  return buf;
+}
+std::string Value(int i) { return std::string(200 + i % 300, 'a' + i % 26); }
+
+Options DbOptions() {
+  Options o;
+  o.create_if_missing = true;
+  o.write_buffer_size = 64 << 10;
+  return o;
+}
+delsm::Tuning DbTuning() {
+  delsm::Tuning t;
+  t.l0_compaction_entries = 300;
+  t.l0_compaction_dirs = 2;
+  t.sst_entries = 64;
+  t.l1_entries = 400;
+  return t;
+}
+
+// Runs the workload on `fs`; returns how many leading writes were
+// acknowledged (the workload stops at the first failed write).
+int RunWorkload(const std::string& dbname, FileSystem* fs) {
+  DB* db = nullptr;
+  if (!OpenWithFileSystem(DbOptions(), DbTuning(), dbname, fs, &db).ok()) {
+    return 0;
+  }
+  int acked = 0;
+  for (int i = 0; i < kKeys; i++) {
+    if (!db->Put(WriteOptions(), Key(i), Value(i)).ok()) break;
+    acked = i + 1;
+  }
+  db->CompactRange(nullptr, nullptr);
+  static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();
+  delete db;
+  return acked;
+}
+
+// Reopens healthily and checks the acknowledged prefix and orphans.
+void Verify(const std::string& dbname, int acked, const std::string& what) {
+  DB* db = nullptr;
+  Status s = delsm::Open(DbOptions(), DbTuning(), dbname, &db);
+  ASSERT_TRUE(s.ok()) << what << ": reopen: " << s.ToString();
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (i < acked) {
+      ASSERT_TRUE(s.ok()) << what << ": acknowledged " << Key(i) << " "
+                          << s.ToString();
+      ASSERT_EQ(Value(i), v) << what;
+    } else {
+      ASSERT_TRUE(s.IsNotFound() || (s.ok() && v == Value(i)))
+          << what << ": " << Key(i) << " " << s.ToString();
+    }
+  }
+  static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();
+  std::string sstables;
+  ASSERT_TRUE(db->GetProperty("leveldb.sstables", &sstables));
+  delete db;
+
+  // Every directory on disk is one the live version lists.
+  std::set<uint64_t> listed;
+  std::istringstream in(sstables);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty() && line[0] == ' ') {
+      listed.insert(std::strtoull(line.c_str() + 1, nullptr, 10));
+    }
+  }
+  for (int level = 0; level < 7; level++) {
+    for (const std::string& d : ListDir(dbname + "/L" + std::to_string(level))) {
+      EXPECT_TRUE(listed.count(std::strtoull(d.c_str(), nullptr, 10)) > 0)
+          << what << ": orphan L" << level << "/" << d;
+    }
+  }
+}
+
+TEST(FaultSweepTest, EveryKindOfCallFailsInTurn) {
+  // A clean run counts the calls of each kind.
+  FaultInjectionFileSystem counter(FileSystem::Default());
+  uint64_t counts[kNumFsOps];
+  {
+    TempDir tmp;
+    const std::string dbname = tmp.path() + "/db";
+    ASSERT_EQ(kKeys, RunWorkload(dbname, &counter));
+    Verify(dbname, kKeys, "clean run");
+    for (int k = 0; k < kNumFsOps; k++) {
+      counts[k] = counter.Count(static_cast<FsOp>(k));
+    }
+  }
+
+  int points = 0, fired = 0, runs_with_error = 0;
+  for (int k = 0; k < kNumFsOps; k++) {
+    const FsOp op = static_cast<FsOp>(k);
+    if (counts[k] == 0) continue;
+    std::set<uint64_t> nths;
+    for (int p = 0; p < kPointsPerKind; p++) {
+      nths.insert(1 + counts[k] * p / kPointsPerKind);
+    }
+    nths.insert(counts[k]);
+    for (uint64_t n : nths) {
+      TempDir tmp;
+      const std::string dbname = tmp.path() + "/db";
+      FaultInjectionFileSystem fs(FileSystem::Default());
+      fs.FailNth(op, n, EIO);
+      const int acked = RunWorkload(dbname, &fs);
+      points++;
+      if (fs.Fired()) fired++;
+      if (acked < kKeys) runs_with_error++;
+      const std::string what = std::string(FsOpName(op)) + " call #" +
+                               std::to_string(n) + " of " +
+                               std::to_string(counts[k]);
+      Verify(dbname, acked, what);
+      if (HasFatalFailure()) return;
+    }
+  }
+  std::printf(
+      "fault sweep: %d fault points over %d kinds of call, %d faults "
+      "delivered, %d runs stopped accepting writes\n",
+      points, kNumFsOps, fired, runs_with_error);
+  EXPECT_GT(fired, points / 2);
+}
+
+}  // namespace
+}  // namespace leveldb
