@@ -134,7 +134,9 @@ struct WalReporter : public log::Reader::Reporter {
     Log(info_log, "%s%s: dropping %d bytes; %s\n",
         (status == nullptr ? "(ignoring error) " : ""), fname.c_str(),
         static_cast<int>(bytes), s.ToString().c_str());
-    if (status != nullptr && status->ok()) *status = s;
+    if (status != nullptr && status->ok()) {
+      *status = Status::Corruption(fname, s.ToString());
+    }
   }
 };
 }  // namespace
