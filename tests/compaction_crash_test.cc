@@ -52,20 +52,10 @@ using leveldb::Status;
 constexpr int kKeysPerBatch = 4;
 constexpr int kCycles = 15;
 
-std::string Key(uint64_t index) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "k%012" PRIu64, index);
-  return buf;
-}
+std::string Key(uint64_t index) { return delsm_test::IndexKey(index); }
 
 bool ParseKey(const std::string& key, uint64_t* index) {
-  if (key.size() != 13 || key[0] != 'k') return false;
-  *index = 0;
-  for (size_t i = 1; i < key.size(); i++) {
-    if (key[i] < '0' || key[i] > '9') return false;
-    *index = *index * 10 + (key[i] - '0');
-  }
-  return true;
+  return delsm_test::ParseIndexKey(key, index);
 }
 
 // 100 bytes to 4 KiB, a function of the index.

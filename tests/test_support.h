@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -108,6 +110,25 @@ inline int WaitChild(pid_t pid) {
     if (errno != EINTR) return -1;
   }
   return status;
+}
+
+// The crash tests' keys: 'k' and a 12-digit index, so that a scan can tell
+// which writes survived.
+inline std::string IndexKey(uint64_t index) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "k%012" PRIu64, index);
+  return buf;
+}
+
+// Inverse of IndexKey; false for any other key.
+inline bool ParseIndexKey(const std::string& key, uint64_t* index) {
+  if (key.size() != 13 || key[0] != 'k') return false;
+  *index = 0;
+  for (size_t i = 1; i < key.size(); i++) {
+    if (key[i] < '0' || key[i] > '9') return false;
+    *index = *index * 10 + (key[i] - '0');
+  }
+  return true;
 }
 
 }  // namespace delsm_test
