@@ -264,51 +264,16 @@ TEST_F(CompactionCrashTest, AcknowledgedWritesAndDeletesSurviveSigkill) {
   int64_t last_batch = -1;
   for (int cycle = 0; cycle < kCycles; cycle++) {
     SCOPED_TRACE("cycle " + std::to_string(cycle));
-    int fds[2];
-    ASSERT_EQ(0, pipe(fds)) << std::strerror(errno);
-    ASSERT_EQ(0, fcntl(fds[0], F_SETFD, FD_CLOEXEC));
-    pid_t pid = delsm_test::SpawnSelf(
-        "CompactionCrashWriter.Child",
-        {{"COMPCRASH_DB", dbname_},
-         {"COMPCRASH_FD", std::to_string(fds[1])},
-         {"COMPCRASH_START", std::to_string(last_batch + 1)}});
-    ASSERT_GT(pid, 0);
-    close(fds[1]);
-
     const int target_acks = 50 + rng() % 600;
     const int extra_delay_ms = (rng() % 3 == 0) ? rng() % 40 : 0;
-    int acks = 0;
-    int64_t last_acked = last_batch;
-    bool killed = false;
-    uint64_t buf[512];
-    size_t pending = 0;
-    for (;;) {
-      if (!killed && acks >= target_acks) {
-        if (extra_delay_ms > 0) poll(nullptr, 0, extra_delay_ms);
-        ASSERT_EQ(0, kill(pid, SIGKILL));
-        killed = true;
-      }
-      ssize_t n = read(fds[0], reinterpret_cast<char*>(buf) + pending,
-                       sizeof(buf) - pending);
-      if (n < 0 && errno == EINTR) continue;
-      ASSERT_GE(n, 0) << std::strerror(errno);
-      if (n == 0) break;
-      pending += n;
-      size_t records = pending / sizeof(uint64_t);
-      for (size_t r = 0; r < records; r++) {
-        ASSERT_EQ(static_cast<uint64_t>(last_acked + 1), buf[r])
-            << "acknowledgements out of order";
-        last_acked = buf[r];
-        acks++;
-      }
-      pending -= records * sizeof(uint64_t);
-      std::memmove(buf, reinterpret_cast<char*>(buf) + records * 8, pending);
-    }
-    close(fds[0]);
-    int status = delsm_test::WaitChild(pid);
-    ASSERT_TRUE(killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-        << "writer ended on its own (status " << status << ") after " << acks
-        << " acknowledged batches";
+    delsm_test::KilledWriter writer;
+    const std::string error = delsm_test::RunWriterUntilKilled(
+        "CompactionCrashWriter.Child",
+        {{"COMPCRASH_DB", dbname_},
+         {"COMPCRASH_START", std::to_string(last_batch + 1)}},
+        "COMPCRASH_FD", last_batch, target_acks, extra_delay_ms, &writer);
+    ASSERT_TRUE(error.empty()) << error;
+    const int64_t last_acked = writer.last_acked;
 
     int64_t recovered = Verify(last_acked);
     ASSERT_FALSE(HasFailure());

@@ -194,54 +194,20 @@ TEST_F(CrashRecoveryTest, AcknowledgedWritesSurviveSigkill) {
   int kills_after_flush_sized_writes = 0;
   for (int cycle = 0; cycle < kCycles; cycle++) {
     SCOPED_TRACE("cycle " + std::to_string(cycle));
-    int fds[2];
-    ASSERT_EQ(0, pipe(fds)) << std::strerror(errno);
-    ASSERT_EQ(0, fcntl(fds[0], F_SETFD, FD_CLOEXEC));
-    pid_t pid = delsm_test::SpawnSelf(
-        "CrashWriter.Child",
-        {{"CRASHTEST_DB", dbname_},
-         {"CRASHTEST_FD", std::to_string(fds[1])},
-         {"CRASHTEST_START", std::to_string(last_batch + 1)}});
-    ASSERT_GT(pid, 0);
-    close(fds[1]);
-
     // Kill after a random number of acknowledged batches (plus, sometimes,
     // a random few milliseconds), which lands at arbitrary points of the
     // writer's WAL appends, memtable switches and background flushes.
     const int target_acks = 1 + rng() % 700;
     const int extra_delay_ms = (rng() % 3 == 0) ? rng() % 30 : 0;
-    int acks = 0;
-    int64_t last_acked = last_batch;
-    bool killed = false;
-    uint64_t buf[512];
-    size_t pending = 0;  // bytes of a partial record in buf
-    for (;;) {
-      if (!killed && acks >= target_acks) {
-        if (extra_delay_ms > 0) poll(nullptr, 0, extra_delay_ms);
-        ASSERT_EQ(0, kill(pid, SIGKILL));
-        killed = true;
-      }
-      ssize_t n = read(fds[0], reinterpret_cast<char*>(buf) + pending,
-                       sizeof(buf) - pending);
-      if (n < 0 && errno == EINTR) continue;
-      ASSERT_GE(n, 0) << std::strerror(errno);
-      if (n == 0) break;  // writer gone
-      pending += n;
-      size_t records = pending / sizeof(uint64_t);
-      for (size_t r = 0; r < records; r++) {
-        ASSERT_EQ(static_cast<uint64_t>(last_acked + 1), buf[r])
-            << "acknowledgements out of order";
-        last_acked = buf[r];
-        acks++;
-      }
-      pending -= records * sizeof(uint64_t);
-      std::memmove(buf, reinterpret_cast<char*>(buf) + records * 8, pending);
-    }
-    close(fds[0]);
-    int status = delsm_test::WaitChild(pid);
-    ASSERT_TRUE(killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-        << "writer ended on its own (status " << status << ") after " << acks
-        << " acknowledged batches";
+    delsm_test::KilledWriter writer;
+    const std::string error = delsm_test::RunWriterUntilKilled(
+        "CrashWriter.Child",
+        {{"CRASHTEST_DB", dbname_},
+         {"CRASHTEST_START", std::to_string(last_batch + 1)}},
+        "CRASHTEST_FD", last_batch, target_acks, extra_delay_ms, &writer);
+    ASSERT_TRUE(error.empty()) << error;
+    const int acks = writer.acks;
+    const int64_t last_acked = writer.last_acked;
     if (static_cast<uint64_t>(acks) * kKeysPerBatch * 300 > kWriteBuffer) {
       kills_after_flush_sized_writes++;
     }

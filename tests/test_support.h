@@ -9,6 +9,8 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -110,6 +112,88 @@ inline int WaitChild(pid_t pid) {
     if (errno != EINTR) return -1;
   }
   return status;
+}
+
+// What became of a writer child run by RunWriterUntilKilled.
+struct KilledWriter {
+  int64_t last_acked = -1;  // index of the newest acknowledged batch
+  int acks = 0;             // acknowledgements received this run
+};
+
+// The crash tests' writer protocol. Starts this binary's test
+// `gtest_filter` with `env` plus `fd_var` naming the write end of a pipe;
+// the child writes the index of each acknowledged batch there as a uint64_t,
+// counting up from `last_acked_before` + 1. After `kill_after_acks`
+// acknowledgements (and `extra_delay_ms` more) the child gets SIGKILL; the
+// pipe is drained and the child reaped. Returns an empty string on success,
+// else what went wrong (acknowledgements out of order, the child ending on
+// its own, a failed system call).
+inline std::string RunWriterUntilKilled(
+    const std::string& gtest_filter,
+    std::vector<std::pair<std::string, std::string>> env,
+    const std::string& fd_var, int64_t last_acked_before, int kill_after_acks,
+    int extra_delay_ms, KilledWriter* result) {
+  result->last_acked = last_acked_before;
+  result->acks = 0;
+  int fds[2];
+  if (pipe(fds) != 0) return std::string("pipe: ") + std::strerror(errno);
+  if (fcntl(fds[0], F_SETFD, FD_CLOEXEC) != 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return std::string("fcntl: ") + std::strerror(errno);
+  }
+  env.push_back({fd_var, std::to_string(fds[1])});
+  const pid_t pid = SpawnSelf(gtest_filter, env);
+  close(fds[1]);
+  if (pid <= 0) {
+    close(fds[0]);
+    return "fork failed";
+  }
+
+  std::string error;
+  bool killed = false;
+  uint64_t buf[512];
+  size_t pending = 0;  // bytes of a partial record in buf
+  for (;;) {
+    if (!killed && result->acks >= kill_after_acks) {
+      if (extra_delay_ms > 0) poll(nullptr, 0, extra_delay_ms);
+      if (kill(pid, SIGKILL) != 0) {
+        error = std::string("kill: ") + std::strerror(errno);
+        break;
+      }
+      killed = true;
+    }
+    ssize_t n = read(fds[0], reinterpret_cast<char*>(buf) + pending,
+                     sizeof(buf) - pending);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      error = std::string("read: ") + std::strerror(errno);
+      break;
+    }
+    if (n == 0) break;  // writer gone
+    pending += n;
+    const size_t records = pending / sizeof(uint64_t);
+    for (size_t r = 0; r < records && error.empty(); r++) {
+      if (buf[r] != static_cast<uint64_t>(result->last_acked + 1)) {
+        error = "acknowledgements out of order";
+      }
+      result->last_acked = buf[r];
+      result->acks++;
+    }
+    if (!error.empty()) break;
+    pending -= records * sizeof(uint64_t);
+    std::memmove(buf, reinterpret_cast<char*>(buf) + records * 8, pending);
+  }
+  close(fds[0]);
+  if (!killed) kill(pid, SIGKILL);  // after an error: never leave it running
+  const int status = WaitChild(pid);
+  if (error.empty() &&
+      !(killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
+    error = "writer ended on its own (status " + std::to_string(status) +
+            ") after " + std::to_string(result->acks) +
+            " acknowledged batches";
+  }
+  return error;
 }
 
 // The crash tests' keys: 'k' and a 12-digit index, so that a scan can tell
