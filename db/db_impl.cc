@@ -56,7 +56,7 @@ Options SanitizeOptions(const std::string& dbname,
 // The built-in Bloom filter is only safe when equal keys are equal bytes,
 // i.e. with the bytewise comparator; otherwise, as LevelDB, no filter
 // unless the user supplies one that matches the comparator.
-static const FilterPolicy* DefaultFilterFor(const Options& options) {
+const FilterPolicy* NewDefaultFilterPolicy(const Options& options) {
   if (options.filter_policy != nullptr) return nullptr;
   if (options.comparator != BytewiseComparator()) return nullptr;
   return NewBloomFilterPolicy(10);
@@ -67,7 +67,7 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
     : env_(raw_options.env),
       fs_(fs != nullptr ? fs : FileSystem::Default()),
       internal_comparator_(raw_options.comparator),
-      owned_filter_policy_(DefaultFilterFor(raw_options)),
+      owned_filter_policy_(NewDefaultFilterPolicy(raw_options)),
       options_(SanitizeOptions(dbname, &internal_comparator_,
                                owned_filter_policy_.get(), raw_options)),
       tuning_(tuning),

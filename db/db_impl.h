@@ -208,6 +208,11 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
                           const std::string& name, FileSystem* fs,
                           DB** dbptr);
 
+// The filter an SST directory gets when the user set none: a 10 bits/key
+// Bloom filter with the bytewise comparator, else none (a custom comparator
+// may call different bytes equal). Caller owns the result; null if none.
+const FilterPolicy* NewDefaultFilterPolicy(const Options& options);
+
 // Fill in defaults and clip the user's options to sane ranges.
 Options SanitizeOptions(const std::string& dbname,
                         const InternalKeyComparator* icmp,

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "db/db_impl.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
@@ -49,10 +50,7 @@ class Repairer {
         env_(options.env),
         options_(options),
         icmp_(options.comparator),
-        default_filter_(options.filter_policy == nullptr &&
-                                options.comparator == BytewiseComparator()
-                            ? NewBloomFilterPolicy(10)
-                            : nullptr) {
+        default_filter_(NewDefaultFilterPolicy(options)) {
     sst_options_.comparator = &icmp_;
     sst_options_.filter_policy = options.filter_policy != nullptr
                                      ? options.filter_policy
