@@ -14,6 +14,7 @@
 #include "db/version_edit.h"
 #include "db/version_set.h"
 #include "delsm/dentry_compaction.h"
+#include "delsm/durability.h"
 #include "delsm/file_system.h"
 #include "delsm/sst_dir_removal.h"
 #include "table/sst_dir.h"
@@ -171,21 +172,9 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
   if (s.ok() && builder.NumEntries() > 0) {
     s = builder.Finish();
     if (s.ok()) {
-      switch (tuning_.durability) {
-        case delsm::Durability::kSyncfs:
-          s = builder.directory()->SyncFileSystem();
-          break;
-        case delsm::Durability::kFsync: {
-          // KV files and META were fsynced as written (sync_files).
-          s = builder.directory()->Sync();
-          std::unique_ptr<Directory> level_dir;
-          if (s.ok()) s = fs_->OpenDirectory(LevelDirName(dbname_, 0), &level_dir);
-          if (s.ok()) s = level_dir->Sync();
-          break;
-        }
-        case delsm::Durability::kDeferred:
-          break;
-      }
+      // KV files and META were fsynced as written in kFsync mode.
+      s = MakeDirectoriesDurable(fs_, tuning_.durability,
+                                 {builder.path(), LevelDirName(dbname_, 0)});
     }
   }
   const uint64_t entries = builder.NumEntries();
@@ -296,19 +285,10 @@ Status DBImpl::TrivialMove(Compaction* c) {
   const std::string to = SstDirName(dbname_, level + 1, f->number);
   mutex_.Unlock();
   Status s = fs_->Rename(from, to);
-  if (s.ok() && tuning_.durability != delsm::Durability::kDeferred) {
-    std::unique_ptr<Directory> dir;
-    s = fs_->OpenDirectory(LevelDirName(dbname_, level + 1), &dir);
-    if (s.ok()) {
-      if (tuning_.durability == delsm::Durability::kSyncfs) {
-        s = dir->SyncFileSystem();
-      } else {
-        s = dir->Sync();
-        std::unique_ptr<Directory> src;
-        if (s.ok()) s = fs_->OpenDirectory(LevelDirName(dbname_, level), &src);
-        if (s.ok()) s = src->Sync();
-      }
-    }
+  if (s.ok()) {
+    s = MakeDirectoriesDurable(
+        fs_, tuning_.durability,
+        {LevelDirName(dbname_, level + 1), LevelDirName(dbname_, level)});
   }
   mutex_.Lock();
   if (!s.ok()) return s;

@@ -4,6 +4,7 @@
 #include <queue>
 
 #include "db/version_edit.h"
+#include "delsm/durability.h"
 #include "delsm/file_system.h"
 #include "delsm/sst_dir_removal.h"
 #include "table/sst_dir.h"
@@ -145,25 +146,12 @@ Status DentryCompaction::FinishOutput() {
 
 Status DentryCompaction::MakeDurable(delsm::Durability durability,
                                      const std::string& output_level_dir) {
-  if (outputs_.empty() || durability == delsm::Durability::kDeferred) {
-    return Status::OK();
-  }
-  std::unique_ptr<Directory> level_dir;
-  Status s = options_.fs->OpenDirectory(output_level_dir, &level_dir);
-  if (!s.ok()) return s;
-  if (durability == delsm::Durability::kSyncfs) {
-    return level_dir->SyncFileSystem();
-  }
-  // kFsync: the links are directory entries; syncing each new directory
-  // and the level directory makes them durable (the KV files' data already
-  // was when they were first written).
-  for (const std::string& path : output_paths_) {
-    std::unique_ptr<Directory> dir;
-    s = options_.fs->OpenDirectory(path, &dir);
-    if (s.ok()) s = dir->Sync();
-    if (!s.ok()) return s;
-  }
-  return level_dir->Sync();
+  if (outputs_.empty()) return Status::OK();
+  // The links are new directory entries; the KV files' data was made
+  // durable when they were first written.
+  std::vector<std::string> dirs = output_paths_;
+  dirs.push_back(output_level_dir);
+  return MakeDirectoriesDurable(options_.fs, durability, dirs);
 }
 
 void DentryCompaction::AddOutputsTo(int level, VersionEdit* edit) const {

@@ -1,0 +1,24 @@
+// Making new directory entries durable, as a delsm::Durability mode says.
+#ifndef DELSM_DELSM_DURABILITY_H_
+#define DELSM_DELSM_DURABILITY_H_
+
+#include <string>
+#include <vector>
+
+#include "delsm/delsm.h"  // include/delsm/delsm.h
+#include "leveldb/status.h"
+
+namespace leveldb {
+
+class FileSystem;
+
+// Make the entries of `dirs` (new SST directories and the level
+// directories holding them) durable: kSyncfs syncs the file system they are
+// on once, kFsync fsyncs each directory (file data was synced as written),
+// kDeferred does nothing. OK for an empty list.
+Status MakeDirectoriesDurable(FileSystem* fs, delsm::Durability durability,
+                              const std::vector<std::string>& dirs);
+
+}  // namespace leveldb
+
+#endif  // DELSM_DELSM_DURABILITY_H_
