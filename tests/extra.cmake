@@ -20,3 +20,10 @@ if(TARGET dropin_test AND DELSM_DEBIAN_LEVELDB)
 elseif(TARGET dropin_test)
   message(WARNING "Debian's libleveldb.so.1d not found: dropin_test will fail")
 endif()
+
+# Crash soak (issue 5): kills a writer with SIGKILL for a given time and
+# checks the database against a model after each kill. Runs for minutes, so
+# it is an executable, not a ctest; scripts/soak.sh builds and runs it.
+add_executable(crash_soak ${CMAKE_CURRENT_SOURCE_DIR}/soak/crash_soak.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/soak/soak_child.cc)
+target_link_libraries(crash_soak delsm_static)
