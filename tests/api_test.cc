@@ -699,8 +699,10 @@ TEST_F(ApiTest, ApproximateSizesCoverFlushedData) {
     ASSERT_OK(db_->Put(wo, Key(i), v));
   }
   Reopen();
+  // Range holds Slices: the key strings must outlive it.
+  const std::string first = Key(0), middle = Key(1000);
   leveldb::Range ranges[2] = {leveldb::Range("a", "z"),
-                              leveldb::Range(Key(0), Key(1000))};
+                              leveldb::Range(first, middle)};
   uint64_t sizes[2] = {0, 0};
   db_->GetApproximateSizes(ranges, 2, sizes);
   // Two million incompressible value bytes were written.

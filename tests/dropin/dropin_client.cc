@@ -202,7 +202,9 @@ int CppApi(const std::string& dir) {
   delete bloom;
 
   // Library helpers a client may call directly.
-  Out(std::string("bloom name: ") + leveldb::NewBloomFilterPolicy(10)->Name());
+  std::unique_ptr<const leveldb::FilterPolicy> named_bloom(
+      leveldb::NewBloomFilterPolicy(10));
+  Out(std::string("bloom name: ") + named_bloom->Name());
   Out(std::string("comparator name: ") + leveldb::BytewiseComparator()->Name());
   Out("compare: " +
       std::to_string(leveldb::BytewiseComparator()->Compare("a", "b")) + " " +
