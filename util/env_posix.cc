@@ -64,9 +64,14 @@ std::string DirName(const std::string& fname) {
   return fname.substr(0, slash);
 }
 
-std::string BaseName(const std::string& fname) {
-  size_t slash = fname.rfind('/');
-  return slash == std::string::npos ? fname : fname.substr(slash + 1);
+// fsync of a directory: makes the entries changed in it durable.
+Status SyncDirectory(const std::string& dir) {
+  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return PosixError(dir, errno);
+  Status s;
+  if (::fsync(fd) < 0) s = PosixError(dir, errno);
+  ::close(fd);
+  return s;
 }
 
 class PosixSequentialFile final : public SequentialFile {
@@ -138,10 +143,7 @@ class PosixRandomAccessFile final : public RandomAccessFile {
 class PosixWritableFile final : public WritableFile {
  public:
   PosixWritableFile(std::string fname, int fd)
-      : fd_(fd),
-        fname_(std::move(fname)),
-        is_manifest_(BaseName(fname_).compare(0, 8, "MANIFEST") == 0),
-        dir_synced_(false) {}
+      : fd_(fd), fname_(std::move(fname)), dir_synced_(false) {}
 
   ~PosixWritableFile() override {
     if (fd_ >= 0) Close();  // Errors here have nowhere to go.
@@ -181,9 +183,11 @@ class PosixWritableFile final : public WritableFile {
 
   Status Sync() override {
     if (fd_ < 0) return Status::IOError(fname_, "sync of closed file");
-    // A new manifest is only reachable once its directory entry is durable
-    // too; CURRENT will point at it right after this sync.
-    if (is_manifest_ && !dir_synced_) {
+    // Data synced into a file is only reachable after a crash once the
+    // file's directory entry is durable too: a new manifest (CURRENT will
+    // point at it right after this sync), and equally a new WAL whose
+    // first sync=true write this is. Once per file suffices.
+    if (!dir_synced_) {
       Status s = SyncDirectory(DirName(fname_));
       if (!s.ok()) return s;
       dir_synced_ = true;
@@ -203,18 +207,8 @@ class PosixWritableFile final : public WritableFile {
     return s;
   }
 
-  static Status SyncDirectory(const std::string& dir) {
-    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) return PosixError(dir, errno);
-    Status s;
-    if (::fsync(fd) < 0) s = PosixError(dir, errno);
-    ::close(fd);
-    return s;
-  }
-
   int fd_;  // -1 once closed.
   const std::string fname_;
-  const bool is_manifest_;
   bool dir_synced_;
   std::string buffer_;
 };
@@ -356,7 +350,14 @@ class PosixEnv final : public Env {
     if (::rename(src.c_str(), target.c_str()) < 0) {
       return PosixError(src, errno);
     }
-    return Status::OK();
+    // Make the rename itself durable: switching CURRENT to a new manifest
+    // must not be undone by a power failure after the old manifest's
+    // successors have been acted upon.
+    Status s = SyncDirectory(DirName(target));
+    if (s.ok() && DirName(src) != DirName(target)) {
+      s = SyncDirectory(DirName(src));
+    }
+    return s;
   }
 
   Status LockFile(const std::string& fname, FileLock** lock) override {
