@@ -330,7 +330,8 @@ TEST_F(DentryCompactionTest, SnapshotSurvivesCompactionsThenOldFilesGo) {
   // Overwrite keys 0..99, delete 100..149, keep 150..199.
   for (int i = 0; i < 100; i++) Put(Key("a", i), Value(Key("a", i), 2));
   for (int i = 100; i < 150; i++) {
-    ASSERT_TRUE(db_->Delete(WriteOptions(), Key("a", i)).ok());
+    Status s = db_->Delete(WriteOptions(), Key("a", i));
+    ASSERT_TRUE(s.ok()) << s.ToString();
   }
   for (int i = 0; i < 600; i++) Put(Key("f", i), Value(Key("f", i), 1));
   WaitIdle();
