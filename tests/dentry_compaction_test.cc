@@ -320,6 +320,40 @@ TEST_F(DentryCompactionTest, CompactionWritesNoValues) {
   EXPECT_TRUE(v == Value(Key("k", 77), 1));
 }
 
+// A compaction links only the entries that descend: the output level's
+// entries stay in their directories. So, with no overwrites, the links made
+// are at most one per entry per level it went down (renames make none).
+TEST_F(DentryCompactionTest, EachEntryIsLinkedAtMostOncePerLevelDescended) {
+  ASSERT_FALSE(dir_.path().empty());
+  Open();
+  const int kKeys = 1500;
+  // A fixed permutation of the indices, so every flush overlaps all levels.
+  for (int i = 0; i < kKeys; i++) {
+    const int k = (i * 7919) % kKeys;
+    Put(Key("p", k), Value(Key("p", k), 1));
+  }
+  WaitIdle();
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  ASSERT_GE(DeepestLevelWithFiles(), 2) << Prop("leveldb.sstables");
+  uint64_t bound = 0;
+  uint64_t live = 0;
+  for (int level = 0; level < 7; level++) {
+    const uint64_t n =
+        PropNum("delsm.num-entries-at-level" + std::to_string(level));
+    bound += n * level;
+    live += n;
+  }
+  EXPECT_EQ(static_cast<uint64_t>(kKeys), live);
+  const uint64_t links = PropNum("delsm.links");
+  EXPECT_GT(links, 0u);
+  EXPECT_LE(links, bound) << Prop("delsm.stats");
+  // Every KV file is back to one name once the inputs are gone.
+  for (const KvFile& f : WalkKvFiles(dbname_)) {
+    EXPECT_EQ(1u, f.nlink) << f.dir << "/" << f.name;
+  }
+}
+
 TEST_F(DentryCompactionTest, SnapshotSurvivesCompactionsThenOldFilesGo) {
   ASSERT_FALSE(dir_.path().empty());
   Open();
