@@ -193,6 +193,8 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
   if (s.ok() && entries > 0) {
     FileMetaData meta;
     meta.number = number;
+    meta.dir = number;
+    meta.dir_entries = builder.DirEntries();
     meta.entries = entries;
     meta.value_bytes = builder.ValueBytes();
     meta.smallest.DecodeFrom(builder.smallest());

@@ -354,6 +354,58 @@ TEST_F(DentryCompactionTest, EachEntryIsLinkedAtMostOncePerLevelDescended) {
   }
 }
 
+// What an interrupted compaction leaves in a live directory (a link to a
+// KV file of another directory, a meta file the manifest never recorded) is
+// removed when the DB opens; what the live SSTs own is not.
+TEST_F(DentryCompactionTest, OpenRemovesWhatNoLiveSstOwns) {
+  ASSERT_FALSE(dir_.path().empty());
+  Open();
+  for (int i = 0; i < 400; i++) Put(Key("o", i), Value(Key("o", i), 1));
+  WaitIdle();
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  db_.reset();
+  std::vector<KvFile> files = WalkKvFiles(dbname_);
+  ASSERT_GE(files.size(), 2u);
+  // Link a KV file of one directory into another under a name no SST there
+  // owns, and add a stray meta file.
+  const KvFile* from = &files.front();
+  const KvFile* to = nullptr;
+  for (const KvFile& f : files) {
+    if (f.dir != from->dir) to = &f;
+  }
+  ASSERT_NE(to, nullptr);
+  const std::string from_dir =
+      dbname_ + "/L" + std::to_string(from->level) + "/" + from->dir;
+  const std::string to_dir =
+      dbname_ + "/L" + std::to_string(to->level) + "/" + to->dir;
+  const std::string stray_link =
+      to_dir + "/" + from->user_key + "@0000000000000fff";
+  ASSERT_EQ(0, link((from_dir + "/" + from->name).c_str(), stray_link.c_str()));
+  const std::string stray_meta = to_dir + "/META-999999";
+  {
+    std::unique_ptr<leveldb::WritableFile> f;
+    leveldb::WritableFile* raw = nullptr;
+    ASSERT_TRUE(
+        leveldb::Env::Default()->NewWritableFile(stray_meta, &raw).ok());
+    f.reset(raw);
+    ASSERT_TRUE(f->Append("not a meta file").ok());
+    ASSERT_TRUE(f->Close().ok());
+  }
+  Open();
+  WaitIdle();
+  struct stat st;
+  EXPECT_NE(0, lstat(stray_link.c_str(), &st)) << stray_link;
+  EXPECT_NE(0, lstat(stray_meta.c_str(), &st)) << stray_meta;
+  EXPECT_EQ(files.size(), WalkKvFiles(dbname_).size());
+  for (const KvFile& f : WalkKvFiles(dbname_)) EXPECT_EQ(1u, f.nlink);
+  for (int i = 0; i < 400; i++) {
+    std::string v;
+    ASSERT_TRUE(db_->Get(leveldb::ReadOptions(), Key("o", i), &v).ok());
+    EXPECT_TRUE(v == Value(Key("o", i), 1)) << Key("o", i);
+  }
+}
+
 TEST_F(DentryCompactionTest, SnapshotSurvivesCompactionsThenOldFilesGo) {
   ASSERT_FALSE(dir_.path().empty());
   Open();
