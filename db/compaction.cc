@@ -80,8 +80,17 @@ uint64_t Compaction::InputEntries() const {
 }
 
 bool Compaction::IsTrivialMove() const {
-  return num_input_files(0) == 1 && num_input_files(1) == 0 &&
-         TotalEntries(grandparents_) <= max_grandparent_overlap_entries_;
+  if (num_input_files(0) != 1 || num_input_files(1) != 0 ||
+      TotalEntries(grandparents_) > max_grandparent_overlap_entries_) {
+    return false;
+  }
+  // A rename moves the whole directory: only possible if no other SST of
+  // this level lives in it.
+  const FileMetaData* in = inputs_[0][0];
+  for (const FileMetaData* f : input_version_->files_[level_]) {
+    if (f != in && f->dir == in->dir) return false;
+  }
+  return true;
 }
 
 void Compaction::AddInputDeletions(VersionEdit* edit) {

@@ -48,9 +48,10 @@ class Compaction {
   // Entries per output directory (Tuning::sst_entries).
   uint64_t MaxOutputEntries() const { return max_output_entries_; }
 
-  // True if the compaction can be done by renaming the single input
-  // directory into level()+1: nothing there overlaps it, and it does not
-  // overlap so much of level()+2 that a later compaction would pay for it.
+  // True if the compaction can be done by renaming the single input's
+  // directory into level()+1: nothing there overlaps it, no other SST lives
+  // in its directory, and it does not overlap so much of level()+2 that a
+  // later compaction would pay for it.
   bool IsTrivialMove() const;
 
   // Adds the removal of every input directory to *edit.

@@ -12,10 +12,12 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "db/dbformat.h"
 #include "db/log_writer.h"
 #include "db/snapshot.h"
+#include "db/version_edit.h"
 #include "delsm/delsm.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
@@ -134,6 +136,39 @@ class DBImpl : public DB {
   void RecordBackgroundError(const Status& s) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Remove SST directories, logs and manifests no live version needs.
   void RemoveObsoleteFiles() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  // SSTs a compaction replaced, whose directories may live on
+  // (db_impl_retired.cc).
+  struct RetiredSst {
+    uint64_t number;
+    uint64_t dir;
+    std::string smallest_user_key;
+    std::string largest_user_key;
+  };
+  // A retired SST no version uses any more, with the live SSTs of its
+  // directory that overlap it (whose KV files must stay).
+  struct RetiredRemoval {
+    RetiredSst sst;
+    std::vector<FileMetaData> live_overlapping;
+  };
+  // Remember the compaction's inputs once its edit is committed.
+  void RetireInputs(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Take from retired_ssts_ every SST no live version uses whose directory
+  // is in `live` (other directories are removed whole); evicts them all
+  // from the cache.
+  std::vector<RetiredRemoval> TakeRemovableRetiredSsts(
+      const std::set<uint64_t>& live) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Unlink the retired SSTs' entries that no live SST shares. Called
+  // without mutex_.
+  void RemoveRetiredSsts(const std::vector<RetiredRemoval>& retired,
+                         uint64_t* unlinked);
+  // At open: in every live directory, unlink what no live SST owns (an
+  // interrupted compaction's links, a crash before retired SSTs were
+  // removed). A directory whose meta files cannot be read is left alone
+  // (its reads report the damage).
+  void RemoveUnownedDirEntries() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The path of SST directory `dir` at whichever level holds it, or empty.
+  std::string FindSstDir(uint64_t dir, int* level);
   bool CompactionWanted() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status WaitForManualCompaction(ManualCompaction* m)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -190,6 +225,13 @@ class DBImpl : public DB {
 
   // SST directories being built: protected from RemoveObsoleteFiles.
   std::set<uint64_t> pending_outputs_ GUARDED_BY(mutex_);
+  // SSTs compactions removed from the current version whose entries are
+  // still to be unlinked from their (surviving) directories; appended by
+  // the compaction thread, drained by RemoveObsoleteFiles once no version
+  // uses them. Lost on a crash: the next open finds those entries instead.
+  std::vector<RetiredSst> retired_ssts_ GUARDED_BY(mutex_);
+  // RemoveObsoleteFiles calls working without mutex_.
+  int removals_in_flight_ GUARDED_BY(mutex_) = 0;
 
   ManualCompaction* manual_compaction_ GUARDED_BY(mutex_) = nullptr;
 

@@ -68,7 +68,8 @@ void DBImpl::FlushThreadMain() {
       // manifest's log floor past it so it is deleted.
       deferred_logs_.pop_front();
       VersionEdit edit;
-      uint64_t floor = imms_.empty() ? logfile_number_ : imms_.front().log_number;
+      uint64_t floor =
+          imms_.empty() ? logfile_number_ : imms_.front().log_number;
       if (!deferred_logs_.empty()) {
         floor = std::min(floor, deferred_logs_.front().first);
       }
@@ -192,6 +193,8 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
   if (s.ok() && entries > 0) {
     FileMetaData meta;
     meta.number = number;
+    meta.dir = number;
+    meta.dir_entries = builder.DirEntries();
     meta.entries = entries;
     meta.value_bytes = builder.ValueBytes();
     meta.smallest.DecodeFrom(builder.smallest());
@@ -281,8 +284,8 @@ Status DBImpl::TrivialMove(Compaction* c) {
   mutex_.AssertHeld();
   const int level = c->level();
   FileMetaData* f = c->input(0, 0);
-  const std::string from = SstDirName(dbname_, level, f->number);
-  const std::string to = SstDirName(dbname_, level + 1, f->number);
+  const std::string from = SstDirName(dbname_, level, f->dir);
+  const std::string to = SstDirName(dbname_, level + 1, f->dir);
   mutex_.Unlock();
   Status s = fs_->Rename(from, to);
   if (s.ok()) {
@@ -322,17 +325,29 @@ Status DBImpl::LinkCompaction(Compaction* c) {
                      if (a.first != b.first) return a.first < b.first;
                      return a.first == 0 && a.second->number > b.second->number;
                    });
+
+  // The level+1 inputs are replaced by new SSTs in their own directories.
+  std::vector<DentryCompaction::Target> targets;
+  for (const FileMetaData* f : c->inputs(1)) {
+    DentryCompaction::Target t;
+    t.dir = f->dir;
+    t.path = SstDirName(dbname_, level + 1, f->dir);
+    t.largest_user_key = f->largest.user_key().ToString();
+    targets.push_back(std::move(t));
+  }
   mutex_.Unlock();
 
   Status s;
   std::vector<Cache::Handle*> handles;
   std::vector<SstDir*> inputs;
+  std::vector<uint64_t> input_dirs;
   for (const auto& in : order) {
     Cache::Handle* h = nullptr;
-    s = table_cache_->Find(in.first, in.second->number, &h);
+    s = table_cache_->Find(in.first, in.second->number, in.second->dir, &h);
     if (!s.ok()) break;
     handles.push_back(h);
     inputs.push_back(table_cache_->Value(h));
+    input_dirs.push_back(in.second->dir);
   }
 
   DentryCompaction::Hooks hooks;
@@ -356,7 +371,7 @@ Status DBImpl::LinkCompaction(Compaction* c) {
   };
   DentryCompaction dc(sst_options_, tuning_.sst_entries, smallest_snapshot,
                       hooks);
-  if (s.ok()) s = dc.Run(inputs);
+  if (s.ok()) s = dc.Run(inputs, input_dirs, targets);
   if (s.ok()) {
     s = dc.MakeDurable(tuning_.durability, LevelDirName(dbname_, level + 1));
   }
@@ -375,6 +390,7 @@ Status DBImpl::LinkCompaction(Compaction* c) {
   for (const DentryCompaction::Output& out : dc.outputs()) {
     pending_outputs_.erase(out.number);
   }
+  if (s.ok()) RetireInputs(c);
 
   LevelStats stats;
   stats.micros = env_->NowMicros() - start_micros;
@@ -450,11 +466,13 @@ void DBImpl::RemoveObsoleteFiles() {
       }
     }
   }
-  for (const auto& d : dirs_to_delete) table_cache_->Evict(d.first);
+  std::vector<RetiredRemoval> retired = TakeRemovableRetiredSsts(live);
 
+  removals_in_flight_++;
   mutex_.Unlock();
   uint64_t unlinked = 0;
   uint64_t dirs_removed = 0;
+  RemoveRetiredSsts(retired, &unlinked);
   for (const std::string& f : files_to_delete) {
     Log(options_.info_log, "Delete %s\n", f.c_str());
     env_->RemoveFile(dbname_ + "/" + f);
@@ -469,6 +487,8 @@ void DBImpl::RemoveObsoleteFiles() {
     }
   }
   mutex_.Lock();
+  removals_in_flight_--;
+  background_cv_.SignalAll();
   dentry_stats_.unlinks += unlinked;
   dentry_stats_.dirs_removed += dirs_removed;
 }
@@ -532,8 +552,8 @@ Status DBImpl::TEST_FlushMemTable() {
 
 Status DBImpl::TEST_WaitForBackgroundWork() {
   MutexLock l(&mutex_);
-  while (bg_error_.ok() &&
-         (!imms_.empty() || compaction_running_ || CompactionWanted())) {
+  while (bg_error_.ok() && (!imms_.empty() || compaction_running_ ||
+                            CompactionWanted() || removals_in_flight_ > 0)) {
     background_cv_.Wait();
   }
   return bg_error_;

@@ -200,7 +200,7 @@ Status DBImpl::PlaceLiveDirectories() {
   Version* v = versions_->current();
   for (int level = 0; level < config::kNumLevels; level++) {
     for (int i = 0; i < v->NumFiles(level); i++) {
-      const uint64_t number = v->files(level)[i]->number;
+      const uint64_t number = v->files(level)[i]->dir;
       const std::string want = SstDirName(dbname_, level, number);
       if (fs_->Exists(want)) continue;
       bool found = false;
@@ -249,6 +249,7 @@ Status DBImpl::Open() {
   }
   if (s.ok()) {
     RemoveObsoleteFiles();
+    RemoveUnownedDirEntries();
     flush_thread_running_ = true;
     compaction_thread_running_ = true;
     env_->StartThread(&DBImpl::FlushThreadEntry, this);

@@ -6,16 +6,19 @@
 //                     "  del 'k'")
 //   MANIFEST-nnnnnn   each record: "--- offset N; " and the VersionEdit's
 //                     DebugString()
-//   [Ln/]nnnnnn.sst   an SST directory (or its META file): the meta file's
-//                     header, then one line per entry with its value
+//   [Ln/]nnnnnn.sst   an SST directory (or one of its meta files, META or
+//                     META-nnnnnn): per meta file, its header, then one line
+//                     per entry with its value
 //
 // Damaged log records are reported inline and dumping continues. Anything
 // else is InvalidArgument. Keys and values are escaped, so the output is
 // plain text whatever the bytes.
 #include "leveldb/dumpfile.h"
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "db/dbformat.h"
 #include "db/filename.h"
@@ -157,9 +160,10 @@ const char* StorageName(ValueStorage storage) {
   return "unknown";
 }
 
-// `dir` is the SST directory's path.
-Status DumpSstDir(Env* env, const std::string& dir, WritableFile* dst) {
-  const std::string meta_path = dir + "/" + kMetaFileName;
+// Dumps the SST of meta file `meta_name` in the SST directory `dir`.
+Status DumpSst(Env* env, const std::string& dir, const std::string& meta_name,
+               WritableFile* dst) {
+  const std::string meta_path = dir + "/" + meta_name;
   std::string data;
   Status s = ReadFileToString(env, meta_path, &data);
   if (!s.ok()) return s;
@@ -176,10 +180,11 @@ Status DumpSstDir(Env* env, const std::string& dir, WritableFile* dst) {
     SstDirOptions options;
     options.comparator = &icmp;
     options.fs = FileSystem::Default();
-    if (!SstDir::Open(options, dir, &sst).ok()) sst.reset();
+    if (!SstDir::Open(options, dir, meta_name, &sst).ok()) sst.reset();
   }
 
-  std::string out = "comparator: " + contents.comparator_name + "\n";
+  std::string out = "meta file: " + meta_name + "\n";
+  out += "comparator: " + contents.comparator_name + "\n";
   out += "entries: " + NumberToString(contents.entries.size()) + "\n";
   ParsedInternalKey parsed;
   for (const std::string* bound : {&contents.smallest, &contents.largest}) {
@@ -222,6 +227,24 @@ Status DumpSstDir(Env* env, const std::string& dir, WritableFile* dst) {
   return Status::OK();
 }
 
+// Dumps every SST (meta file) of the SST directory `dir`, in name order.
+Status DumpSstDir(Env* env, const std::string& dir, WritableFile* dst) {
+  std::vector<std::string> children;
+  Status s = env->GetChildren(dir, &children);
+  if (!s.ok()) return s;
+  std::sort(children.begin(), children.end());
+  bool any = false;
+  for (const std::string& child : children) {
+    uint64_t sst_number;
+    if (!ParseMetaFileName(child, 0, &sst_number)) continue;
+    any = true;
+    s = DumpSst(env, dir, child, dst);
+    if (!s.ok()) return s;
+  }
+  if (!any) return Status::NotFound(dir, "no meta file in SST directory");
+  return Status::OK();
+}
+
 }  // namespace
 
 Status DumpFile(Env* env, const std::string& fname, WritableFile* dst) {
@@ -236,9 +259,10 @@ Status DumpFile(Env* env, const std::string& fname, WritableFile* dst) {
     return DumpSstDir(env, fname.substr(0, fname.find_last_not_of('/') + 1),
                       dst);
   }
-  if (base == kMetaFileName &&
+  uint64_t sst_number;
+  if (ParseMetaFileName(base, 0, &sst_number) &&
       ParseSstDirName(BaseName(DirName(fname)), &number)) {
-    return DumpSstDir(env, DirName(fname), dst);
+    return DumpSst(env, DirName(fname), base, dst);
   }
   return Status::InvalidArgument(fname, "not a WAL, manifest or SST directory");
 }

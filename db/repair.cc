@@ -1,11 +1,15 @@
 // leveldb::RepairDB for DeLSM: rebuilds a consistent DB from whatever SST
 // directories, KV files and WALs survive, and writes a fresh manifest.
 //
-// 1. Every SST directory under L0..L6 whose meta file loads is used as is.
-//    One whose meta file is missing or damaged is rebuilt from its listing:
-//    KV file names carry the user key (or, for hashed names, LONGKEYS does),
-//    the sequence number and whether the bytes are compressed. Tombstones
-//    live only in meta files, so a rebuilt directory has none.
+// 1. Every SST directory under L0..L6 that holds just its own META, and
+//    whose META loads, is used as is. Any other is rebuilt: the entries of
+//    every readable meta file in it (META-<n> files are SSTs a compaction
+//    added; some may be replaced ones not yet removed, whose older
+//    versions the merge below drops) whose KV files are still there, plus
+//    every listed KV file no meta file names: KV file names carry the user
+//    key (or, for hashed names, LONGKEYS does), the sequence number and
+//    whether the bytes are compressed. Tombstones live only in meta files,
+//    so those of an unreadable meta file are lost.
 // 2. Every WAL is replayed into a new L0 directory.
 // 3. All of it is merged by one dentry compaction (links only) into new
 //    directories of a single level, keeping the newest version of each key
@@ -14,6 +18,7 @@
 //    WALs and manifests removed.
 #include <algorithm>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "db/db_impl.h"
@@ -115,12 +120,7 @@ class Repairer {
   Status LoadDirectories() {
     for (const OldDir& d : old_dirs_) {
       std::unique_ptr<SstDir> dir;
-      Status s = SstDir::Open(sst_options_, d.path, &dir);
-      if (!s.ok()) {
-        Log(options_.info_log, "RepairDB: %s: %s; rebuilding from listing\n",
-            d.path.c_str(), s.ToString().c_str());
-        s = RebuildFromListing(d.path, &dir);
-      }
+      Status s = LoadDirectory(d, &dir);
       if (!s.ok()) {
         Log(options_.info_log, "RepairDB: skipping %s: %s\n", d.path.c_str(),
             s.ToString().c_str());
@@ -129,6 +129,42 @@ class Repairer {
       AddInput(std::move(dir), d.number);
     }
     return Status::OK();
+  }
+
+  // A directory holding just its own META is used as it is. Otherwise (a
+  // compaction added SSTs to it, or its META is unusable) its entries are
+  // gathered from every readable meta file and the listing into a new
+  // directory.
+  Status LoadDirectory(const OldDir& d, std::unique_ptr<SstDir>* result) {
+    std::unique_ptr<Directory> src;
+    Status s = sst_options_.fs->OpenDirectory(d.path, &src);
+    std::vector<std::string> names;
+    if (s.ok()) s = src->List(&names);
+    if (!s.ok()) return s;
+    std::vector<std::string> metas;
+    for (const std::string& name : names) {
+      uint64_t sst_number;
+      if (ParseMetaFileName(name, d.number, &sst_number)) metas.push_back(name);
+    }
+    if (metas.size() == 1 && metas[0] == kMetaFileName) {
+      s = SstDir::Open(sst_options_, d.path, result);
+      if (s.ok()) return s;
+      Log(options_.info_log, "RepairDB: %s: %s; rebuilding from listing\n",
+          d.path.c_str(), s.ToString().c_str());
+      metas.clear();
+    }
+    std::vector<std::unique_ptr<SstDir>> loaded;
+    for (const std::string& meta : metas) {
+      std::unique_ptr<SstDir> sst;
+      Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
+      if (m.ok()) {
+        loaded.push_back(std::move(sst));
+      } else {
+        Log(options_.info_log, "RepairDB: %s/%s: %s\n", d.path.c_str(),
+            meta.c_str(), m.ToString().c_str());
+      }
+    }
+    return RebuildDirectory(src.get(), names, loaded, result);
   }
 
   void AddInput(std::unique_ptr<SstDir> dir, uint64_t order) {
@@ -141,11 +177,13 @@ class Repairer {
     inputs_.push_back({order, std::move(dir)});
   }
 
-  // Full keys of hash-named KV files, from the directory's LONGKEYS file.
-  static void ReadLongKeys(Directory* dir,
-                           std::vector<std::pair<std::string, std::string>>* out) {
+  // Full keys of hash-named KV files, from one of the directory's LONGKEYS
+  // files.
+  static void ReadLongKeys(
+      Directory* dir, const std::string& file_name,
+      std::vector<std::pair<std::string, std::string>>* out) {
     std::string data;
-    if (!dir->ReadFile(kLongKeysFileName, &data).ok() || data.size() < 4) return;
+    if (!dir->ReadFile(file_name, &data).ok() || data.size() < 4) return;
     const size_t body = data.size() - 4;
     if (crc32c::Unmask(DecodeFixed32(data.data() + body)) !=
         crc32c::Value(data.data(), body)) {
@@ -159,34 +197,51 @@ class Repairer {
     }
   }
 
-  // Build a new directory by linking the listed KV files of `path` (whose
-  // meta file is unusable) and open it.
-  Status RebuildFromListing(const std::string& path,
-                            std::unique_ptr<SstDir>* result) {
-    std::unique_ptr<Directory> src;
-    Status s = sst_options_.fs->OpenDirectory(path, &src);
-    if (!s.ok()) return s;
-    std::vector<std::string> names;
-    s = src->List(&names);
-    if (!s.ok()) return s;
-    std::vector<std::pair<std::string, std::string>> long_keys;
-    ReadLongKeys(src.get(), &long_keys);
-
+  // Build a new directory from the entries of `src`: those of its readable
+  // meta files whose KV files are still there, plus a value entry for every
+  // listed KV file none of them names. Link them in and open the result.
+  Status RebuildDirectory(Directory* src, const std::vector<std::string>& names,
+                          const std::vector<std::unique_ptr<SstDir>>& metas,
+                          std::unique_ptr<SstDir>* result) {
+    std::set<std::string> present(names.begin(), names.end());
+    std::set<std::string> seen_keys;  // internal keys taken so far
+    std::set<std::string> named;      // KV files some meta entry names
     std::vector<MetaEntry> entries;
+    for (const auto& meta : metas) {
+      for (const MetaEntry& e : meta->contents().entries) {
+        ParsedInternalKey k;
+        if (!ParseInternalKey(e.internal_key, &k)) continue;
+        if (StoredInFile(e.storage)) {
+          std::string name = KvStoredFileName(
+              k.user_key, k.sequence, e.storage == ValueStorage::kFileSnappy);
+          if (present.count(name) == 0) continue;  // removed since
+          named.insert(std::move(name));
+        }
+        if (seen_keys.insert(e.internal_key).second) entries.push_back(e);
+      }
+    }
+    std::vector<std::pair<std::string, std::string>> long_keys;
+    for (const std::string& name : names) {
+      uint64_t n;
+      if (ParseLongKeysFileName(name, 0, &n))
+        ReadLongKeys(src, name, &long_keys);
+    }
+
     for (const std::string& name : names) {
       std::string user_key;
       uint64_t sequence;
       bool hashed, compressed;
-      if (!ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
+      if (named.count(name) > 0 ||
+          !ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
                                  &compressed)) {
         continue;
       }
       if (hashed) {
-        auto it = std::find_if(
-            long_keys.begin(), long_keys.end(),
-            [&name](const std::pair<std::string, std::string>& p) {
-              return p.first + "z" == name || p.first == name;
-            });
+        auto it =
+            std::find_if(long_keys.begin(), long_keys.end(),
+                         [&name](const std::pair<std::string, std::string>& p) {
+                           return p.first + "z" == name || p.first == name;
+                         });
         if (it == long_keys.end()) continue;
         user_key = it->second;
       }
@@ -207,7 +262,9 @@ class Repairer {
         e.value_size = n;
       }
       e.stored_crc = crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
-      entries.push_back(std::move(e));
+      if (seen_keys.insert(e.internal_key).second) {
+        entries.push_back(std::move(e));
+      }
     }
     std::sort(entries.begin(), entries.end(),
               [this](const MetaEntry& a, const MetaEntry& b) {
@@ -217,9 +274,9 @@ class Repairer {
     const uint64_t number = NewNumber();
     const std::string new_path = SstDirName(dbname_, 0, number);
     SstDirBuilder builder(sst_options_, new_path);
-    s = builder.Begin();
+    Status s = builder.Begin();
     for (size_t i = 0; s.ok() && i < entries.size(); i++) {
-      s = builder.AddLinked(entries[i], src.get());
+      s = builder.AddLinked(entries[i], src);
     }
     if (s.ok()) s = builder.Finish();
     if (!s.ok()) {
@@ -306,9 +363,8 @@ class Repairer {
     }
     const delsm::Tuning tuning;
     int level = 1;
-    for (uint64_t cap = tuning.l1_entries; level < config::kNumLevels - 1 &&
-                                           cap < total;
-         cap *= 10) {
+    for (uint64_t cap = tuning.l1_entries;
+         level < config::kNumLevels - 1 && cap < total; cap *= 10) {
       level++;
     }
 
@@ -318,8 +374,7 @@ class Repairer {
       return SstDirName(dbname_, level, n);
     };
     hooks.is_base_level_for_key = [](const Slice&) { return true; };
-    DentryCompaction dc(sst_options_, tuning.sst_entries, max_sequence_,
-                        hooks);
+    DentryCompaction dc(sst_options_, tuning.sst_entries, max_sequence_, hooks);
     Status s = dc.Run(dirs);
     if (s.ok()) {
       s = dc.MakeDurable(delsm::Durability::kSyncfs,

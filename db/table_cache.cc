@@ -1,4 +1,4 @@
-// TableCache: an LRU cache of open SstDir objects keyed by directory number.
+// TableCache: an LRU cache of open SstDir objects keyed by SST number.
 #include "db/table_cache.h"
 
 #include "db/dbformat.h"
@@ -28,20 +28,24 @@ TableCache::TableCache(const std::string& dbname, const SstDirOptions& options,
 
 TableCache::~TableCache() { delete cache_; }
 
-Status TableCache::Find(int level, uint64_t number, Cache::Handle** handle) {
+Status TableCache::Find(int level, uint64_t number, uint64_t dir_number,
+                        Cache::Handle** handle) {
   char buf[8];
   EncodeFixed64(buf, number);
   const Slice key(buf, sizeof(buf));
   *handle = cache_->Lookup(key);
   if (*handle != nullptr) return Status::OK();
 
+  const std::string meta_name = MetaFileName(number, dir_number);
   std::unique_ptr<SstDir> dir;
-  Status s = SstDir::Open(options_, SstDirName(dbname_, level, number), &dir);
+  Status s = SstDir::Open(options_, SstDirName(dbname_, level, dir_number),
+                          meta_name, &dir);
   // A trivial move may have renamed the directory to another level since
   // the caller's version was made.
   for (int other = 0; s.IsNotFound() && other < config::kNumLevels; other++) {
     if (other == level) continue;
-    Status t = SstDir::Open(options_, SstDirName(dbname_, other, number), &dir);
+    Status t = SstDir::Open(options_, SstDirName(dbname_, other, dir_number),
+                            meta_name, &dir);
     if (!t.IsNotFound()) s = t;
   }
   if (!s.ok()) return s;
@@ -58,10 +62,11 @@ SstDir* TableCache::Value(Cache::Handle* handle) {
 void TableCache::Release(Cache::Handle* handle) { cache_->Release(handle); }
 
 Iterator* TableCache::NewIterator(const ReadOptions& options, int level,
-                                  uint64_t number, SstDir** dirptr) {
+                                  uint64_t number, uint64_t dir_number,
+                                  SstDir** dirptr) {
   if (dirptr != nullptr) *dirptr = nullptr;
   Cache::Handle* handle = nullptr;
-  Status s = Find(level, number, &handle);
+  Status s = Find(level, number, dir_number, &handle);
   if (!s.ok()) return NewErrorIterator(s);
   SstDir* dir = Value(handle);
   Iterator* it = dir->NewIterator(options);
@@ -71,10 +76,11 @@ Iterator* TableCache::NewIterator(const ReadOptions& options, int level,
 }
 
 Status TableCache::Get(const ReadOptions& options, int level, uint64_t number,
-                       const Slice& internal_key, void* arg,
+                       uint64_t dir_number, const Slice& internal_key,
+                       void* arg,
                        void (*handle)(void*, const Slice&, const Slice&)) {
   Cache::Handle* h = nullptr;
-  Status s = Find(level, number, &h);
+  Status s = Find(level, number, dir_number, &h);
   if (!s.ok()) return s;
   s = Value(h)->InternalGet(options, internal_key, arg, handle);
   Release(h);

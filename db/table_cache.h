@@ -1,11 +1,12 @@
-// Cache of open SST directories (decoded meta file + directory descriptor),
-// keyed by directory number, bounded by Options::max_open_files.
-// Thread-safe.
+// Cache of open SSTs (decoded meta file + directory descriptor), keyed by
+// SST number, bounded by Options::max_open_files. An SST is named by its
+// level, its number (which names its meta file) and its directory's number
+// (FileMetaData::dir). Thread-safe.
 //
-// A directory's path depends on its level (L<level>/<number>.sst) and a
+// A directory's path depends on its level (L<level>/<dir>.sst) and a
 // trivial move renames it to the next level; a caller holding an older
 // version may ask for the old level. Opening therefore falls back to the
-// other level directories when the named one does not hold the number.
+// other level directories when the named one does not hold the directory.
 #ifndef DELSM_DB_TABLE_CACHE_H_
 #define DELSM_DB_TABLE_CACHE_H_
 
@@ -28,23 +29,27 @@ class TableCache {
   TableCache(const TableCache&) = delete;
   TableCache& operator=(const TableCache&) = delete;
 
-  // Iterator over SST directory `number` (see SstDir::NewIterator). If
-  // `dirptr` is non-null it is set to the SstDir, which lives as long as the
-  // iterator. On error returns an error iterator.
+  // Iterator over SST `number` in directory `dir` (see
+  // SstDir::NewIterator). If `dirptr` is non-null it is set to the SstDir,
+  // which lives as long as the iterator. On error returns an error
+  // iterator.
   Iterator* NewIterator(const ReadOptions& options, int level,
-                        uint64_t number, SstDir** dirptr = nullptr);
+                        uint64_t number, uint64_t dir,
+                        SstDir** dirptr = nullptr);
 
-  // SstDir::InternalGet on directory `number`.
+  // SstDir::InternalGet on SST `number` in directory `dir`.
   Status Get(const ReadOptions& options, int level, uint64_t number,
-             const Slice& internal_key, void* arg,
+             uint64_t dir, const Slice& internal_key, void* arg,
              void (*handle)(void*, const Slice&, const Slice&));
 
-  // Pin directory `number` in the cache. Release with Release().
-  Status Find(int level, uint64_t number, Cache::Handle** handle);
+  // Pin SST `number` (in directory `dir`) in the cache. Release with
+  // Release().
+  Status Find(int level, uint64_t number, uint64_t dir,
+              Cache::Handle** handle);
   SstDir* Value(Cache::Handle* handle);
   void Release(Cache::Handle* handle);
 
-  // Drop directory `number` from the cache (it is being removed).
+  // Drop SST `number` from the cache (no version uses it any more).
   void Evict(uint64_t number);
 
  private:

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
 
 #include "db/table_cache.h"
 #include "db/version_set.h"
+#include "table/meta_file.h"
 #include "table/two_level_iterator.h"
 #include "util/coding.h"
 #include "util/logging.h"
@@ -108,7 +110,8 @@ class LevelDirIterator : public Iterator {
   Slice value() const override {
     assert(Valid());
     EncodeFixed64(ref_, (*files_)[index_]->number);
-    EncodeFixed32(ref_ + 8, static_cast<uint32_t>(level_));
+    EncodeFixed64(ref_ + 8, (*files_)[index_]->dir);
+    EncodeFixed32(ref_ + 16, static_cast<uint32_t>(level_));
     return Slice(ref_, sizeof(ref_));
   }
   Status status() const override { return Status::OK(); }
@@ -119,20 +122,21 @@ class LevelDirIterator : public Iterator {
   const int level_;
   size_t index_;
   // value() is rebuilt on each call; mutable because value() is const.
-  mutable char ref_[12];
+  mutable char ref_[20];
 };
 
 // Opens the directory a LevelDirIterator value names.
 Iterator* OpenDirForIndex(void* arg, const ReadOptions& options,
                           const Slice& dir_ref) {
   TableCache* cache = static_cast<TableCache*>(arg);
-  if (dir_ref.size() != 12) {
+  if (dir_ref.size() != 20) {
     return NewErrorIterator(
         Status::Corruption("malformed SST directory reference in level index"));
   }
   uint64_t number = DecodeFixed64(dir_ref.data());
-  int level = static_cast<int>(DecodeFixed32(dir_ref.data() + 8));
-  return cache->NewIterator(options, level, number);
+  uint64_t dir = DecodeFixed64(dir_ref.data() + 8);
+  int level = static_cast<int>(DecodeFixed32(dir_ref.data() + 16));
+  return cache->NewIterator(options, level, number, dir);
 }
 
 enum class LookupState { kNotFound, kFound, kDeleted, kCorrupt };
@@ -210,7 +214,8 @@ Iterator* Version::NewConcatenatingIterator(const ReadOptions& options,
 void Version::AddIterators(const ReadOptions& options,
                            std::vector<Iterator*>* iters) {
   for (const FileMetaData* f : files_[0]) {
-    iters->push_back(vset_->table_cache_->NewIterator(options, 0, f->number));
+    iters->push_back(
+        vset_->table_cache_->NewIterator(options, 0, f->number, f->dir));
   }
   // Deeper levels are disjoint, so one lazily-opening iterator per level
   // suffices and keeps untouched directories closed.
@@ -278,8 +283,9 @@ bool ProbeDirectory(void* arg, int level, FileMetaData* f) {
   st->last_probed = f;
   st->last_probed_level = level;
 
-  st->status = st->cache->Get(*st->options, level, f->number, st->internal_key,
-                              &st->lookup, &CollectLookupResult);
+  st->status =
+      st->cache->Get(*st->options, level, f->number, f->dir, st->internal_key,
+                     &st->lookup, &CollectLookupResult);
   if (!st->status.ok()) {
     if (st->status.IsNotFound()) {
       // A directory the version lists is gone: that is damage, and must
@@ -437,8 +443,12 @@ std::string Version::DebugString() const {
     AppendNumberTo(&r, level);
     r.append(" ---\n");
     for (const FileMetaData* f : files_[level]) {
-      r.push_back(' ');
-      AppendNumberTo(&r, f->number);
+      // The directory first: " <dir>.sst/<meta file>: ...".
+      char dir[32];
+      std::snprintf(dir, sizeof(dir), " %06llu.sst/",
+                    static_cast<unsigned long long>(f->dir));
+      r.append(dir);
+      r.append(MetaFileName(f->number, f->dir));
       r.append(": ");
       AppendNumberTo(&r, f->entries);
       r.append(" entries, ");

@@ -20,6 +20,10 @@ enum FieldTag : uint32_t {
   kRemovedDirTag = 7,      // varint32 level, varint64 number
   kAddedDirTag = 8,        // varint32 level, varint64 number, entries,
                            // value bytes, length-prefixed smallest, largest
+                           // (read only: an SST that owns its directory)
+  kAddedSstTag = 9,        // varint32 level, varint64 number, dir,
+                           // dir entries, entries, value bytes,
+                           // length-prefixed smallest, largest
 };
 
 bool GetLevel(Slice* input, int* level) {
@@ -90,9 +94,11 @@ void VersionEdit::EncodeTo(std::string* dst) const {
   }
   for (const auto& added : new_files_) {
     const FileMetaData& f = added.second;
-    PutVarint32(dst, kAddedDirTag);
+    PutVarint32(dst, kAddedSstTag);
     PutVarint32(dst, static_cast<uint32_t>(added.first));
     PutVarint64(dst, f.number);
+    PutVarint64(dst, f.dir);
+    PutVarint64(dst, f.dir_entries);
     PutVarint64(dst, f.entries);
     PutVarint64(dst, f.value_bytes);
     PutLengthPrefixedSlice(dst, f.smallest.Encode());
@@ -176,9 +182,26 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
             GetVarint64(&input, &f.value_bytes) &&
             GetInternalKey(&input, &f.smallest) &&
             GetInternalKey(&input, &f.largest)) {
+          f.dir = f.number;
           new_files_.push_back(std::make_pair(level, f));
         } else {
           bad_field = "added directory";
+        }
+        break;
+      }
+      case kAddedSstTag: {
+        int level;
+        FileMetaData f;
+        if (GetLevel(&input, &level) && GetVarint64(&input, &f.number) &&
+            GetVarint64(&input, &f.dir) &&
+            GetVarint64(&input, &f.dir_entries) &&
+            GetVarint64(&input, &f.entries) &&
+            GetVarint64(&input, &f.value_bytes) &&
+            GetInternalKey(&input, &f.smallest) &&
+            GetInternalKey(&input, &f.largest)) {
+          new_files_.push_back(std::make_pair(level, f));
+        } else {
+          bad_field = "added SST";
         }
         break;
       }
@@ -233,6 +256,8 @@ std::string VersionEdit::DebugString() const {
     AppendNumberTo(&r, added.first);
     r.append(" #");
     AppendNumberTo(&r, f.number);
+    r.append(" dir=");
+    AppendNumberTo(&r, f.dir);
     r.append(" entries=");
     AppendNumberTo(&r, f.entries);
     r.append(" value_bytes=");

@@ -15,12 +15,20 @@
 
 namespace leveldb {
 
-// One SST directory as a version sees it. Immutable once added to a
-// version, except `refs` (guarded by the DB mutex) and `allowed_seeks`.
+// One SST as a version sees it: a meta file over a key range, inside an SST
+// directory L<level>/<dir>.sst that may hold further SSTs of the same level
+// (a compaction adds the entries it moves down to the directory already
+// covering their keys, instead of re-linking that directory's entries).
+// Immutable once added to a version, except `refs` (guarded by the DB
+// mutex) and `allowed_seeks`.
 struct FileMetaData {
   int refs = 0;
   int allowed_seeks = 1 << 30;  // seeks before a seek-triggered compaction
-  uint64_t number = 0;          // the directory is L<level>/<number>.sst
+  uint64_t number = 0;          // names the meta file (MetaFileName)
+  uint64_t dir = 0;             // the directory's number; == number if the
+                                // SST was created with its directory
+  uint64_t dir_entries = 0;     // directory entries the SST owns (KV files,
+                                // meta file, LONGKEYS); 0 = not recorded
   uint64_t entries = 0;         // entries in its meta file
   uint64_t value_bytes = 0;     // sum of user value sizes
   InternalKey smallest;
@@ -56,11 +64,13 @@ class VersionEdit {
     compact_pointers_.push_back(std::make_pair(level, key));
   }
 
-  // Add the SST directory `f` at `level`.
+  // Add the SST `f` at `level`. An unset f.dir (0) means the SST owns the
+  // directory of its own number.
   void AddFile(int level, const FileMetaData& f) {
     new_files_.push_back(std::make_pair(level, f));
+    if (f.dir == 0) new_files_.back().second.dir = f.number;
   }
-  // Remove SST directory `number` from `level`.
+  // Remove SST `number` from `level`.
   void RemoveFile(int level, uint64_t number) {
     deleted_files_.insert(std::make_pair(level, number));
   }

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "gtest/gtest.h"
+#include "util/coding.h"
 
 namespace leveldb {
 namespace {
@@ -32,7 +33,10 @@ VersionEdit FullEdit() {
   // Keys with bytes a manifest must carry verbatim: NUL, '/', 0xFF, empty.
   edit.AddFile(0, MakeDir(21, 10000, 4096ull * 10000, std::string("\0a", 2), 5,
                           "z/\xff", 9));
-  edit.AddFile(6, MakeDir(1ull << 40, 1, 0, "", 1, "", 1));
+  FileMetaData in_other_dir = MakeDir(1ull << 40, 1, 0, "", 1, "", 1);
+  in_other_dir.dir = 33;  // an SST a compaction added to directory 33
+  in_other_dir.dir_entries = 2;
+  edit.AddFile(6, in_other_dir);
   return edit;
 }
 
@@ -52,12 +56,15 @@ TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
   EXPECT_EQ(0, parsed.new_files_[0].first);
   const FileMetaData& f = parsed.new_files_[0].second;
   EXPECT_EQ(21u, f.number);
+  EXPECT_EQ(21u, f.dir);  // unset: the SST owns the directory of its number
   EXPECT_EQ(10000u, f.entries);
   EXPECT_EQ(4096ull * 10000, f.value_bytes);
   EXPECT_EQ(std::string("\0a", 2), f.smallest.user_key().ToString());
   EXPECT_EQ("z/\xff", f.largest.user_key().ToString());
   EXPECT_EQ(6, parsed.new_files_[1].first);
   EXPECT_EQ(1ull << 40, parsed.new_files_[1].second.number);
+  EXPECT_EQ(33u, parsed.new_files_[1].second.dir);
+  EXPECT_EQ(2u, parsed.new_files_[1].second.dir_entries);
   EXPECT_EQ("", parsed.new_files_[1].second.smallest.user_key().ToString());
 
   ASSERT_EQ(2u, parsed.deleted_files_.size());
@@ -67,6 +74,27 @@ TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
   EXPECT_EQ(3, parsed.compact_pointers_[0].first);
   EXPECT_EQ("pointer",
             parsed.compact_pointers_[0].second.user_key().ToString());
+}
+
+// Manifests written before SSTs could share a directory record each SST
+// with tag 8 (no directory number): it reads as owning its own directory.
+TEST(VersionEditTest, OwnDirectoryRecordStillReads) {
+  std::string encoded;
+  PutVarint32(&encoded, 8);  // added directory
+  PutVarint32(&encoded, 2);  // level
+  PutVarint64(&encoded, 77);
+  PutVarint64(&encoded, 5);     // entries
+  PutVarint64(&encoded, 1000);  // value bytes
+  PutLengthPrefixedSlice(&encoded, InternalKey("a", 1, kTypeValue).Encode());
+  PutLengthPrefixedSlice(&encoded, InternalKey("b", 2, kTypeValue).Encode());
+  VersionEdit parsed;
+  ASSERT_TRUE(parsed.DecodeFrom(encoded).ok());
+  ASSERT_EQ(1u, parsed.new_files_.size());
+  EXPECT_EQ(2, parsed.new_files_[0].first);
+  EXPECT_EQ(77u, parsed.new_files_[0].second.number);
+  EXPECT_EQ(77u, parsed.new_files_[0].second.dir);
+  EXPECT_EQ(0u, parsed.new_files_[0].second.dir_entries);
+  EXPECT_EQ(5u, parsed.new_files_[0].second.entries);
 }
 
 TEST(VersionEditTest, EmptyEditRoundTrips) {
@@ -97,13 +125,12 @@ TEST(VersionEditTest, EveryTruncationIsRejected) {
     }
   }
   EXPECT_GT(rejected, static_cast<int>(encoded.size()) / 2);
-  // The last field is the added directory at level 6: cutting one byte off
+  // The last field is the added SST at level 6: cutting one byte off
   // names it.
   VersionEdit parsed;
   Status s = parsed.DecodeFrom(Slice(encoded.data(), encoded.size() - 1));
   ASSERT_TRUE(s.IsCorruption());
-  EXPECT_NE(std::string::npos, s.ToString().find("added directory"))
-      << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find("added SST")) << s.ToString();
 }
 
 TEST(VersionEditTest, UnknownTagIsRejected) {

@@ -370,7 +370,40 @@ void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
   for (Version* v = dummy_versions_.next_; v != &dummy_versions_;
        v = v->next_) {
     for (int level = 0; level < config::kNumLevels; level++) {
+      for (const FileMetaData* f : v->files_[level]) {
+        live->insert(f->number);
+        live->insert(f->dir);
+      }
+    }
+  }
+}
+
+void VersionSet::AddLiveSsts(std::set<uint64_t>* live) {
+  for (Version* v = dummy_versions_.next_; v != &dummy_versions_;
+       v = v->next_) {
+    for (int level = 0; level < config::kNumLevels; level++) {
       for (const FileMetaData* f : v->files_[level]) live->insert(f->number);
+    }
+  }
+}
+
+void VersionSet::LiveSstsInDir(uint64_t dir, const Slice& smallest_user_key,
+                               const Slice& largest_user_key,
+                               std::vector<FileMetaData>* ssts) {
+  const Comparator* ucmp = icmp_->user_comparator();
+  std::set<uint64_t> seen;
+  for (Version* v = dummy_versions_.next_; v != &dummy_versions_;
+       v = v->next_) {
+    for (int level = 0; level < config::kNumLevels; level++) {
+      for (const FileMetaData* f : v->files_[level]) {
+        if (f->dir != dir || seen.count(f->number) > 0) continue;
+        if (ucmp->Compare(f->largest.user_key(), smallest_user_key) < 0 ||
+            ucmp->Compare(f->smallest.user_key(), largest_user_key) > 0) {
+          continue;
+        }
+        seen.insert(f->number);
+        ssts->push_back(*f);
+      }
     }
   }
 }
@@ -386,7 +419,7 @@ uint64_t VersionSet::ApproximateOffsetOf(Version* v, const InternalKey& key) {
         if (level > 0) break;
       } else {
         Cache::Handle* handle = nullptr;
-        if (table_cache_->Find(level, f->number, &handle).ok()) {
+        if (table_cache_->Find(level, f->number, f->dir, &handle).ok()) {
           result +=
               table_cache_->Value(handle)->ApproximateBytesBefore(key.Encode());
           table_cache_->Release(handle);
@@ -411,7 +444,8 @@ Iterator* VersionSet::MakeInputIterator(Compaction* c) {
     // them. (At a sorted level they would never interleave, but opening
     // them all at once costs only table-cache slots.)
     for (const FileMetaData* f : files) {
-      children.push_back(table_cache_->NewIterator(options, level, f->number));
+      children.push_back(
+          table_cache_->NewIterator(options, level, f->number, f->dir));
     }
   }
   return NewMergingIterator(icmp_, children.data(),

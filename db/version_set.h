@@ -119,8 +119,18 @@ class VersionSet {
   // caller deletes it before releasing c's inputs.
   Iterator* MakeInputIterator(Compaction* c);
 
-  // Adds the number of every directory some live version references.
+  // Adds the number of every SST, and of every SST directory, some live
+  // version references. (Numbers come from one counter, so an SST number
+  // equals a directory number only for the SST created with it.)
   void AddLiveFiles(std::set<uint64_t>* live);
+  // Adds the number of every SST some live version references.
+  void AddLiveSsts(std::set<uint64_t>* live);
+
+  // Appends to *ssts every SST that some live version places in directory
+  // `dir` and whose user-key range overlaps [smallest, largest].
+  void LiveSstsInDir(uint64_t dir, const Slice& smallest_user_key,
+                     const Slice& largest_user_key,
+                     std::vector<FileMetaData>* ssts);
 
   // Approximate user value bytes in `v` stored under keys before `key`.
   // Reads meta files through the table cache; call without the DB mutex

@@ -15,7 +15,7 @@ namespace leveldb {
 struct DentryCompaction::Cursor {
   SstDir* dir;
   size_t index;
-  size_t input_order;  // position in Run()'s inputs; earlier wins ties
+  size_t input;  // position in Run()'s inputs; earlier wins ties
 };
 
 DentryCompaction::DentryCompaction(const SstDirOptions& options,
@@ -29,16 +29,26 @@ DentryCompaction::DentryCompaction(const SstDirOptions& options,
 
 DentryCompaction::~DentryCompaction() = default;
 
-Status DentryCompaction::Run(const std::vector<SstDir*>& inputs) {
+Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
+                             const std::vector<uint64_t>& input_dirs,
+                             const std::vector<Target>& targets) {
+  if (input_dirs.size() != inputs.size()) {
+    return Status::InvalidArgument(
+        "dentry compaction: one directory number "
+        "per input required");
+  }
+  inputs_ = inputs;
+  input_dirs_ = input_dirs;
+  targets_ = targets;
+  next_target_ = 0;
   const Comparator* cmp = options_.comparator;
   auto later = [cmp](const Cursor& a, const Cursor& b) {
     int r = cmp->Compare(a.dir->contents().entries[a.index].internal_key,
                          b.dir->contents().entries[b.index].internal_key);
     if (r != 0) return r > 0;
-    return a.input_order > b.input_order;
+    return a.input > b.input;
   };
-  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(
-      later);
+  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);
   for (size_t i = 0; i < inputs.size(); i++) {
     if (!inputs[i]->contents().entries.empty()) heap.push({inputs[i], 0, i});
   }
@@ -51,9 +61,9 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs) {
       s = hooks_.yield();
       if (!s.ok()) break;
     }
-    s = Emit(c.dir, c.index);
+    s = Emit(c.input, c.index);
     if (c.index + 1 < c.dir->contents().entries.size()) {
-      heap.push({c.dir, c.index + 1, c.input_order});
+      heap.push({c.dir, c.index + 1, c.input});
     }
   }
   if (s.ok() && builder_ != nullptr) s = FinishOutput();
@@ -83,7 +93,23 @@ bool DentryCompaction::ShouldDrop(const ParsedInternalKey& key,
   return drop;
 }
 
-Status DentryCompaction::Emit(SstDir* source, size_t index) {
+size_t DentryCompaction::RouteToTarget(const Slice& user_key) {
+  const Comparator* ucmp =
+      static_cast<const InternalKeyComparator*>(options_.comparator)
+          ->user_comparator();
+  // A key past a target's largest goes to the next target; keys before the
+  // first target or between two go to the next one, keys after the last to
+  // the last. No SST of the output level outside the compaction overlaps
+  // any of those gaps, so the targets' ranges may grow into them.
+  while (next_target_ + 1 < targets_.size() &&
+         ucmp->Compare(user_key, targets_[next_target_].largest_user_key) > 0) {
+    next_target_++;
+  }
+  return next_target_;
+}
+
+Status DentryCompaction::Emit(size_t input, size_t index) {
+  SstDir* source = inputs_[input];
   const MetaEntry& entry = source->contents().entries[index];
   entries_read_++;
   if (entry.internal_key == last_internal_key_) {
@@ -100,41 +126,61 @@ Status DentryCompaction::Emit(SstDir* source, size_t index) {
   const Comparator* ucmp =
       static_cast<const InternalKeyComparator*>(options_.comparator)
           ->user_comparator();
-  const bool was_new_key =
-      !has_current_user_key_ ||
-      ucmp->Compare(key.user_key, current_user_key_) != 0;
+  const bool was_new_key = !has_current_user_key_ ||
+                           ucmp->Compare(key.user_key, current_user_key_) != 0;
   if (ShouldDrop(key, was_new_key)) {
     entries_dropped_++;
     return Status::OK();
   }
 
+  const size_t target = targets_.empty() ? 0 : RouteToTarget(key.user_key);
   // Cut a full output only between user keys, so that all versions of a key
-  // stay in one directory and level ranges never share a user key.
-  if (builder_ != nullptr && builder_->NumEntries() >= sst_entries_ &&
-      was_new_key) {
+  // stay in one SST and level ranges never share a user key. (Routing is by
+  // user key, so a change of target is always between user keys.)
+  if (builder_ != nullptr &&
+      (target != builder_target_ ||
+       (builder_->NumEntries() >= sst_entries_ && was_new_key))) {
     Status s = FinishOutput();
     if (!s.ok()) return s;
   }
   if (builder_ == nullptr) {
-    uint64_t number = hooks_.new_file_number();
-    std::string path = hooks_.output_path(number);
-    builder_.reset(new SstDirBuilder(options_, path));
-    output_paths_.push_back(path);
-    Output out;
-    out.number = number;
-    outputs_.push_back(out);
-    Status s = builder_->Begin();
+    Status s = StartOutput(target);
     if (!s.ok()) return s;
   }
-  Status s = builder_->AddLinked(entry, source->directory());
-  if (s.ok() && StoredInFile(entry.storage)) links_++;
+  // An entry already in the receiving directory (a target's own) needs no
+  // new link.
+  const bool resident =
+      !targets_.empty() && input_dirs_[input] == targets_[target].dir;
+  Status s =
+      builder_->AddLinked(entry, resident ? nullptr : source->directory());
+  if (s.ok() && !resident && StoredInFile(entry.storage)) links_++;
   return s;
+}
+
+Status DentryCompaction::StartOutput(size_t target) {
+  Output out;
+  out.number = hooks_.new_file_number();
+  if (targets_.empty()) {
+    out.dir = out.number;
+    out.path = hooks_.output_path(out.number);
+  } else {
+    out.dir = targets_[target].dir;
+    out.path = targets_[target].path;
+  }
+  builder_.reset(new SstDirBuilder(options_, out.path,
+                                   MetaFileName(out.number, out.dir),
+                                   LongKeysFileName(out.number, out.dir)));
+  builder_target_ = target;
+  outputs_.push_back(out);
+  return targets_.empty() ? builder_->Begin() : builder_->BeginInExisting();
 }
 
 Status DentryCompaction::FinishOutput() {
   Status s = builder_->Finish();
   if (s.ok()) {
     Output& out = outputs_.back();
+    if (out.dir != out.number) out.added_names = builder_->added_names();
+    out.dir_entries = builder_->DirEntries();
     out.entries = builder_->NumEntries();
     out.value_bytes = builder_->ValueBytes();
     out.smallest = builder_->smallest();
@@ -149,7 +195,10 @@ Status DentryCompaction::MakeDurable(delsm::Durability durability,
   if (outputs_.empty()) return Status::OK();
   // The links are new directory entries; the KV files' data was made
   // durable when they were first written.
-  std::vector<std::string> dirs = output_paths_;
+  std::vector<std::string> dirs;
+  for (const Output& out : outputs_) {
+    if (dirs.empty() || dirs.back() != out.path) dirs.push_back(out.path);
+  }
   dirs.push_back(output_level_dir);
   return MakeDirectoriesDurable(options_.fs, durability, dirs);
 }
@@ -158,6 +207,8 @@ void DentryCompaction::AddOutputsTo(int level, VersionEdit* edit) const {
   for (const Output& out : outputs_) {
     FileMetaData meta;
     meta.number = out.number;
+    meta.dir = out.dir;
+    meta.dir_entries = out.dir_entries;
     meta.entries = out.entries;
     meta.value_bytes = out.value_bytes;
     meta.smallest.DecodeFrom(out.smallest);
@@ -167,11 +218,17 @@ void DentryCompaction::AddOutputsTo(int level, VersionEdit* edit) const {
 }
 
 void DentryCompaction::Abandon() {
-  builder_.reset();
-  for (const std::string& path : output_paths_) {
-    RemoveSstDirectory(options_.fs, path, nullptr);
+  builder_.reset();  // an unfinished builder undoes itself
+  for (const Output& out : outputs_) {
+    if (out.dir == out.number) {
+      RemoveSstDirectory(options_.fs, out.path, nullptr);
+      continue;
+    }
+    // Errors leave orphans, which the next open collects.
+    std::unique_ptr<Directory> dir;
+    if (!options_.fs->OpenDirectory(out.path, &dir).ok()) continue;
+    for (const std::string& name : out.added_names) dir->Unlink(name);
   }
-  output_paths_.clear();
   outputs_.clear();
 }
 

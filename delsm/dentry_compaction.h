@@ -1,7 +1,16 @@
-// DentryCompaction merges the meta entries of a compaction's input SST
-// directories in internal-key order and hard-links every surviving entry's
-// KV file into new SST directories of the output level. It never reads or
-// writes a value stored in a KV file: the surviving files keep their inode.
+// DentryCompaction merges the meta entries of a compaction's input SSTs in
+// internal-key order and writes the surviving entries as new SSTs of the
+// output level. It never reads or writes a value stored in a KV file: the
+// surviving files keep their inode.
+//
+// Where the output level already has SSTs over the merged keys (the
+// compaction's "targets", which it replaces), every surviving entry goes to
+// the directory of the target covering its user key (or the nearest one):
+// a target's own entries stay where they are, the upper level's entries
+// are hard-linked in, and the new SSTs are new meta files in that
+// directory. So an entry is linked once per level it descends, not once
+// per compaction its directory takes part in. Without targets the outputs
+// are new directories.
 //
 // Dropped: versions that no live snapshot needs (a newer version of the same
 // user key is visible to every snapshot), tombstones at or below the
@@ -34,11 +43,24 @@ class SstDirBuilder;
 class DentryCompaction {
  public:
   struct Output {
-    uint64_t number = 0;
+    uint64_t number = 0;       // names the meta file
+    uint64_t dir = 0;          // the directory (== number if created here)
+    std::string path;          // the directory's path
+    uint64_t dir_entries = 0;  // directory entries the SST owns
+    // Names this compaction added to an existing directory (to undo).
+    std::vector<std::string> added_names;
     uint64_t entries = 0;
     uint64_t value_bytes = 0;
     std::string smallest;  // internal keys
     std::string largest;
+  };
+
+  // An SST of the output level that the compaction replaces. Targets are
+  // given in key order and do not overlap.
+  struct Target {
+    uint64_t dir = 0;              // its directory's number
+    std::string path;              // its directory's path
+    std::string largest_user_key;  // the largest user key it holds
   };
 
   struct Hooks {
@@ -60,20 +82,29 @@ class DentryCompaction {
   DentryCompaction(const DentryCompaction&) = delete;
   DentryCompaction& operator=(const DentryCompaction&) = delete;
 
-  // Merge `inputs` into output directories. When two inputs hold the same
-  // internal key, the one earlier in `inputs` is kept.
-  Status Run(const std::vector<SstDir*>& inputs);
+  // Merge `inputs` into output SSTs. When two inputs hold the same internal
+  // key, the one earlier in `inputs` is kept. input_dirs[i] is the number
+  // of the directory holding inputs[i]; entries of an input in a target's
+  // directory are not linked again.
+  Status Run(const std::vector<SstDir*>& inputs,
+             const std::vector<uint64_t>& input_dirs,
+             const std::vector<Target>& targets);
+  // Merge into new directories only.
+  Status Run(const std::vector<SstDir*>& inputs) {
+    return Run(inputs, std::vector<uint64_t>(inputs.size(), 0), {});
+  }
 
-  // Make every output directory and its entry in the level directory
+  // Make every output directory (its new entries) and the level directory
   // durable, as `durability` says (nothing for kDeferred).
   Status MakeDurable(delsm::Durability durability,
                      const std::string& output_level_dir);
 
-  // Remove every output directory (after a failure, before any commit).
+  // Remove every output directory created, and everything added to an
+  // existing one (after a failure, before any commit).
   void Abandon();
 
   const std::vector<Output>& outputs() const { return outputs_; }
-  // Record every output directory as added at `level` in `edit`.
+  // Record every output SST as added at `level` in `edit`.
   void AddOutputsTo(int level, VersionEdit* edit) const;
   uint64_t links() const { return links_; }
   uint64_t entries_read() const { return entries_read_; }
@@ -82,8 +113,11 @@ class DentryCompaction {
  private:
   struct Cursor;
 
-  Status Emit(SstDir* source, size_t index);
+  Status Emit(size_t input, size_t index);
+  Status StartOutput(size_t target);
   Status FinishOutput();
+  // The target whose directory receives `user_key` (keys come ascending).
+  size_t RouteToTarget(const Slice& user_key);
   bool ShouldDrop(const ParsedInternalKey& key, bool first_of_user_key);
 
   const SstDirOptions options_;
@@ -91,9 +125,15 @@ class DentryCompaction {
   const SequenceNumber smallest_snapshot_;
   Hooks hooks_;
 
+  // Set by Run().
+  std::vector<SstDir*> inputs_;
+  std::vector<uint64_t> input_dirs_;
+  std::vector<Target> targets_;
+  size_t next_target_ = 0;  // RouteToTarget's position
+
   std::unique_ptr<SstDirBuilder> builder_;  // the output being filled
+  size_t builder_target_ = 0;               // its target (if any)
   std::vector<Output> outputs_;
-  std::vector<std::string> output_paths_;
 
   // Drop-rule state for the user key being merged.
   std::string current_user_key_;

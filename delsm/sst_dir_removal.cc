@@ -1,11 +1,88 @@
 #include "delsm/sst_dir_removal.h"
 
 #include <memory>
+#include <unordered_set>
 #include <vector>
 
+#include "db/dbformat.h"
 #include "delsm/file_system.h"
+#include "delsm/key_codec.h"
+#include "table/meta_file.h"
 
 namespace leveldb {
+
+namespace {
+
+// Unlinks `name`; a name already gone counts as removed.
+Status UnlinkIfPresent(Directory* dir, const std::string& name,
+                       uint64_t* unlinked) {
+  Status s = dir->Unlink(name);
+  if (s.ok()) {
+    if (unlinked != nullptr) ++*unlinked;
+    return s;
+  }
+  return s.IsNotFound() ? Status::OK() : s;
+}
+
+}  // namespace
+
+std::vector<std::string> KvFileNamesOf(const MetaFileContents& contents) {
+  std::vector<std::string> names;
+  for (const MetaEntry& e : contents.entries) {
+    ParsedInternalKey key;
+    if (!StoredInFile(e.storage) || !ParseInternalKey(e.internal_key, &key)) {
+      continue;
+    }
+    names.push_back(KvStoredFileName(key.user_key, key.sequence,
+                                     e.storage == ValueStorage::kFileSnappy));
+  }
+  return names;
+}
+
+Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
+                        const std::vector<SstInDir>& live, uint64_t* unlinked) {
+  std::unordered_set<std::string> keep;
+  for (const SstInDir& l : live) {
+    for (std::string& name : KvFileNamesOf(*l.contents)) {
+      keep.insert(std::move(name));
+    }
+    keep.insert(l.meta_name);
+    keep.insert(l.long_keys_name);
+  }
+  for (const std::string& name : KvFileNamesOf(*retired.contents)) {
+    if (keep.count(name) > 0) continue;
+    Status s = UnlinkIfPresent(dir, name, unlinked);
+    if (!s.ok()) return s;
+  }
+  for (const std::string* name :
+       {&retired.long_keys_name, &retired.meta_name}) {
+    if (keep.count(*name) > 0) continue;
+    Status s = UnlinkIfPresent(dir, *name, unlinked);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status RemoveUnownedEntries(Directory* dir, const std::vector<SstInDir>& live,
+                            uint64_t* unlinked) {
+  std::unordered_set<std::string> keep;
+  for (const SstInDir& l : live) {
+    for (std::string& name : KvFileNamesOf(*l.contents)) {
+      keep.insert(std::move(name));
+    }
+    keep.insert(l.meta_name);
+    keep.insert(l.long_keys_name);
+  }
+  std::vector<std::string> names;
+  Status s = dir->List(&names);
+  if (!s.ok()) return s;
+  for (const std::string& name : names) {
+    if (keep.count(name) > 0) continue;
+    s = UnlinkIfPresent(dir, name, unlinked);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
 
 Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
                           uint64_t* unlinked) {

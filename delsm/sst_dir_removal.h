@@ -1,19 +1,47 @@
-// Removal of SST directories that no live version references: inputs of a
-// finished compaction, and what an interrupted flush or compaction left
-// behind (found at recovery). Unlinking a KV file that another directory
-// still links only drops a directory entry; the file system frees the value
-// when its last link goes.
+// Removal of what no live version references: whole SST directories (the
+// inputs of a finished compaction, or what an interrupted flush or
+// compaction left behind), and, inside a directory that lives on, the
+// entries of SSTs a compaction replaced or moved down. Unlinking a KV file
+// that another directory still links only drops a directory entry; the file
+// system frees the value when its last link goes.
 #ifndef DELSM_DELSM_SST_DIR_REMOVAL_H_
 #define DELSM_DELSM_SST_DIR_REMOVAL_H_
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "leveldb/status.h"
 
 namespace leveldb {
 
+class Directory;
 class FileSystem;
+struct MetaFileContents;
+
+// One SST of a directory, as far as removal needs to know it.
+struct SstInDir {
+  const MetaFileContents* contents;  // its decoded meta file
+  std::string meta_name;             // MetaFileName(number, dir)
+  std::string long_keys_name;        // LongKeysFileName(number, dir)
+};
+
+// The names of the KV files `contents` refers to.
+std::vector<std::string> KvFileNamesOf(const MetaFileContents& contents);
+
+// Unlink from `dir` every KV file that `retired` names and none of `live`
+// does (their key ranges should cover the retired one's), then the retired
+// SST's meta and LONGKEYS files. Missing names are not errors.
+// *unlinked is increased by the number of entries unlinked.
+Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
+                        const std::vector<SstInDir>& live, uint64_t* unlinked);
+
+// Unlink every entry of `dir` that none of `live` (every SST the version
+// places in the directory) owns: links and meta files an interrupted
+// compaction added, or entries of a replaced SST whose removal was cut
+// short. *unlinked is increased by the number of entries unlinked.
+Status RemoveUnownedEntries(Directory* dir, const std::vector<SstInDir>& live,
+                            uint64_t* unlinked);
 
 // Unlink every entry of the directory at `path`, then remove it. A missing
 // directory is not an error. *unlinked (if non-null) is increased by the

@@ -1,6 +1,9 @@
 // META encoding and decoding. See meta_file.h for the layout.
 #include "table/meta_file.h"
 
+#include <cstdio>
+#include <cstring>
+
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -26,7 +29,55 @@ bool IsInline(ValueStorage s) {
   return s == ValueStorage::kInline || s == ValueStorage::kInlineSnappy;
 }
 
+// Parses "<prefix>" (the directory's own SST) or "<prefix>-<digits>".
+bool ParseNumberedName(const std::string& name, const char* prefix,
+                       uint64_t dir_number, uint64_t* sst_number) {
+  const size_t n = std::strlen(prefix);
+  if (name.compare(0, n, prefix) != 0) return false;
+  if (name.size() == n) {
+    *sst_number = dir_number;
+    return true;
+  }
+  if (name[n] != '-' || name.size() == n + 1 || name.size() > n + 1 + 19) {
+    return false;
+  }
+  uint64_t v = 0;
+  for (size_t i = n + 1; i < name.size(); i++) {
+    if (name[i] < '0' || name[i] > '9') return false;
+    v = v * 10 + static_cast<uint64_t>(name[i] - '0');
+  }
+  *sst_number = v;
+  return true;
+}
+
+std::string NumberedName(const char* prefix, uint64_t sst_number,
+                         uint64_t dir_number) {
+  if (sst_number == dir_number) return prefix;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%s-%06llu", prefix,
+                static_cast<unsigned long long>(sst_number));
+  return buf;
+}
+
 }  // namespace
+
+std::string MetaFileName(uint64_t sst_number, uint64_t dir_number) {
+  return NumberedName(kMetaFileName, sst_number, dir_number);
+}
+
+std::string LongKeysFileName(uint64_t sst_number, uint64_t dir_number) {
+  return NumberedName(kLongKeysFileName, sst_number, dir_number);
+}
+
+bool ParseMetaFileName(const std::string& name, uint64_t dir_number,
+                       uint64_t* sst_number) {
+  return ParseNumberedName(name, kMetaFileName, dir_number, sst_number);
+}
+
+bool ParseLongKeysFileName(const std::string& name, uint64_t dir_number,
+                           uint64_t* sst_number) {
+  return ParseNumberedName(name, kLongKeysFileName, dir_number, sst_number);
+}
 
 std::string EncodeMetaFile(const MetaFileContents& contents) {
   std::string out;

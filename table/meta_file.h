@@ -32,6 +32,23 @@ namespace leveldb {
 constexpr char kMetaFileName[] = "META";
 constexpr char kLongKeysFileName[] = "LONGKEYS";
 
+// An SST directory holds one or more logical SSTs (meta files over disjoint
+// key ranges of the same level). The SST created with the directory (its
+// number equals the directory's) owns META and LONGKEYS; an SST a
+// compaction later wrote into the directory owns META-<number> and
+// LONGKEYS-<number>. None of these can collide with a KV file name, which
+// always holds '@' (key_codec.h).
+std::string MetaFileName(uint64_t sst_number, uint64_t dir_number);
+std::string LongKeysFileName(uint64_t sst_number, uint64_t dir_number);
+
+// If `name` is a meta file name, sets *sst_number (dir_number for "META")
+// and returns true.
+bool ParseMetaFileName(const std::string& name, uint64_t dir_number,
+                       uint64_t* sst_number);
+// True for "LONGKEYS" and "LONGKEYS-<number>"; sets *sst_number likewise.
+bool ParseLongKeysFileName(const std::string& name, uint64_t dir_number,
+                           uint64_t* sst_number);
+
 enum class ValueStorage : uint8_t {
   kNone = 0,          // a tombstone: no value, no KV file
   kFile = 1,          // value bytes in the KV file

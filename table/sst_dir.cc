@@ -7,9 +7,9 @@
 #include "db/dbformat.h"
 #include "delsm/file_system.h"
 #include "delsm/key_codec.h"
-#include "util/coding.h"
 #include "delsm/kv_value.h"
 #include "leveldb/comparator.h"
+#include "util/coding.h"
 #include "util/crc32c.h"
 
 namespace leveldb {
@@ -101,22 +101,26 @@ class SstDirIterator final : public Iterator {
 
 }  // namespace
 
-SstDir::SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir)
-    : options_(options), dir_(std::move(dir)) {}
+SstDir::SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir,
+               std::string meta_name)
+    : options_(options),
+      dir_(std::move(dir)),
+      meta_name_(std::move(meta_name)) {}
 
 SstDir::~SstDir() = default;
 
 Status SstDir::Open(const SstDirOptions& options, const std::string& path,
+                    const std::string& meta_name,
                     std::unique_ptr<SstDir>* result) {
   result->reset();
   std::unique_ptr<Directory> dir;
   Status s = options.fs->OpenDirectory(path, &dir);
   if (!s.ok()) return s;
   std::string data;
-  s = dir->ReadFile(kMetaFileName, &data);
+  s = dir->ReadFile(meta_name, &data);
   if (!s.ok()) return s;
-  const std::string meta_path = path + "/" + kMetaFileName;
-  std::unique_ptr<SstDir> sst(new SstDir(options, std::move(dir)));
+  const std::string meta_path = path + "/" + meta_name;
+  std::unique_ptr<SstDir> sst(new SstDir(options, std::move(dir), meta_name));
   s = DecodeMetaFile(data, meta_path, &sst->contents_);
   if (!s.ok()) return s;
 
@@ -216,8 +220,7 @@ Status SstDir::ReadValue(const ReadOptions& options, size_t index,
     if (!s.ok()) return s;
     stored = from_file;
   } else {
-    where =
-        dir_->path() + "/" + kMetaFileName + " entry " + std::to_string(index);
+    where = dir_->path() + "/" + meta_name_ + " entry " + std::to_string(index);
     stored = e.inline_value;
   }
   if (stored.size() != e.stored_size) {

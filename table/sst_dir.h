@@ -20,11 +20,17 @@ class Directory;
 
 class SstDir {
  public:
-  // Open the SST directory at `path` and load its meta file. Corruption
-  // naming the meta file if it is damaged; NotFound if the directory or the
-  // meta file does not exist.
+  // Open the SST directory at `path` and load its meta file `meta_name`
+  // (one directory may hold several SSTs; see MetaFileName in
+  // meta_file.h). Corruption naming the meta file if it is damaged;
+  // NotFound if the directory or the meta file does not exist.
   static Status Open(const SstDirOptions& options, const std::string& path,
+                     const std::string& meta_name,
                      std::unique_ptr<SstDir>* result);
+  static Status Open(const SstDirOptions& options, const std::string& path,
+                     std::unique_ptr<SstDir>* result) {
+    return Open(options, path, kMetaFileName, result);
+  }
 
   ~SstDir();
   SstDir(const SstDir&) = delete;
@@ -51,11 +57,13 @@ class SstDir {
 
   const MetaFileContents& contents() const { return contents_; }
   Directory* directory() const { return dir_.get(); }
+  const std::string& meta_name() const { return meta_name_; }
   // Approximate user value bytes of entries whose key is < internal_key.
   uint64_t ApproximateBytesBefore(const Slice& internal_key) const;
 
  private:
-  SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir);
+  SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir,
+         std::string meta_name);
 
   // Index of the first entry whose internal key is >= internal_key.
   size_t LowerBound(const Slice& internal_key) const;
@@ -63,6 +71,7 @@ class SstDir {
   // All fields are set by Open() and never change afterwards.
   const SstDirOptions options_;
   std::unique_ptr<Directory> dir_;
+  const std::string meta_name_;
   MetaFileContents contents_;
   const Comparator* user_comparator_ = nullptr;  // compares user keys
   // The filter bytes within contents_.filter; empty when there is none or

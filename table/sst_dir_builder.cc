@@ -35,8 +35,12 @@ std::string ComparatorName(const Comparator* c) {
 
 }  // namespace
 
-SstDirBuilder::SstDirBuilder(const SstDirOptions& options, std::string path)
-    : options_(options), path_(std::move(path)) {
+SstDirBuilder::SstDirBuilder(const SstDirOptions& options, std::string path,
+                             std::string meta_name, std::string long_keys_name)
+    : options_(options),
+      path_(std::move(path)),
+      meta_name_(std::move(meta_name)),
+      long_keys_name_(std::move(long_keys_name)) {
   assert(options_.comparator != nullptr);
   assert(options_.fs != nullptr);
 }
@@ -56,7 +60,19 @@ Status SstDirBuilder::Begin() {
   if (!s.ok()) {
     dir_.reset();
     options_.fs->RemoveDir(path_);  // we made it, and it is empty
+    return s;
   }
+  created_dir_ = true;
+  return s;
+}
+
+Status SstDirBuilder::BeginInExisting() {
+  if (dir_ != nullptr) {
+    return Status::InvalidArgument(path_,
+                                   "SST directory builder already begun");
+  }
+  Status s = options_.fs->OpenDirectory(path_, &dir_);
+  if (!s.ok()) dir_.reset();
   return s;
 }
 
@@ -116,43 +132,24 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
           KvStoredFileName(parsed.user_key, parsed.sequence, compressed);
       s = dir_->WriteFile(name, stored, options_.sync_files);
       if (!s.ok()) return s;
-      created_names_.push_back(name);
+      added_names_.push_back(name);
       files_created_++;
       bytes_written_ += stored.size();
-      if (KvFileNameIsHashed(parsed.user_key)) {
-        PutLengthPrefixedSlice(&long_keys_, name);
-        PutLengthPrefixedSlice(&long_keys_, parsed.user_key);
-      }
+      RecordEntry(e, parsed, name);
+      return Status::OK();
     }
   }
-  value_bytes_ += e.value_size;
-  if (user_keys_.empty() || Slice(user_keys_.back()) != parsed.user_key) {
-    user_keys_.push_back(parsed.user_key.ToString());
-  }
-  if (contents_.entries.empty()) contents_.smallest = e.internal_key;
-  contents_.largest = e.internal_key;
-  contents_.entries.push_back(std::move(e));
+  RecordEntry(e, parsed, std::string());
   return Status::OK();
 }
 
-Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source) {
-  if (dir_ == nullptr || finished_) {
-    return Status::InvalidArgument(path_, "builder not open for AddLinked");
-  }
-  ParsedInternalKey parsed;
-  Status s =
-      CheckOrder(options_, contents_, path_, entry.internal_key, &parsed);
-  if (!s.ok()) return s;
-  if (StoredInFile(entry.storage)) {
-    std::string name =
-        KvStoredFileName(parsed.user_key, parsed.sequence,
-                         entry.storage == ValueStorage::kFileSnappy);
-    s = dir_->LinkFrom(source, name);
-    if (!s.ok()) return s;
-    created_names_.push_back(name);
-    links_made_++;
+void SstDirBuilder::RecordEntry(const MetaEntry& entry,
+                                const ParsedInternalKey& parsed,
+                                const std::string& kv_name) {
+  if (!kv_name.empty()) {
+    dir_entries_++;
     if (KvFileNameIsHashed(parsed.user_key)) {
-      PutLengthPrefixedSlice(&long_keys_, name);
+      PutLengthPrefixedSlice(&long_keys_, kv_name);
       PutLengthPrefixedSlice(&long_keys_, parsed.user_key);
     }
   }
@@ -163,6 +160,42 @@ Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source) {
   if (contents_.entries.empty()) contents_.smallest = entry.internal_key;
   contents_.largest = entry.internal_key;
   contents_.entries.push_back(entry);
+}
+
+Status SstDirBuilder::Link(const std::string& name, Directory* source) {
+  Status s = dir_->LinkFrom(source, name);
+  if (s.ok()) {
+    added_names_.push_back(name);
+    links_made_++;
+    return s;
+  }
+  // An earlier, uncommitted attempt may have made this very link already.
+  KvFileInfo here, there;
+  if (dir_->Stat(name, &here).ok() && source->Stat(name, &there).ok() &&
+      here.inode == there.inode) {
+    return Status::OK();
+  }
+  return s;
+}
+
+Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source) {
+  if (dir_ == nullptr || finished_) {
+    return Status::InvalidArgument(path_, "builder not open for AddLinked");
+  }
+  ParsedInternalKey parsed;
+  Status s =
+      CheckOrder(options_, contents_, path_, entry.internal_key, &parsed);
+  if (!s.ok()) return s;
+  std::string name;
+  if (StoredInFile(entry.storage)) {
+    name = KvStoredFileName(parsed.user_key, parsed.sequence,
+                            entry.storage == ValueStorage::kFileSnappy);
+    if (source != nullptr) {
+      s = Link(name, source);
+      if (!s.ok()) return s;
+    }
+  }
+  RecordEntry(entry, parsed, name);
   return Status::OK();
 }
 
@@ -178,36 +211,38 @@ Status SstDirBuilder::Finish() {
     PutLengthPrefixedSlice(&contents_.filter, options_.filter_policy->Name());
     std::string filter;
     std::vector<Slice> keys(user_keys_.begin(), user_keys_.end());
-    options_.filter_policy->CreateFilter(keys.data(),
-                                         static_cast<int>(keys.size()), &filter);
+    options_.filter_policy->CreateFilter(
+        keys.data(), static_cast<int>(keys.size()), &filter);
     contents_.filter.append(filter);
   }
   if (!long_keys_.empty()) {
     std::string data = long_keys_;
     PutFixed32(&data, crc32c::Mask(crc32c::Value(data.data(), data.size())));
-    Status s = dir_->WriteFile(kLongKeysFileName, data, options_.sync_files);
+    Status s = dir_->WriteFile(long_keys_name_, data, options_.sync_files);
     if (!s.ok()) return s;
+    added_names_.push_back(long_keys_name_);
+    dir_entries_++;
     bytes_written_ += data.size();
   }
   std::string meta = EncodeMetaFile(contents_);
-  Status s = dir_->WriteFile(kMetaFileName, meta, options_.sync_files);
+  Status s = dir_->WriteFile(meta_name_, meta, options_.sync_files);
   if (!s.ok()) return s;
+  added_names_.push_back(meta_name_);
+  dir_entries_++;
   bytes_written_ += meta.size();
   finished_ = true;
   return Status::OK();
 }
 
 void SstDirBuilder::Abandon() {
-  // Once Begin() has succeeded the directory is ours, so everything in it
-  // was made here; errors are ignored because there is nothing better to do
-  // than leave an orphan for recovery to collect.
+  // Everything named in added_names_ was made here; errors are ignored
+  // because there is nothing better to do than leave an orphan for
+  // recovery to collect.
   if (dir_ == nullptr) return;
-  for (const std::string& name : created_names_) dir_->Unlink(name);
-  dir_->Unlink(kMetaFileName);
-  dir_->Unlink(kLongKeysFileName);
-  created_names_.clear();
+  for (const std::string& name : added_names_) dir_->Unlink(name);
+  added_names_.clear();
   dir_.reset();
-  options_.fs->RemoveDir(path_);
+  if (created_dir_) options_.fs->RemoveDir(path_);
   finished_ = true;
 }
 

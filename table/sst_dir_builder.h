@@ -1,6 +1,6 @@
-// Builds one SST directory: creates it, fills it with KV files (written by a
-// flush, or hard-linked from other SST directories by a compaction), then
-// writes its meta file. Entries must be added in strictly increasing
+// Builds one SST: creates its directory (or adds to an existing one), fills
+// it with KV files (written by a flush, or hard-linked from other SST
+// directories by a compaction), then writes its meta file. Entries must be added in strictly increasing
 // internal-key order. Not thread-safe.
 //
 // Finish() leaves the directory complete but not necessarily durable: the
@@ -23,30 +23,44 @@
 namespace leveldb {
 
 class Directory;
+struct ParsedInternalKey;
 
 class SstDirBuilder {
  public:
-  SstDirBuilder(const SstDirOptions& options, std::string path);
+  // Builds the SST whose meta file is `meta_name` (and, if a key needs a
+  // hashed KV file name, whose LONGKEYS file is `long_keys_name`) in the
+  // directory at `path`.
+  SstDirBuilder(const SstDirOptions& options, std::string path,
+                std::string meta_name = kMetaFileName,
+                std::string long_keys_name = kLongKeysFileName);
   ~SstDirBuilder();
   SstDirBuilder(const SstDirBuilder&) = delete;
   SstDirBuilder& operator=(const SstDirBuilder&) = delete;
 
   // Create the directory (it must not exist yet).
   Status Begin();
+  // Add a further SST to the existing directory at `path` (a compaction
+  // appending to a directory of the output level). Abandon() then removes
+  // only what this builder added, never the directory.
+  Status BeginInExisting();
 
   // Add an entry with its value (flush). Writes a KV file unless the entry
   // is a deletion or the value goes inline.
   Status Add(const Slice& internal_key, const Slice& value);
 
-  // Add an existing entry of another SST directory (compaction): hard-links
-  // its KV file from `source` (inline values and tombstones are copied into
-  // the new meta file). No value byte is read or written.
+  // Add an existing entry of another SST (compaction): hard-links its KV
+  // file from `source`, or, with a null `source`, takes the KV file already
+  // in this directory. Inline values and tombstones are copied into the new
+  // meta file. No value byte is read or written. A link whose name already
+  // exists here for the same inode (left by an earlier attempt) is taken as
+  // made.
   Status AddLinked(const MetaEntry& entry, Directory* source);
 
-  // Write META (and LONGKEYS when a key needed a hashed name).
+  // Write the meta file (and LONGKEYS when a key needed a hashed name).
   Status Finish();
 
-  // Remove every entry this builder created and the directory itself.
+  // Remove every entry this builder added to the directory, and the
+  // directory itself if Begin() created it.
   void Abandon();
 
   // The open directory (valid after Begin()).
@@ -57,6 +71,11 @@ class SstDirBuilder {
   uint64_t ValueBytes() const { return value_bytes_; }
   const std::string& smallest() const { return contents_.smallest; }
   const std::string& largest() const { return contents_.largest; }
+  // Directory entries this SST owns: its KV files, meta file and LONGKEYS.
+  uint64_t DirEntries() const { return dir_entries_; }
+  // Names this builder added to the directory (KV files, meta file,
+  // LONGKEYS), for undoing an uncommitted SST after Finish().
+  const std::vector<std::string>& added_names() const { return added_names_; }
 
   // Work done, for statistics.
   uint64_t files_created() const { return files_created_; }
@@ -64,14 +83,22 @@ class SstDirBuilder {
   uint64_t bytes_written() const { return bytes_written_; }
 
  private:
+  Status Link(const std::string& name, Directory* source);
+  void RecordEntry(const MetaEntry& entry, const ParsedInternalKey& parsed,
+                   const std::string& kv_name);
+
   const SstDirOptions options_;
   const std::string path_;
+  const std::string meta_name_;
+  const std::string long_keys_name_;
   std::unique_ptr<Directory> dir_;
+  bool created_dir_ = false;  // Begin() made the directory
   MetaFileContents contents_;
-  std::vector<std::string> user_keys_;     // for the filter
-  std::string long_keys_;                  // LONGKEYS contents
-  std::vector<std::string> created_names_;  // for Abandon()
+  std::vector<std::string> user_keys_;    // for the filter
+  std::string long_keys_;                 // LONGKEYS contents
+  std::vector<std::string> added_names_;  // for Abandon()
   uint64_t value_bytes_ = 0;
+  uint64_t dir_entries_ = 0;
   uint64_t files_created_ = 0;
   uint64_t links_made_ = 0;
   uint64_t bytes_written_ = 0;

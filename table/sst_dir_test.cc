@@ -474,12 +474,12 @@ TEST_F(SstDirTest, TableCacheFindsDirectoriesAcrossLevels) {
   TableCache cache(db, options_, 10);
   GetResult r;
   // Asked at level 0 (a stale version after a trivial move): still found.
-  Status s = cache.Get(ReadOptions(), 0, 5, IKey("k", 9, kValueTypeForSeek), &r,
-                       &SaveResult);
+  Status s = cache.Get(ReadOptions(), 0, 5, 5, IKey("k", 9, kValueTypeForSeek),
+                       &r, &SaveResult);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(r.value, "five");
   SstDir* sst = nullptr;
-  std::unique_ptr<Iterator> it(cache.NewIterator(ReadOptions(), 1, 5, &sst));
+  std::unique_ptr<Iterator> it(cache.NewIterator(ReadOptions(), 1, 5, 5, &sst));
   EXPECT_NE(sst, nullptr);
   it->SeekToFirst();
   ASSERT_TRUE(it->Valid());
@@ -487,15 +487,52 @@ TEST_F(SstDirTest, TableCacheFindsDirectoriesAcrossLevels) {
   it.reset();
   // Missing numbers give NotFound and an error iterator.
   EXPECT_TRUE(cache
-                  .Get(ReadOptions(), 1, 6, IKey("k", 9, kValueTypeForSeek), &r,
-                       &SaveResult)
+                  .Get(ReadOptions(), 1, 6, 6, IKey("k", 9, kValueTypeForSeek),
+                       &r, &SaveResult)
                   .IsNotFound());
-  it.reset(cache.NewIterator(ReadOptions(), 1, 6));
+  it.reset(cache.NewIterator(ReadOptions(), 1, 6, 6));
   it->SeekToFirst();
   EXPECT_FALSE(it->Valid());
   EXPECT_TRUE(it->status().IsNotFound());
   cache.Evict(5);
   cache.Evict(6);
+}
+
+// A second SST in an existing directory: its own meta file, found through
+// the cache by SST and directory number, and undone entry by entry.
+TEST_F(SstDirTest, SecondSstInExistingDirectory) {
+  const std::string db = root_;
+  ASSERT_TRUE(options_.fs->CreateDir(LevelDirName(db, 1), true).ok());
+  const std::string path = SstDirName(db, 1, 5);
+  Build(path, {{IKey("a", 7, kTypeValue), "first"}});
+  {
+    SstDirBuilder b(options_, path, MetaFileName(9, 5), LongKeysFileName(9, 5));
+    ASSERT_TRUE(b.BeginInExisting().ok());
+    ASSERT_TRUE(b.Add(IKey("b", 8, kTypeValue), "second").ok());
+    ASSERT_TRUE(b.Finish().ok());
+    EXPECT_EQ(b.DirEntries(), 2u);  // one KV file and META-000009
+  }
+  EXPECT_EQ(ListNames(path),
+            (std::vector<std::string>{"META", "META-000009", KvFileName("a", 7),
+                                      KvFileName("b", 8)}));
+  TableCache cache(db, options_, 10);
+  GetResult r;
+  ASSERT_TRUE(cache
+                  .Get(ReadOptions(), 1, 9, 5, IKey("b", 9, kValueTypeForSeek),
+                       &r, &SaveResult)
+                  .ok());
+  EXPECT_EQ(r.value, "second");
+  cache.Evict(9);
+  {
+    // An abandoned addition takes away only what it added.
+    SstDirBuilder b(options_, path, MetaFileName(10, 5),
+                    LongKeysFileName(10, 5));
+    ASSERT_TRUE(b.BeginInExisting().ok());
+    ASSERT_TRUE(b.Add(IKey("c", 9, kTypeValue), "third").ok());
+    b.Abandon();
+  }
+  EXPECT_EQ(ListNames(path).size(), 4u);
+  EXPECT_TRUE(options_.fs->Exists(path));
 }
 
 }  // namespace

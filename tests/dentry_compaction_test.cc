@@ -320,6 +320,92 @@ TEST_F(DentryCompactionTest, CompactionWritesNoValues) {
   EXPECT_TRUE(v == Value(Key("k", 77), 1));
 }
 
+// A compaction links only the entries that descend: the output level's
+// entries stay in their directories. So, with no overwrites, the links made
+// are at most one per entry per level it went down (renames make none).
+TEST_F(DentryCompactionTest, EachEntryIsLinkedAtMostOncePerLevelDescended) {
+  ASSERT_FALSE(dir_.path().empty());
+  Open();
+  const int kKeys = 1500;
+  // A fixed permutation of the indices, so every flush overlaps all levels.
+  for (int i = 0; i < kKeys; i++) {
+    const int k = (i * 7919) % kKeys;
+    Put(Key("p", k), Value(Key("p", k), 1));
+  }
+  WaitIdle();
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  ASSERT_GE(DeepestLevelWithFiles(), 2) << Prop("leveldb.sstables");
+  uint64_t bound = 0;
+  uint64_t live = 0;
+  for (int level = 0; level < 7; level++) {
+    const uint64_t n =
+        PropNum("delsm.num-entries-at-level" + std::to_string(level));
+    bound += n * level;
+    live += n;
+  }
+  EXPECT_EQ(static_cast<uint64_t>(kKeys), live);
+  const uint64_t links = PropNum("delsm.links");
+  EXPECT_GT(links, 0u);
+  EXPECT_LE(links, bound) << Prop("delsm.stats");
+  // Every KV file is back to one name once the inputs are gone.
+  for (const KvFile& f : WalkKvFiles(dbname_)) {
+    EXPECT_EQ(1u, f.nlink) << f.dir << "/" << f.name;
+  }
+}
+
+// What an interrupted compaction leaves in a live directory (a link to a
+// KV file of another directory, a meta file the manifest never recorded) is
+// removed when the DB opens; what the live SSTs own is not.
+TEST_F(DentryCompactionTest, OpenRemovesWhatNoLiveSstOwns) {
+  ASSERT_FALSE(dir_.path().empty());
+  Open();
+  for (int i = 0; i < 400; i++) Put(Key("o", i), Value(Key("o", i), 1));
+  WaitIdle();
+  db_->CompactRange(nullptr, nullptr);
+  WaitIdle();
+  db_.reset();
+  std::vector<KvFile> files = WalkKvFiles(dbname_);
+  ASSERT_GE(files.size(), 2u);
+  // Link a KV file of one directory into another under a name no SST there
+  // owns, and add a stray meta file.
+  const KvFile* from = &files.front();
+  const KvFile* to = nullptr;
+  for (const KvFile& f : files) {
+    if (f.dir != from->dir) to = &f;
+  }
+  ASSERT_NE(to, nullptr);
+  const std::string from_dir =
+      dbname_ + "/L" + std::to_string(from->level) + "/" + from->dir;
+  const std::string to_dir =
+      dbname_ + "/L" + std::to_string(to->level) + "/" + to->dir;
+  const std::string stray_link =
+      to_dir + "/" + from->user_key + "@0000000000000fff";
+  ASSERT_EQ(0, link((from_dir + "/" + from->name).c_str(), stray_link.c_str()));
+  const std::string stray_meta = to_dir + "/META-999999";
+  {
+    std::unique_ptr<leveldb::WritableFile> f;
+    leveldb::WritableFile* raw = nullptr;
+    ASSERT_TRUE(
+        leveldb::Env::Default()->NewWritableFile(stray_meta, &raw).ok());
+    f.reset(raw);
+    ASSERT_TRUE(f->Append("not a meta file").ok());
+    ASSERT_TRUE(f->Close().ok());
+  }
+  Open();
+  WaitIdle();
+  struct stat st;
+  EXPECT_NE(0, lstat(stray_link.c_str(), &st)) << stray_link;
+  EXPECT_NE(0, lstat(stray_meta.c_str(), &st)) << stray_meta;
+  EXPECT_EQ(files.size(), WalkKvFiles(dbname_).size());
+  for (const KvFile& f : WalkKvFiles(dbname_)) EXPECT_EQ(1u, f.nlink);
+  for (int i = 0; i < 400; i++) {
+    std::string v;
+    ASSERT_TRUE(db_->Get(leveldb::ReadOptions(), Key("o", i), &v).ok());
+    EXPECT_TRUE(v == Value(Key("o", i), 1)) << Key("o", i);
+  }
+}
+
 TEST_F(DentryCompactionTest, SnapshotSurvivesCompactionsThenOldFilesGo) {
   ASSERT_FALSE(dir_.path().empty());
   Open();
@@ -330,7 +416,8 @@ TEST_F(DentryCompactionTest, SnapshotSurvivesCompactionsThenOldFilesGo) {
   // Overwrite keys 0..99, delete 100..149, keep 150..199.
   for (int i = 0; i < 100; i++) Put(Key("a", i), Value(Key("a", i), 2));
   for (int i = 100; i < 150; i++) {
-    ASSERT_TRUE(db_->Delete(WriteOptions(), Key("a", i)).ok());
+    Status s = db_->Delete(WriteOptions(), Key("a", i));
+    ASSERT_TRUE(s.ok()) << s.ToString();
   }
   for (int i = 0; i < 600; i++) Put(Key("f", i), Value(Key("f", i), 1));
   WaitIdle();

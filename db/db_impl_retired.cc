@@ -1,0 +1,168 @@
+// Removal of the entries of retired SSTs. A compaction replaces the SSTs of
+// the output level it merges into with new meta files in the same
+// directories, and moves the upper level's entries out of theirs; the
+// directories live on. Once no version uses a replaced SST, every KV file
+// it names that no live SST of its directory names is unlinked, and its
+// meta file removed. An SST's directory number and key range are enough to
+// find the live SSTs that may share its KV files (same directory,
+// overlapping keys).
+#include <map>
+
+#include "db/compaction.h"
+#include "db/db_impl.h"
+#include "db/filename.h"
+#include "db/table_cache.h"
+#include "db/version_set.h"
+#include "delsm/file_system.h"
+#include "delsm/sst_dir_removal.h"
+#include "table/meta_file.h"
+#include "table/sst_dir.h"
+
+namespace leveldb {
+
+void DBImpl::RetireInputs(Compaction* c) {
+  mutex_.AssertHeld();
+  for (int which = 0; which < 2; which++) {
+    for (const FileMetaData* f : c->inputs(which)) {
+      retired_ssts_.push_back({f->number, f->dir,
+                               f->smallest.user_key().ToString(),
+                               f->largest.user_key().ToString()});
+    }
+  }
+}
+
+std::vector<DBImpl::RetiredRemoval> DBImpl::TakeRemovableRetiredSsts(
+    const std::set<uint64_t>& live) {
+  mutex_.AssertHeld();
+  std::vector<RetiredRemoval> result;
+  if (retired_ssts_.empty()) return result;
+  std::set<uint64_t> live_ssts;
+  versions_->AddLiveSsts(&live_ssts);
+  std::vector<RetiredSst> still_used;
+  for (RetiredSst& r : retired_ssts_) {
+    if (live_ssts.count(r.number) > 0) {
+      still_used.push_back(std::move(r));
+      continue;
+    }
+    table_cache_->Evict(r.number);
+    // A dead directory goes whole (RemoveObsoleteFiles).
+    if (live.count(r.dir) == 0) continue;
+    RetiredRemoval removal;
+    versions_->LiveSstsInDir(r.dir, r.smallest_user_key, r.largest_user_key,
+                             &removal.live_overlapping);
+    removal.sst = std::move(r);
+    result.push_back(std::move(removal));
+  }
+  retired_ssts_.swap(still_used);
+  return result;
+}
+
+std::string DBImpl::FindSstDir(uint64_t dir, int* level) {
+  for (int l = 0; l < config::kNumLevels; l++) {
+    const std::string path = SstDirName(dbname_, l, dir);
+    if (fs_->Exists(path)) {
+      *level = l;
+      return path;
+    }
+  }
+  return std::string();
+}
+
+void DBImpl::RemoveRetiredSsts(const std::vector<RetiredRemoval>& retired,
+                               uint64_t* unlinked) {
+  for (const RetiredRemoval& r : retired) {
+    int level = 0;
+    const std::string path = FindSstDir(r.sst.dir, &level);
+    if (path.empty()) continue;
+    std::unique_ptr<SstDir> old;
+    const std::string old_meta = MetaFileName(r.sst.number, r.sst.dir);
+    Status s = SstDir::Open(sst_options_, path, old_meta, &old);
+    // Without the retired meta file its entries cannot be told apart here;
+    // the next open's scan of the directory removes them.
+    if (!s.ok()) continue;
+
+    std::vector<Cache::Handle*> handles;
+    std::vector<SstInDir> live;
+    for (const FileMetaData& f : r.live_overlapping) {
+      Cache::Handle* h = nullptr;
+      s = table_cache_->Find(level, f.number, f.dir, &h);
+      if (!s.ok()) break;
+      handles.push_back(h);
+      live.push_back({&table_cache_->Value(h)->contents(),
+                      MetaFileName(f.number, f.dir),
+                      LongKeysFileName(f.number, f.dir)});
+    }
+    if (s.ok()) {
+      s = RemoveRetiredSst(old->directory(),
+                           {&old->contents(), old_meta,
+                            LongKeysFileName(r.sst.number, r.sst.dir)},
+                           live, unlinked);
+    }
+    for (Cache::Handle* h : handles) table_cache_->Release(h);
+    if (!s.ok()) {
+      Log(options_.info_log, "Removing retired SST #%llu from %s: %s\n",
+          static_cast<unsigned long long>(r.sst.number), path.c_str(),
+          s.ToString().c_str());
+    }
+  }
+}
+
+void DBImpl::RemoveUnownedDirEntries() {
+  mutex_.AssertHeld();
+  struct DirSsts {
+    int level = 0;
+    uint64_t expected_entries = 0;
+    bool expected_known = true;
+    std::vector<const FileMetaData*> ssts;
+  };
+  std::map<uint64_t, DirSsts> dirs;
+  Version* v = versions_->current();
+  for (int level = 0; level < config::kNumLevels; level++) {
+    for (const FileMetaData* f : v->files(level)) {
+      DirSsts& d = dirs[f->dir];
+      d.level = level;
+      d.expected_entries += f->dir_entries;
+      if (f->dir_entries == 0) d.expected_known = false;
+      d.ssts.push_back(f);
+    }
+  }
+  uint64_t unlinked = 0;
+  for (const auto& entry : dirs) {
+    const DirSsts& d = entry.second;
+    const std::string path = SstDirName(dbname_, d.level, entry.first);
+    std::unique_ptr<Directory> dir;
+    Status s = fs_->OpenDirectory(path, &dir);
+    std::vector<std::string> names;
+    if (s.ok()) s = dir->List(&names);
+    if (!s.ok()) continue;  // reads of this directory report the damage
+    // A clean directory holds exactly what its SSTs own.
+    if (d.expected_known && names.size() == d.expected_entries) continue;
+
+    std::vector<Cache::Handle*> handles;
+    std::vector<SstInDir> live;
+    for (const FileMetaData* f : d.ssts) {
+      Cache::Handle* h = nullptr;
+      s = table_cache_->Find(d.level, f->number, f->dir, &h);
+      if (!s.ok()) break;
+      handles.push_back(h);
+      live.push_back({&table_cache_->Value(h)->contents(),
+                      MetaFileName(f->number, f->dir),
+                      LongKeysFileName(f->number, f->dir)});
+    }
+    // Never sweep a directory one of whose meta files cannot be read: its
+    // KV files would look unowned.
+    if (s.ok()) s = RemoveUnownedEntries(dir.get(), live, &unlinked);
+    for (Cache::Handle* h : handles) table_cache_->Release(h);
+    if (!s.ok()) {
+      Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
+          s.ToString().c_str());
+    }
+  }
+  if (unlinked > 0) {
+    Log(options_.info_log, "Open removed %llu unowned directory entries\n",
+        static_cast<unsigned long long>(unlinked));
+  }
+  dentry_stats_.unlinks += unlinked;
+}
+
+}  // namespace leveldb
