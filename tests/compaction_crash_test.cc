@@ -40,6 +40,7 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
+#include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -208,36 +209,9 @@ class CompactionCrashTest : public testing::Test {
     std::string sstables;
     EXPECT_TRUE(db->GetProperty("leveldb.sstables", &sstables));
     db.reset();
-    std::map<int, std::set<uint64_t>> listed;
-    {
-      std::istringstream in(sstables);
-      std::string line;
-      int level = -1;
-      while (std::getline(in, line)) {
-        if (line.rfind("--- level ", 0) == 0) {
-          level = std::atoi(line.c_str() + 10);
-        } else if (!line.empty() && line[0] == ' ' && level >= 0) {
-          listed[level].insert(std::strtoull(line.c_str() + 1, nullptr, 10));
-        }
-      }
-    }
-    for (int level = 0; level < 7; level++) {
-      const std::string ldir = dbname_ + "/L" + std::to_string(level);
-      for (const std::string& name : delsm_test::ListDir(ldir)) {
-        const uint64_t number = std::strtoull(name.c_str(), nullptr, 10);
-        EXPECT_TRUE(name.size() > 4 &&
-                    name.compare(name.size() - 4, 4, ".sst") == 0 &&
-                    listed[level].count(number) > 0)
-            << "orphan " << ldir << "/" << name << "\n"
-            << sstables;
-        for (const std::string& kv : delsm_test::ListDir(ldir + "/" + name)) {
-          if (kv == "META" || kv == "LONGKEYS") continue;
-          struct stat st;
-          const std::string path = ldir + "/" + name + "/" + kv;
-          EXPECT_EQ(0, lstat(path.c_str(), &st)) << path;
-          EXPECT_EQ(1u, st.st_nlink) << "extra link to " << path;
-        }
-      }
+    for (const std::string& finding :
+         delsm_test::OrphanSstEntries(dbname_, sstables)) {
+      ADD_FAILURE() << finding << "\n" << sstables;
     }
     if (HasFailure()) {
       // The engine's info log tells which removals it tried.

@@ -15,6 +15,7 @@
 #include "delsm/fault_injection_file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
+#include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -91,20 +92,10 @@ void Verify(const std::string& dbname, int acked, const std::string& what) {
   ASSERT_TRUE(db->GetProperty("leveldb.sstables", &sstables));
   delete db;
 
-  // Every directory on disk is one the live version lists.
-  std::set<uint64_t> listed;
-  std::istringstream in(sstables);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line[0] == ' ') {
-      listed.insert(std::strtoull(line.c_str() + 1, nullptr, 10));
-    }
-  }
-  for (int level = 0; level < 7; level++) {
-    for (const std::string& d : ListDir(dbname + "/L" + std::to_string(level))) {
-      EXPECT_TRUE(listed.count(std::strtoull(d.c_str(), nullptr, 10)) > 0)
-          << what << ": orphan L" << level << "/" << d;
-    }
+  // Nothing is left that the live version does not own.
+  for (const std::string& finding :
+       delsm_test::OrphanSstEntries(dbname, sstables)) {
+    ADD_FAILURE() << what << ": " << finding;
   }
 }
 

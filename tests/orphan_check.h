@@ -1,12 +1,19 @@
 // What a reopened database must not have left on disk: SST directories the
-// live version does not list, and, inside the listed ones, entries their
-// meta file does not name (or named KV files that are missing). Shared by
-// the power-loss and fault-sweep tests, which call it after a reopen once
-// background work has settled.
+// live version does not list (or lists at another level), and, inside the
+// listed ones, entries none of its live meta files owns, KV files a meta
+// file names that are missing, and KV files with more than one link (a
+// link a compaction should have dropped). Shared by the crash, power-loss,
+// fault-sweep and soak tests, which call it after a reopen once background
+// work has settled.
 #ifndef DELSM_TESTS_ORPHAN_CHECK_H_
 #define DELSM_TESTS_ORPHAN_CHECK_H_
 
+#include <sys/stat.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -21,74 +28,101 @@
 
 namespace delsm_test {
 
-// Checks `dbname`'s level directories against `db`'s "leveldb.sstables"
-// property (`db` open on dbname, background work finished). Returns an
-// empty string if nothing is orphaned or missing, else a description of
-// the first few problems.
+// The findings for database `dbname` given the text of its
+// "leveldb.sstables" property, taken while it was open with no background
+// work pending (the database may be closed since). Empty means clean.
+inline std::vector<std::string> OrphanSstEntries(const std::string& dbname,
+                                                 const std::string& sstables) {
+  // Lines look like " 000031.sst/META-000212: ..." under "--- level N ---".
+  std::map<int, std::map<std::string, std::set<std::string>>> listed;
+  std::istringstream in(sstables);
+  std::string line;
+  int level = -1;
+  while (std::getline(in, line)) {
+    if (line.rfind("--- level ", 0) == 0) {
+      level = std::atoi(line.c_str() + 10);
+    } else if (!line.empty() && line[0] == ' ' && level >= 0) {
+      const size_t slash = line.find('/');
+      const size_t colon = line.find(':');
+      if (slash == std::string::npos || colon == std::string::npos) continue;
+      listed[level][line.substr(1, slash - 1)].insert(
+          line.substr(slash + 1, colon - slash - 1));
+    }
+  }
+  std::vector<std::string> findings;
+  leveldb::FileSystem* fs = leveldb::FileSystem::Default();
+  for (int lvl = 0; lvl < 7; lvl++) {
+    const std::string level_dir = dbname + "/L" + std::to_string(lvl);
+    for (const std::string& d : ListDir(level_dir)) {
+      const std::string path = level_dir + "/" + d;
+      auto it = listed[lvl].find(d);
+      if (it == listed[lvl].end()) {
+        findings.push_back("orphan directory " + path);
+        continue;
+      }
+      // Every entry is a live SST's meta or LONGKEYS file, or a KV file
+      // one of them names; every named KV file is there, with one link.
+      std::set<std::string> expected;
+      std::unique_ptr<leveldb::Directory> dir;
+      leveldb::Status s = fs->OpenDirectory(path, &dir);
+      for (const std::string& meta_name : it->second) {
+        std::string meta;
+        leveldb::MetaFileContents contents;
+        if (s.ok()) s = dir->ReadFile(meta_name, &meta);
+        if (s.ok()) s = leveldb::DecodeMetaFile(meta, path, &contents);
+        if (!s.ok()) break;
+        expected.insert(meta_name);
+        expected.insert("LONGKEYS" + meta_name.substr(4));  // same suffix
+        for (const leveldb::MetaEntry& e : contents.entries) {
+          leveldb::ParsedInternalKey ikey;
+          if (!leveldb::StoredInFile(e.storage)) continue;
+          if (!leveldb::ParseInternalKey(e.internal_key, &ikey)) {
+            findings.push_back(path + "/" + meta_name + ": bad internal key");
+            continue;
+          }
+          const std::string name = leveldb::KvStoredFileName(
+              ikey.user_key, ikey.sequence,
+              e.storage == leveldb::ValueStorage::kFileSnappy);
+          expected.insert(name);
+          struct stat st;
+          if (lstat((path + "/" + name).c_str(), &st) != 0) {
+            findings.push_back("missing KV file " + path + "/" + name + ": " +
+                               std::strerror(errno));
+          } else if (st.st_nlink != 1) {
+            findings.push_back(std::to_string(st.st_nlink) + " links to " +
+                               path + "/" + name);
+          }
+        }
+      }
+      if (!s.ok()) {
+        findings.push_back(path + ": " + s.ToString());
+        continue;
+      }
+      for (const std::string& name : ListDir(path)) {
+        if (expected.count(name) == 0) {
+          findings.push_back("orphan link " + path + "/" + name);
+        }
+      }
+    }
+  }
+  return findings;
+}
+
+// The same check on an open database `db` at `dbname` (background work
+// finished). Returns an empty string if clean, else the first findings.
 inline std::string FindOrphans(leveldb::DB* db, const std::string& dbname) {
   std::string sstables;
   if (!db->GetProperty("leveldb.sstables", &sstables)) {
     return "no leveldb.sstables property";
   }
-  std::set<uint64_t> listed;
-  std::istringstream in(sstables);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty() && line[0] == ' ') {
-      listed.insert(std::strtoull(line.c_str() + 1, nullptr, 10));
-    }
-  }
+  const std::vector<std::string> findings = OrphanSstEntries(dbname, sstables);
   std::string problems;
-  int count = 0;
-  auto report = [&](const std::string& what) {
-    if (count++ < 5) problems += what + "; ";
-  };
-  leveldb::FileSystem* fs = leveldb::FileSystem::Default();
-  for (int level = 0; level < 7; level++) {
-    const std::string level_dir = dbname + "/L" + std::to_string(level);
-    for (const std::string& d : ListDir(level_dir)) {
-      const std::string path = level_dir + "/" + d;
-      if (listed.count(std::strtoull(d.c_str(), nullptr, 10)) == 0) {
-        report("orphan directory " + path);
-        continue;
-      }
-      // Every entry of a live directory is its META, its LONGKEYS, or a
-      // KV file the meta file names; every named KV file is there.
-      std::unique_ptr<leveldb::Directory> dir;
-      std::string meta;
-      leveldb::MetaFileContents contents;
-      leveldb::Status s = fs->OpenDirectory(path, &dir);
-      if (s.ok()) s = dir->ReadFile(leveldb::kMetaFileName, &meta);
-      if (s.ok()) s = leveldb::DecodeMetaFile(meta, path, &contents);
-      if (!s.ok()) {
-        report(path + ": " + s.ToString());
-        continue;
-      }
-      std::set<std::string> expected = {leveldb::kMetaFileName,
-                                        leveldb::kLongKeysFileName};
-      for (const leveldb::MetaEntry& e : contents.entries) {
-        if (!leveldb::StoredInFile(e.storage)) continue;
-        leveldb::ParsedInternalKey ikey;
-        if (!leveldb::ParseInternalKey(e.internal_key, &ikey)) {
-          report(path + ": bad internal key in META");
-          continue;
-        }
-        const std::string name = leveldb::KvStoredFileName(
-            ikey.user_key, ikey.sequence,
-            e.storage == leveldb::ValueStorage::kFileSnappy);
-        expected.insert(name);
-        if (!fs->Exists(path + "/" + name)) {
-          report("missing KV file " + path + "/" + name);
-        }
-      }
-      for (const std::string& name : ListDir(path)) {
-        if (expected.count(name) == 0) {
-          report("orphan link " + path + "/" + name);
-        }
-      }
-    }
+  for (size_t i = 0; i < findings.size() && i < 5; i++) {
+    problems += findings[i] + "; ";
   }
-  if (count > 5) problems += std::to_string(count - 5) + " more";
+  if (findings.size() > 5) {
+    problems += std::to_string(findings.size() - 5) + " more";
+  }
   return problems;
 }
 

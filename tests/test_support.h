@@ -199,52 +199,6 @@ inline std::string RunWriterUntilKilled(
   return error;
 }
 
-// What an orphan scan found wrong in DeLSM database `dbname` on disk, one
-// line per finding, given the text of its "leveldb.sstables" property taken
-// while the database was open with no background work pending (take the
-// property, close the database, then call this). A finding is an entry of
-// a level directory L0..L6 that is not an SST directory the property lists
-// at that level, or a KV file inside one that has more than one link (a
-// link a compaction should have dropped). Empty means clean.
-inline std::vector<std::string> OrphanSstEntries(const std::string& dbname,
-                                                 const std::string& sstables) {
-  std::map<int, std::set<uint64_t>> listed;
-  std::istringstream in(sstables);
-  std::string line;
-  int level = -1;
-  while (std::getline(in, line)) {
-    if (line.rfind("--- level ", 0) == 0) {
-      level = std::atoi(line.c_str() + 10);
-    } else if (!line.empty() && line[0] == ' ' && level >= 0) {
-      listed[level].insert(std::strtoull(line.c_str() + 1, nullptr, 10));
-    }
-  }
-  std::vector<std::string> findings;
-  for (int lvl = 0; lvl < 7; lvl++) {
-    const std::string ldir = dbname + "/L" + std::to_string(lvl);
-    for (const std::string& name : ListDir(ldir)) {
-      const uint64_t number = std::strtoull(name.c_str(), nullptr, 10);
-      const bool is_sst =
-          name.size() > 4 && name.compare(name.size() - 4, 4, ".sst") == 0;
-      if (!is_sst || listed[lvl].count(number) == 0) {
-        findings.push_back("orphan " + ldir + "/" + name);
-      }
-      for (const std::string& kv : ListDir(ldir + "/" + name)) {
-        if (kv == "META" || kv == "LONGKEYS") continue;
-        const std::string path = ldir + "/" + name + "/" + kv;
-        struct stat st;
-        if (lstat(path.c_str(), &st) != 0) {
-          findings.push_back("cannot stat " + path + ": " +
-                             std::strerror(errno));
-        } else if (st.st_nlink != 1) {
-          findings.push_back(std::to_string(st.st_nlink) + " links to " + path);
-        }
-      }
-    }
-  }
-  return findings;
-}
-
 // The crash tests' keys: 'k' and a 12-digit index, so that a scan can tell
 // which writes survived.
 inline std::string IndexKey(uint64_t index) {

@@ -50,6 +50,7 @@
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
 #include "tests/soak/soak_protocol.h"
+#include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
 namespace delsm_soak {
