@@ -71,8 +71,7 @@ class DBImpl : public DB {
   const Snapshot* GetSnapshot() override;
   void ReleaseSnapshot(const Snapshot* snapshot) override;
   bool GetProperty(const Slice& property, std::string* value) override;
-  void GetApproximateSizes(const Range* range, int n,
-                           uint64_t* sizes) override;
+  void GetApproximateSizes(const Range* range, int n, uint64_t* sizes) override;
   void CompactRange(const Slice* begin, const Slice* end) override;
 
   // Open's work after construction: recover, start the background threads.
@@ -103,8 +102,13 @@ class DBImpl : public DB {
   Status NewDB();
   Status Recover(VersionEdit* edit, bool* save_manifest)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  Status RecoverLogFile(uint64_t log_number, SequenceNumber* max_sequence,
-                        VersionEdit* edit) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Replays a WAL; lowers *min_sequence / raises *max_sequence to the
+  // sequences it held.
+  Status RecoverLogFile(uint64_t log_number, SequenceNumber* min_sequence,
+                        SequenceNumber* max_sequence, VersionEdit* edit)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void DropLevel0CoveredByWal(SequenceNumber first_replayed, VersionEdit* edit)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status PlaceLiveDirectories() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Write path.
@@ -247,8 +251,7 @@ class DBImpl : public DB {
 // delsm::Open with the SST directories on `fs` (not owned; must outlive the
 // DB). For fault-injection tests.
 Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
-                          const std::string& name, FileSystem* fs,
-                          DB** dbptr);
+                          const std::string& name, FileSystem* fs, DB** dbptr);
 
 // The filter an SST directory gets when the user set none: a 10 bits/key
 // Bloom filter with the bytewise comparator, else none (a custom comparator
@@ -258,8 +261,7 @@ const FilterPolicy* NewDefaultFilterPolicy(const Options& options);
 // Fill in defaults and clip the user's options to sane ranges.
 Options SanitizeOptions(const std::string& dbname,
                         const InternalKeyComparator* icmp,
-                        const FilterPolicy* default_filter,
-                        const Options& src);
+                        const FilterPolicy* default_filter, const Options& src);
 
 }  // namespace leveldb
 

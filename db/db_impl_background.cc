@@ -290,7 +290,7 @@ Status DBImpl::TrivialMove(Compaction* c) {
   Status s = fs_->Rename(from, to);
   if (s.ok()) {
     s = MakeDirectoriesDurable(
-        fs_, tuning_.durability,
+        fs_, CompactionDurability(tuning_.durability),
         {LevelDirName(dbname_, level + 1), LevelDirName(dbname_, level)});
   }
   mutex_.Lock();
@@ -373,7 +373,8 @@ Status DBImpl::LinkCompaction(Compaction* c) {
                       hooks);
   if (s.ok()) s = dc.Run(inputs, input_dirs, targets);
   if (s.ok()) {
-    s = dc.MakeDurable(tuning_.durability, LevelDirName(dbname_, level + 1));
+    s = dc.MakeDurable(CompactionDurability(tuning_.durability),
+                       LevelDirName(dbname_, level + 1));
   }
   for (Cache::Handle* h : handles) table_cache_->Release(h);
   if (!s.ok()) dc.Abandon();  // nothing was committed

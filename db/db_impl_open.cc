@@ -9,12 +9,14 @@
 #include "db/filename.h"
 #include "db/log_reader.h"
 #include "db/memtable.h"
+#include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "db/version_set.h"
 #include "db/write_batch_internal.h"
 #include "delsm/file_system.h"
 #include "delsm/sst_dir_removal.h"
 #include "leveldb/write_batch.h"
+#include "table/sst_dir.h"
 #include "util/env_util.h"
 #include "util/mutexlock.h"
 
@@ -67,8 +69,7 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     s = NewDB();
     if (!s.ok()) return s;
   } else if (options_.error_if_exists) {
-    return Status::InvalidArgument(dbname_,
-                                   "exists (error_if_exists is true)");
+    return Status::InvalidArgument(dbname_, "exists (error_if_exists is true)");
   }
   for (int level = 0; level < config::kNumLevels; level++) {
     s = fs_->CreateDir(LevelDirName(dbname_, level), true);
@@ -112,10 +113,14 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
   }
   std::sort(logs.begin(), logs.end());
   SequenceNumber max_sequence = 0;
+  SequenceNumber min_sequence = kMaxSequenceNumber;
   for (uint64_t number : logs) {
-    s = RecoverLogFile(number, &max_sequence, edit);
+    s = RecoverLogFile(number, &min_sequence, &max_sequence, edit);
     if (!s.ok()) return s;
     versions_->MarkFileNumberUsed(number);
+  }
+  if (tuning_.durability == delsm::Durability::kDeferred) {
+    DropLevel0CoveredByWal(min_sequence, edit);
   }
   if (versions_->LastSequence() < max_sequence) {
     versions_->SetLastSequence(max_sequence);
@@ -143,9 +148,8 @@ struct WalReporter : public log::Reader::Reporter {
 
 // Replay one WAL into memtables, flushing each to an L0 SST directory as it
 // fills and the remainder at the end; the WAL is then obsolete.
-Status DBImpl::RecoverLogFile(uint64_t log_number,
-                              SequenceNumber* max_sequence,
-                              VersionEdit* edit) {
+Status DBImpl::RecoverLogFile(uint64_t log_number, SequenceNumber* min_sequence,
+                              SequenceNumber* max_sequence, VersionEdit* edit) {
   mutex_.AssertHeld();
   const std::string fname = LogFileName(dbname_, log_number);
   SequentialFile* raw_file;
@@ -178,8 +182,10 @@ Status DBImpl::RecoverLogFile(uint64_t log_number,
     }
     status = WriteBatchInternal::InsertInto(&batch, mem);
     if (!status.ok()) break;
-    const SequenceNumber last_seq = WriteBatchInternal::Sequence(&batch) +
-                                    WriteBatchInternal::Count(&batch) - 1;
+    const SequenceNumber first_seq = WriteBatchInternal::Sequence(&batch);
+    const SequenceNumber last_seq =
+        first_seq + WriteBatchInternal::Count(&batch) - 1;
+    if (first_seq < *min_sequence) *min_sequence = first_seq;
     if (last_seq > *max_sequence) *max_sequence = last_seq;
     if (mem->ApproximateMemoryUsage() > options_.write_buffer_size) {
       status = WriteLevel0(mem, edit);
@@ -191,6 +197,43 @@ Status DBImpl::RecoverLogFile(uint64_t log_number,
   if (status.ok() && mem != nullptr) status = WriteLevel0(mem, edit);
   if (mem != nullptr) mem->Unref();
   return status;
+}
+
+// In kDeferred mode a flush's SST directory is not made durable: the WAL it
+// came from is kept instead, and replayed on recovery. After a power loss
+// such a directory may be missing or hold truncated files, so every L0 SST
+// whose writes the replayed WALs hold again (its smallest sequence is at or
+// after the first one replayed; WALs are contiguous) is dropped in favour
+// of the replay, and so is one that can no longer be read (only a recent,
+// unsynced flush can be lost: its WAL is retained). Compactions sync their
+// outputs (CompactionDurability), so nothing deeper depends on an unsynced
+// flush.
+void DBImpl::DropLevel0CoveredByWal(SequenceNumber first_replayed,
+                                    VersionEdit* edit) {
+  mutex_.AssertHeld();
+  if (first_replayed == kMaxSequenceNumber) return;  // nothing replayed
+  for (const FileMetaData* f : versions_->current()->files(0)) {
+    Cache::Handle* h = nullptr;
+    bool covered = true;  // also when unreadable
+    if (table_cache_->Find(0, f->number, f->dir, &h).ok()) {
+      for (const MetaEntry& e : table_cache_->Value(h)->contents().entries) {
+        ParsedInternalKey k;
+        if (ParseInternalKey(e.internal_key, &k) &&
+            k.sequence < first_replayed) {
+          covered = false;
+          break;
+        }
+      }
+      table_cache_->Release(h);
+    }
+    if (covered) {
+      edit->RemoveFile(0, f->number);
+      table_cache_->Evict(f->number);
+      Log(options_.info_log,
+          "Replacing L0 SST #%llu by its retained WAL (deferred mode)\n",
+          static_cast<unsigned long long>(f->number));
+    }
+  }
 }
 
 // A trivial move renames a directory before the manifest records it; a
@@ -212,7 +255,11 @@ Status DBImpl::PlaceLiveDirectories() {
           found = true;
         }
       }
-      if (!found && options_.paranoid_checks) {
+      // (A deferred-mode flush output may be lost to a power failure; its
+      // retained WAL replaces it, see DropLevel0CoveredByWal.)
+      const bool replaceable =
+          level == 0 && tuning_.durability == delsm::Durability::kDeferred;
+      if (!found && options_.paranoid_checks && !replaceable) {
         return Status::Corruption("missing SST directory", want);
       }
     }
@@ -305,8 +352,7 @@ Status DestroyDB(const std::string& dbname, const Options& options) {
 namespace leveldb {
 
 Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
-                          const std::string& name, FileSystem* fs,
-                          DB** dbptr) {
+                          const std::string& name, FileSystem* fs, DB** dbptr) {
   *dbptr = nullptr;
   if (options.comparator == nullptr || options.env == nullptr) {
     return Status::InvalidArgument(name, "options need a comparator and env");
@@ -317,8 +363,9 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
       tuning.l0_compaction_entries == 0 || tuning.sst_entries == 0 ||
       tuning.l1_entries == 0) {
     return Status::InvalidArgument(
-        name, "inconsistent delsm::Tuning (need 1 <= l0_compaction_dirs <= "
-              "l0_slowdown_dirs <= l0_stop_dirs and non-zero entry limits)");
+        name,
+        "inconsistent delsm::Tuning (need 1 <= l0_compaction_dirs <= "
+        "l0_slowdown_dirs <= l0_stop_dirs and non-zero entry limits)");
   }
   DBImpl* impl = new DBImpl(options, tuning, name, fs);
   Status s = impl->Open();

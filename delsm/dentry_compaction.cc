@@ -41,11 +41,23 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
   input_dirs_ = input_dirs;
   targets_ = targets;
   next_target_ = 0;
+  // Inputs already in a target's directory. Of two copies of one internal
+  // key (a WAL replayed after its flush was compacted, in deferred mode)
+  // such an input's is kept: the other could not be linked in under the
+  // same name, and both hold the same write.
+  std::vector<bool> resident(inputs.size(), false);
+  for (size_t i = 0; i < inputs.size(); i++) {
+    for (const Target& t : targets_) {
+      if (input_dirs_[i] == t.dir) resident[i] = true;
+    }
+  }
   const Comparator* cmp = options_.comparator;
-  auto later = [cmp](const Cursor& a, const Cursor& b) {
+  auto later = [cmp, &resident](const Cursor& a, const Cursor& b) {
     int r = cmp->Compare(a.dir->contents().entries[a.index].internal_key,
                          b.dir->contents().entries[b.index].internal_key);
     if (r != 0) return r > 0;
+    if (resident[a.input] != resident[b.input])
+      return static_cast<bool>(resident[b.input]);
     return a.input > b.input;
   };
   std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);

@@ -83,9 +83,10 @@ class DentryCompaction {
   DentryCompaction& operator=(const DentryCompaction&) = delete;
 
   // Merge `inputs` into output SSTs. When two inputs hold the same internal
-  // key, the one earlier in `inputs` is kept. input_dirs[i] is the number
-  // of the directory holding inputs[i]; entries of an input in a target's
-  // directory are not linked again.
+  // key, the one already in a target's directory is kept, else the one
+  // earlier in `inputs`. input_dirs[i] is the number of the directory
+  // holding inputs[i]; entries of an input in a target's directory are not
+  // linked again.
   Status Run(const std::vector<SstDir*>& inputs,
              const std::vector<uint64_t>& input_dirs,
              const std::vector<Target>& targets);

@@ -19,6 +19,15 @@ class FileSystem;
 Status MakeDirectoriesDurable(FileSystem* fs, delsm::Durability durability,
                               const std::vector<std::string>& dirs);
 
+// The mode a compaction (or trivial move) makes its outputs durable in. A
+// retained WAL covers only what a flush wrote, never what a compaction
+// moved, so kDeferred compactions sync like kSyncfs ones (which also makes
+// every flush before them durable).
+inline delsm::Durability CompactionDurability(delsm::Durability mode) {
+  return mode == delsm::Durability::kDeferred ? delsm::Durability::kSyncfs
+                                              : mode;
+}
+
 }  // namespace leveldb
 
 #endif  // DELSM_DELSM_DURABILITY_H_

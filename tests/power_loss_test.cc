@@ -232,24 +232,6 @@ const char* ModeName(Durability mode) {
   return "?";
 }
 
-// A known engine bug, reported and not fixed here (the files are being
-// rewritten elsewhere): in kDeferred, flush and compaction outputs are
-// recorded in the manifest without ever being made durable, so a power
-// loss removes directories the manifest still names; reads (and the
-// compactions) touching them then fail with NotFound on the directory,
-// although every write flushed within the WAL retention time is still in
-// the WAL. The documented promise is that such writes survive.
-constexpr char kDeferredMissingDirectoryBug[] =
-    "known bug (kDeferred): the manifest names an SST directory whose "
-    "creation no fsync/syncfs covered; after power loss it is gone and "
-    "reads of its range fail, although the retained WAL holds the data; ";
-
-bool IsDeferredMissingDirectoryBug(Durability mode, const Status& s) {
-  return mode == Durability::kDeferred && !s.ok() &&
-         s.ToString().find(".sst: No such file or directory") !=
-             std::string::npos;
-}
-
 // Reads the whole database.
 Status ReadAll(DB* db, std::map<std::string, std::string>* contents) {
   contents->clear();
@@ -387,17 +369,9 @@ class PowerLossTest : public testing::TestWithParam<Durability> {
     // pins while their compaction commits are only collected by the next
     // background job, which would leave them behind for the orphan check.
     s = static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();
-    if (IsDeferredMissingDirectoryBug(mode, s)) {
-      GTEST_SKIP() << kDeferredMissingDirectoryBug << what << ": "
-                   << s.ToString();
-    }
     ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
     std::map<std::string, std::string> contents;
     s = ReadAll(db, &contents);
-    if (IsDeferredMissingDirectoryBug(mode, s)) {
-      GTEST_SKIP() << kDeferredMissingDirectoryBug << what << ": "
-                   << s.ToString();
-    }
     ASSERT_TRUE(s.ok()) << what << ": scan: " << s.ToString();
     for (int k = 0; k < kKeySpace; k++) {
       std::string v;
