@@ -69,8 +69,12 @@ inline std::vector<std::string> ListDir(const std::string& path) {
 // the object goes away. path() is empty if creation failed.
 class TempDir {
  public:
+  // Under $TMPDIR if set (e.g. a quiet, dedicated file system), else /tmp.
   explicit TempDir(const std::string& prefix = "delsm_test") {
-    std::string templ = "/tmp/" + prefix + "_XXXXXX";
+    const char* root = std::getenv("TMPDIR");
+    std::string templ = std::string(root != nullptr && *root != '\0' ? root
+                                                                       : "/tmp") +
+                        "/" + prefix + "_XXXXXX";
     std::vector<char> buf(templ.begin(), templ.end());
     buf.push_back('\0');
     if (mkdtemp(buf.data()) != nullptr) path_ = buf.data();
