@@ -114,9 +114,11 @@ TEST(FaultSweepTest, EveryKindOfCallFailsInTurn) {
   }
 
   int points = 0, fired = 0, runs_with_error = 0;
+  std::string per_kind;  // "<kind>=<calls> calls (<points> points, <errors>)"
   for (int k = 0; k < kNumFsOps; k++) {
     const FsOp op = static_cast<FsOp>(k);
     if (counts[k] == 0) continue;
+    const int points_before = points, errors_before = runs_with_error;
     std::set<uint64_t> nths;
     for (int p = 0; p < kPointsPerKind; p++) {
       nths.insert(1 + counts[k] * p / kPointsPerKind);
@@ -137,11 +139,16 @@ TEST(FaultSweepTest, EveryKindOfCallFailsInTurn) {
       Verify(dbname, acked, what);
       if (HasFatalFailure()) return;
     }
+    per_kind += std::string(" ") + FsOpName(op) + "=" +
+                std::to_string(counts[k]) + " calls (" +
+                std::to_string(points - points_before) + " points, " +
+                std::to_string(runs_with_error - errors_before) +
+                " stopped writes)";
   }
   std::printf(
       "fault sweep: %d fault points over %d kinds of call, %d faults "
-      "delivered, %d runs stopped accepting writes\n",
-      points, kNumFsOps, fired, runs_with_error);
+      "delivered, %d runs stopped accepting writes;%s\n",
+      points, kNumFsOps, fired, runs_with_error, per_kind.c_str());
   EXPECT_GT(fired, points / 2);
 }
 
