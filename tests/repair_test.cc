@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
@@ -97,16 +98,22 @@ TEST_F(RepairTest, LostManifestAndCurrent) {
 
 TEST_F(RepairTest, LostMetaFile) {
   Fill();
-  // Remove the META of one directory that holds values.
+  // Remove a meta file of one directory that holds values. A directory
+  // may hold only META-<n> files (SSTs a compaction wrote into it).
   bool removed = false;
   for (int level = 0; level < 7 && !removed; level++) {
     const std::string ldir = dbname_ + "/L" + std::to_string(level);
     for (const std::string& d : ListDir(ldir)) {
-      if (ListDir(ldir + "/" + d).size() > 10) {
-        ASSERT_EQ(0, unlink((ldir + "/" + d + "/META").c_str()));
-        removed = true;
-        break;
+      const std::vector<std::string> names = ListDir(ldir + "/" + d);
+      if (names.size() <= 10) continue;
+      for (const std::string& name : names) {
+        if (name.rfind("META", 0) == 0) {
+          ASSERT_EQ(0, unlink((ldir + "/" + d + "/" + name).c_str()));
+          removed = true;
+          break;
+        }
       }
+      if (removed) break;
     }
   }
   ASSERT_TRUE(removed);
