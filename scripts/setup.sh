@@ -6,7 +6,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake pkg-config libleveldb-dev libsnappy-dev
-          libgtest-dev libgmock-dev librocksdb-dev python3)
+          libgtest-dev libgmock-dev librocksdb-dev python3
+          iotop fio python3-matplotlib)  # benchmarks/wa, benchmarks/fio
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
