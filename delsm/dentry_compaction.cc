@@ -147,10 +147,15 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
 
   const size_t target = targets_.empty() ? 0 : RouteToTarget(key.user_key);
   // Cut a full output only between user keys, so that all versions of a key
-  // stay in one SST and level ranges never share a user key. (Routing is by
-  // user key, so a change of target is always between user keys.)
+  // stay in one SST and level ranges never share a user key; cut where the
+  // receiving directory changes. (Routing is by user key, so a change of
+  // target is always between user keys.) Neighbouring targets in one
+  // directory (the pieces of an SST the level has split before) are filled
+  // as one stream, so their SSTs are packed full again rather than ever
+  // smaller.
   if (builder_ != nullptr &&
-      (target != builder_target_ ||
+      ((!targets_.empty() &&
+        targets_[target].dir != targets_[builder_target_].dir) ||
        (builder_->NumEntries() >= sst_entries_ && was_new_key))) {
     Status s = FinishOutput();
     if (!s.ok()) return s;
