@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # The README's main command: installs the dependencies and builds a Release
 # tree in build-release/ (through scripts/setup.sh; build/ is left alone),
-# then runs benchmarks/compare at its small default for DeLSM vs LevelDB and
+# then runs benchmarks/compare with 100,000 keys for DeLSM vs LevelDB and
 # prints the table. Output (table, CSV, markdown, per-run logs) goes to
 # out/bench-<timestamp>/.
+#
+# The databases go on a dedicated ext4 (with a journal, default format) on a
+# loop device that this script creates and removes, when run as root:
+# `syncfs`, which DeLSM calls once per flush, then waits only for the
+# benchmark's own data, not for every other process's writes to the shared
+# file system (DESIGN.md section 7). Without root, or with BENCH_LOOP=0, they go
+# under /tmp.
 #
 # Extra arguments go to benchmarks/compare and override the defaults;
 # "--engines all" means every engine (DeLSM, LevelDB, RocksDB, BlobDB):
 #   bash scripts/bench.sh --engines all --num 1000000
 # Environment: BUILD_DIR (build-release), CMAKE_EXTRA (default: tests off,
-# the benchmark does not need them).
+# the benchmark does not need them), BENCH_LOOP (1), BENCH_LOOP_SIZE (16G).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +26,9 @@ export CMAKE_EXTRA=${CMAKE_EXTRA:--DDELSM_BUILD_TESTS=OFF}
 bash scripts/setup.sh
 
 ALL_ENGINES=delsm,leveldb,rocksdb,blobdb
-args=(--engines delsm,leveldb)
+# 100k keys: enough for flushes and compactions through two levels, and
+# still a few minutes on 2 cores. A later --num overrides it.
+args=(--engines delsm,leveldb --num 100000)
 while [ $# -gt 0 ]; do
   case "$1" in
     --engines=all) args+=(--engines "$ALL_ENGINES") ;;
@@ -38,6 +47,25 @@ done
 
 out="out/bench-$(date +%Y%m%d-%H%M%S)"
 mkdir -p "$out"
+
+if [ "${BENCH_LOOP:-1}" = 1 ] && [ "$(id -u)" -eq 0 ] &&
+    command -v mkfs.ext4 >/dev/null && command -v losetup >/dev/null; then
+  image=$(mktemp /var/tmp/delsm-bench-XXXXXX.img)
+  mnt=$(mktemp -d /tmp/delsm-bench-mnt-XXXXXX)
+  cleanup() {
+    umount "$mnt" 2>/dev/null || true
+    rmdir "$mnt" 2>/dev/null || true
+    rm -f "$image"
+  }
+  trap cleanup EXIT
+  truncate -s "${BENCH_LOOP_SIZE:-16G}" "$image"
+  mkfs.ext4 -q -F "$image"
+  mount -o loop "$image" "$mnt"
+  args+=(--db-root "$mnt/db")
+  echo "bench: databases on a dedicated loop-mounted ext4 at $mnt"
+else
+  echo "bench: databases under /tmp (a shared file system; run as root for a dedicated one)"
+fi
 # compare prints the table on stdout; keep a copy next to its CSV.
 python3 benchmarks/compare --bin-dir "$BUILD_DIR/benchmarks" --out "$out" "${args[@]}" \
   | tee "$out/table.txt"
