@@ -331,6 +331,50 @@ Status PosixError(const std::string& path, int err, bool enoent_is_not_found,
   return Status::IOError(path, text);
 }
 
+int RemoveTreeAt(const std::string& path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return errno == ENOENT ? 0 : errno;
+  if (!S_ISDIR(st.st_mode)) {
+    return unlink(path.c_str()) != 0 && errno != ENOENT ? errno : 0;
+  }
+  DIR* d = opendir(path.c_str());
+  if (d == nullptr) return errno;
+  std::vector<std::string> names;
+  while (struct dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  closedir(d);
+  int first = 0;
+  for (const std::string& name : names) {
+    const int err = RemoveTreeAt(path + "/" + name);
+    if (first == 0) first = err;
+  }
+  if (rmdir(path.c_str()) != 0 && errno != ENOENT && first == 0) first = errno;
+  return first;
+}
+
+Status UnlinkDirectoryEntries(const std::string& dir) {
+  DIR* d = opendir(dir.c_str());
+  if (d == nullptr) return PosixError(dir, errno, false);
+  std::vector<std::string> names;
+  errno = 0;
+  while (struct dirent* e = readdir(d)) {
+    const std::string name = e->d_name;
+    if (name != "." && name != "..") names.push_back(name);
+  }
+  Status result;
+  if (errno != 0) result = PosixError(dir, errno, false);
+  closedir(d);
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    if (unlink(path.c_str()) != 0 && result.ok()) {
+      result = PosixError(path, errno, false);
+    }
+  }
+  return result;
+}
+
 FileSystem* FileSystem::Default() {
   static FileSystem* const fs = new PosixFileSystem();
   return fs;

@@ -20,6 +20,15 @@ namespace leveldb {
 Status PosixError(const std::string& path, int err, bool enoent_is_not_found,
                   int statvfs_fd = -1);
 
+// Remove `path` and everything below it (a file or a directory tree,
+// symlinks not followed). Returns 0, or the first errno other than ENOENT
+// met (it goes on past failures).
+int RemoveTreeAt(const std::string& path);
+
+// Unlink every entry of the directory `dir` (not the directory itself),
+// going on past failures; returns the first one (PosixError), else OK.
+Status UnlinkDirectoryEntries(const std::string& dir);
+
 }  // namespace leveldb
 
 #endif  // DELSM_DELSM_POSIX_FILE_SYSTEM_H_

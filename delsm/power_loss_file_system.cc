@@ -41,32 +41,6 @@ bool Benign(int err) {
   return err == ENOENT || err == ENOTDIR || err == EEXIST;
 }
 
-// Removes `path` and everything below it; returns 0 or the first errno
-// other than ENOENT.
-int RemoveTreeAt(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) return errno == ENOENT ? 0 : errno;
-  if (!S_ISDIR(st.st_mode)) {
-    if (unlink(path.c_str()) != 0 && errno != ENOENT) return errno;
-    return 0;
-  }
-  DIR* d = opendir(path.c_str());
-  if (d == nullptr) return errno;
-  std::vector<std::string> names;
-  while (struct dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  closedir(d);
-  int first = 0;
-  for (const std::string& name : names) {
-    const int err = RemoveTreeAt(path + "/" + name);
-    if (first == 0) first = err;
-  }
-  if (rmdir(path.c_str()) != 0 && errno != ENOENT && first == 0) first = errno;
-  return first;
-}
-
 }  // namespace
 
 // A Directory whose changes are recorded by the owning PowerLossFileSystem.
@@ -396,21 +370,8 @@ Status PowerLossFileSystem::SimulatePowerLoss() {
   changes_.clear();
   // Shadow links of durable unlinks were dropped as they became durable;
   // anything left is garbage of an interrupted call.
-  DIR* d = opendir(shadow_dir_.c_str());
-  if (d == nullptr) {
-    note(shadow_dir_, errno);
-  } else {
-    std::vector<std::string> names;
-    while (struct dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(d);
-    for (const std::string& name : names) {
-      const std::string p = shadow_dir_ + "/" + name;
-      if (unlink(p.c_str()) != 0) note(p, errno);
-    }
-  }
+  Status emptied = UnlinkDirectoryEntries(shadow_dir_);
+  if (result.ok()) result = emptied;
   model_error_ = Status::OK();
   power_off_ = false;
   return result;

@@ -9,26 +9,11 @@
 #include <cstring>
 #include <utility>
 
+#include "delsm/posix_file_system.h"
+
 namespace leveldb {
 
 namespace {
-
-std::string ErrnoText(int err) {
-  char buf[256];
-#if defined(__GLIBC__) && defined(_GNU_SOURCE)
-  return std::string(strerror_r(err, buf, sizeof(buf)));
-#else
-  if (strerror_r(err, buf, sizeof(buf)) != 0) {
-    return "errno " + std::to_string(err);
-  }
-  return std::string(buf);
-#endif
-}
-
-Status ErrnoStatus(const std::string& path, int err) {
-  if (err == ENOENT) return Status::NotFound(path, ErrnoText(err));
-  return Status::IOError(path, ErrnoText(err));
-}
 
 std::string DirOf(const std::string& path) {
   const size_t slash = path.find_last_of('/');
@@ -40,30 +25,6 @@ std::string DirOf(const std::string& path) {
 bool PathExists(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) == 0;
-}
-
-// Removes `path` and everything below it; 0 or the first errno met.
-int RemoveTreeAt(const std::string& path) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0) return errno == ENOENT ? 0 : errno;
-  if (!S_ISDIR(st.st_mode)) {
-    return unlink(path.c_str()) != 0 && errno != ENOENT ? errno : 0;
-  }
-  DIR* d = opendir(path.c_str());
-  if (d == nullptr) return errno;
-  std::vector<std::string> names;
-  while (struct dirent* e = readdir(d)) {
-    const std::string name = e->d_name;
-    if (name != "." && name != "..") names.push_back(name);
-  }
-  closedir(d);
-  int first = 0;
-  for (const std::string& name : names) {
-    const int err = RemoveTreeAt(path + "/" + name);
-    if (first == 0) first = err;
-  }
-  if (rmdir(path.c_str()) != 0 && errno != ENOENT && first == 0) first = errno;
-  return first;
 }
 
 // Rollback tolerates an entry (or its parent) already gone or present.
@@ -170,7 +131,7 @@ FaultInjectionEnv::FaultInjectionEnv(Env* base, std::string shadow_dir)
     : EnvWrapper(base), shadow_dir_(std::move(shadow_dir)) {
   ResetCounts();
   if (mkdir(shadow_dir_.c_str(), 0755) != 0 && errno != EEXIST) {
-    model_error_ = ErrnoStatus(shadow_dir_, errno);
+    model_error_ = PosixError(shadow_dir_, errno, /*enoent_is_not_found=*/true);
   }
 }
 
@@ -208,7 +169,7 @@ Status FaultInjectionEnv::Check(EnvOp op, const std::string& path) {
     fired_ = true;
     err = armed_errno_;
   }
-  return ErrnoStatus(path, err);
+  return PosixError(path, err, /*enoent_is_not_found=*/true);
 }
 
 Status FaultInjectionEnv::PowerOffError(const std::string& path) const {
@@ -328,7 +289,7 @@ Status FaultInjectionEnv::SaveAside(const std::string& path, bool keep_original,
   if (r != 0) {
     const int err = errno;
     shadow->clear();
-    return ErrnoStatus(path, err);
+    return PosixError(path, err, /*enoent_is_not_found=*/true);
   }
   std::shared_ptr<Node> n = FindNode(path);
   if (n != nullptr) n->path = *shadow;
@@ -377,7 +338,8 @@ Status FaultInjectionEnv::OpenWritable(const std::string& f, bool append,
     if (node == nullptr) {
       // Written before the wrapper knew it: all of it counts as durable.
       struct stat st;
-      if (stat(f.c_str(), &st) != 0) return ErrnoStatus(f, errno);
+      if (stat(f.c_str(), &st) != 0)
+        return PosixError(f, errno, /*enoent_is_not_found=*/true);
       node = std::make_shared<Node>();
       node->path = f;
       node->size = node->flushed = node->synced =
@@ -490,7 +452,8 @@ Status FaultInjectionEnv::SimulatePowerLoss() {
   std::lock_guard<std::mutex> l(mu_);
   Status result = model_error_;
   auto note = [&result](const std::string& what, int err) {
-    if (result.ok()) result = ErrnoStatus(what, err);
+    if (result.ok())
+      result = PosixError(what, err, /*enoent_is_not_found=*/true);
   };
   // Data first: each tracked inode back to its durable length, wherever
   // its entry (or the shadow link keeping it) is now.
@@ -541,21 +504,8 @@ Status FaultInjectionEnv::SimulatePowerLoss() {
   }
   changes_.clear();
   nodes_.clear();
-  DIR* d = opendir(shadow_dir_.c_str());
-  if (d == nullptr) {
-    note(shadow_dir_, errno);
-  } else {
-    std::vector<std::string> names;
-    while (struct dirent* e = readdir(d)) {
-      const std::string name = e->d_name;
-      if (name != "." && name != "..") names.push_back(name);
-    }
-    closedir(d);
-    for (const std::string& name : names) {
-      const std::string p = shadow_dir_ + "/" + name;
-      if (unlink(p.c_str()) != 0) note(p, errno);
-    }
-  }
+  Status emptied = UnlinkDirectoryEntries(shadow_dir_);
+  if (result.ok()) result = emptied;
   model_error_ = Status::OK();
   power_off_ = false;
   return result;
