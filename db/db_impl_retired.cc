@@ -20,6 +20,38 @@
 
 namespace leveldb {
 
+namespace {
+
+// Live SSTs of one directory whose meta files are pinned in the table cache
+// for as long as this object lives.
+class PinnedSsts {
+ public:
+  explicit PinnedSsts(TableCache* cache) : cache_(cache) {}
+  ~PinnedSsts() {
+    for (Cache::Handle* h : handles_) cache_->Release(h);
+  }
+  PinnedSsts(const PinnedSsts&) = delete;
+  PinnedSsts& operator=(const PinnedSsts&) = delete;
+
+  Status Add(int level, uint64_t number, uint64_t dir) {
+    Cache::Handle* h = nullptr;
+    Status s = cache_->Find(level, number, dir, &h);
+    if (!s.ok()) return s;
+    handles_.push_back(h);
+    ssts_.push_back({&cache_->Value(h)->contents(), MetaFileName(number, dir),
+                     LongKeysFileName(number, dir)});
+    return s;
+  }
+  const std::vector<SstInDir>& ssts() const { return ssts_; }
+
+ private:
+  TableCache* const cache_;
+  std::vector<Cache::Handle*> handles_;
+  std::vector<SstInDir> ssts_;
+};
+
+}  // namespace
+
 void DBImpl::RetireInputs(Compaction* c) {
   mutex_.AssertHeld();
   for (int which = 0; which < 2; which++) {
@@ -81,24 +113,17 @@ void DBImpl::RemoveRetiredSsts(const std::vector<RetiredRemoval>& retired,
     // the next open's scan of the directory removes them.
     if (!s.ok()) continue;
 
-    std::vector<Cache::Handle*> handles;
-    std::vector<SstInDir> live;
+    PinnedSsts live(table_cache_.get());
     for (const FileMetaData& f : r.live_overlapping) {
-      Cache::Handle* h = nullptr;
-      s = table_cache_->Find(level, f.number, f.dir, &h);
+      s = live.Add(level, f.number, f.dir);
       if (!s.ok()) break;
-      handles.push_back(h);
-      live.push_back({&table_cache_->Value(h)->contents(),
-                      MetaFileName(f.number, f.dir),
-                      LongKeysFileName(f.number, f.dir)});
     }
     if (s.ok()) {
       s = RemoveRetiredSst(old->directory(),
                            {&old->contents(), old_meta,
                             LongKeysFileName(r.sst.number, r.sst.dir)},
-                           live, unlinked);
+                           live.ssts(), unlinked);
     }
-    for (Cache::Handle* h : handles) table_cache_->Release(h);
     if (!s.ok()) {
       Log(options_.info_log, "Removing retired SST #%llu from %s: %s\n",
           static_cast<unsigned long long>(r.sst.number), path.c_str(),
@@ -138,21 +163,16 @@ void DBImpl::RemoveUnownedDirEntries() {
     // A clean directory holds exactly what its SSTs own.
     if (d.expected_known && names.size() == d.expected_entries) continue;
 
-    std::vector<Cache::Handle*> handles;
-    std::vector<SstInDir> live;
+    PinnedSsts live(table_cache_.get());
     for (const FileMetaData* f : d.ssts) {
-      Cache::Handle* h = nullptr;
-      s = table_cache_->Find(d.level, f->number, f->dir, &h);
+      s = live.Add(d.level, f->number, f->dir);
       if (!s.ok()) break;
-      handles.push_back(h);
-      live.push_back({&table_cache_->Value(h)->contents(),
-                      MetaFileName(f->number, f->dir),
-                      LongKeysFileName(f->number, f->dir)});
     }
     // Never sweep a directory one of whose meta files cannot be read: its
     // KV files would look unowned.
-    if (s.ok()) s = RemoveUnownedEntries(dir.get(), live, &unlinked);
-    for (Cache::Handle* h : handles) table_cache_->Release(h);
+    if (s.ok()) {
+      s = RemoveUnownedEntries(dir.get(), names, live.ssts(), &unlinked);
+    }
     if (!s.ok()) {
       Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
           s.ToString().c_str());

@@ -39,16 +39,27 @@ std::vector<std::string> KvFileNamesOf(const MetaFileContents& contents) {
   return names;
 }
 
-Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
-                        const std::vector<SstInDir>& live, uint64_t* unlinked) {
-  std::unordered_set<std::string> keep;
+namespace {
+
+// Every directory entry the SSTs `live` own: KV files, meta and LONGKEYS.
+std::unordered_set<std::string> NamesOwnedBy(
+    const std::vector<SstInDir>& live) {
+  std::unordered_set<std::string> names;
   for (const SstInDir& l : live) {
     for (std::string& name : KvFileNamesOf(*l.contents)) {
-      keep.insert(std::move(name));
+      names.insert(std::move(name));
     }
-    keep.insert(l.meta_name);
-    keep.insert(l.long_keys_name);
+    names.insert(l.meta_name);
+    names.insert(l.long_keys_name);
   }
+  return names;
+}
+
+}  // namespace
+
+Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
+                        const std::vector<SstInDir>& live, uint64_t* unlinked) {
+  const std::unordered_set<std::string> keep = NamesOwnedBy(live);
   for (const std::string& name : KvFileNamesOf(*retired.contents)) {
     if (keep.count(name) > 0) continue;
     Status s = UnlinkIfPresent(dir, name, unlinked);
@@ -63,22 +74,14 @@ Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
   return Status::OK();
 }
 
-Status RemoveUnownedEntries(Directory* dir, const std::vector<SstInDir>& live,
+Status RemoveUnownedEntries(Directory* dir,
+                            const std::vector<std::string>& names,
+                            const std::vector<SstInDir>& live,
                             uint64_t* unlinked) {
-  std::unordered_set<std::string> keep;
-  for (const SstInDir& l : live) {
-    for (std::string& name : KvFileNamesOf(*l.contents)) {
-      keep.insert(std::move(name));
-    }
-    keep.insert(l.meta_name);
-    keep.insert(l.long_keys_name);
-  }
-  std::vector<std::string> names;
-  Status s = dir->List(&names);
-  if (!s.ok()) return s;
+  const std::unordered_set<std::string> keep = NamesOwnedBy(live);
   for (const std::string& name : names) {
     if (keep.count(name) > 0) continue;
-    s = UnlinkIfPresent(dir, name, unlinked);
+    Status s = UnlinkIfPresent(dir, name, unlinked);
     if (!s.ok()) return s;
   }
   return Status::OK();
@@ -94,12 +97,8 @@ Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
   s = dir->List(&names);
   if (!s.ok()) return s;
   for (const std::string& name : names) {
-    Status u = dir->Unlink(name);
-    if (u.ok()) {
-      if (unlinked != nullptr) ++*unlinked;
-    } else if (!u.IsNotFound()) {
-      return u;
-    }
+    s = UnlinkIfPresent(dir.get(), name, unlinked);
+    if (!s.ok()) return s;
   }
   dir.reset();
   s = fs->RemoveDir(path);

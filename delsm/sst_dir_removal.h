@@ -36,11 +36,14 @@ std::vector<std::string> KvFileNamesOf(const MetaFileContents& contents);
 Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
                         const std::vector<SstInDir>& live, uint64_t* unlinked);
 
-// Unlink every entry of `dir` that none of `live` (every SST the version
-// places in the directory) owns: links and meta files an interrupted
-// compaction added, or entries of a replaced SST whose removal was cut
-// short. *unlinked is increased by the number of entries unlinked.
-Status RemoveUnownedEntries(Directory* dir, const std::vector<SstInDir>& live,
+// Unlink every entry of `dir` among `names` (its listing) that none of
+// `live` (every SST the version places in the directory) owns: links and meta
+// files an interrupted compaction added, or entries of a replaced SST whose
+// removal was cut short. *unlinked is increased by the number of entries
+// unlinked.
+Status RemoveUnownedEntries(Directory* dir,
+                            const std::vector<std::string>& names,
+                            const std::vector<SstInDir>& live,
                             uint64_t* unlinked);
 
 // Unlink every entry of the directory at `path`, then remove it. A missing
