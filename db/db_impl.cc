@@ -10,7 +10,7 @@
 #include "db/table_cache.h"
 #include "db/version_set.h"
 #include "db/write_batch_internal.h"
-#include "delsm/file_system.h"
+#include "fs/file_system.h"
 #include "leveldb/write_batch.h"
 #include "table/merging_iterator.h"
 #include "util/mutexlock.h"

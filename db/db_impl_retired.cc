@@ -13,8 +13,8 @@
 #include "db/filename.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
-#include "delsm/file_system.h"
-#include "delsm/sst_dir_removal.h"
+#include "fs/file_system.h"
+#include "db/sst_dir_removal.h"
 #include "table/meta_file.h"
 #include "table/sst_dir.h"
 

@@ -25,7 +25,7 @@
 #include "db/log_reader.h"
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
-#include "delsm/file_system.h"
+#include "fs/file_system.h"
 #include "leveldb/env.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"

@@ -11,7 +11,7 @@
 #include "db/log_writer.h"
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
-#include "delsm/file_system.h"
+#include "fs/file_system.h"
 #include "leveldb/env.h"
 #include "leveldb/write_batch.h"
 #include "table/sst_dir_builder.h"

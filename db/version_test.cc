@@ -13,7 +13,7 @@
 #include "db/log_writer.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
-#include "delsm/file_system.h"
+#include "fs/file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/comparator.h"
 #include "leveldb/env.h"

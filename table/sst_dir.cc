@@ -5,9 +5,9 @@
 #include <cassert>
 
 #include "db/dbformat.h"
-#include "delsm/file_system.h"
-#include "delsm/key_codec.h"
-#include "delsm/kv_value.h"
+#include "fs/file_system.h"
+#include "table/key_codec.h"
+#include "table/kv_value.h"
 #include "leveldb/comparator.h"
 #include "util/coding.h"
 #include "util/crc32c.h"

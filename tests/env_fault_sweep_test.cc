@@ -15,13 +15,13 @@
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
-#include "delsm/file_system.h"
+#include "fs/file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
-#include "util/fault_injection_env.h"
+#include "testing/fault_injection_env.h"
 
 namespace leveldb {
 namespace {

@@ -12,7 +12,7 @@
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
-#include "delsm/fault_injection_file_system.h"
+#include "testing/fault_injection_file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "tests/orphan_check.h"

@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "db/dbformat.h"
-#include "delsm/file_system.h"
-#include "delsm/key_codec.h"
+#include "fs/file_system.h"
+#include "table/key_codec.h"
 #include "leveldb/db.h"
 #include "table/meta_file.h"
 #include "tests/test_support.h"

@@ -38,15 +38,15 @@
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
-#include "delsm/file_system.h"
-#include "delsm/power_loss_file_system.h"
+#include "fs/file_system.h"
+#include "testing/power_loss_file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/write_batch.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
-#include "util/fault_injection_env.h"
+#include "testing/fault_injection_env.h"
 #include "util/random.h"
 
 namespace leveldb {

@@ -1,6 +1,6 @@
 // Making new directory entries durable, as a delsm::Durability mode says.
-#ifndef DELSM_DELSM_DURABILITY_H_
-#define DELSM_DELSM_DURABILITY_H_
+#ifndef DELSM_FS_DURABILITY_H_
+#define DELSM_FS_DURABILITY_H_
 
 #include <string>
 #include <vector>
@@ -30,4 +30,4 @@ inline delsm::Durability CompactionDurability(delsm::Durability mode) {
 
 }  // namespace leveldb
 
-#endif  // DELSM_DELSM_DURABILITY_H_
+#endif  // DELSM_FS_DURABILITY_H_

@@ -1,4 +1,4 @@
-#include "delsm/key_codec.h"
+#include "table/key_codec.h"
 
 #include <set>
 #include <string>

@@ -1,6 +1,6 @@
-#include "delsm/fault_injection_file_system.h"
+#include "testing/fault_injection_file_system.h"
 
-#include "delsm/posix_file_system.h"
+#include "fs/posix_file_system.h"
 
 namespace leveldb {
 

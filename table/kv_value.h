@@ -2,8 +2,8 @@
 // holds. A value is snappy-compressed only when the options ask for it and
 // compression saves at least an eighth of its size; otherwise the stored
 // bytes are the value itself, so a 4 KiB value fills exactly one 4 KiB block.
-#ifndef DELSM_DELSM_KV_VALUE_H_
-#define DELSM_DELSM_KV_VALUE_H_
+#ifndef DELSM_TABLE_KV_VALUE_H_
+#define DELSM_TABLE_KV_VALUE_H_
 
 #include <cstdint>
 #include <string>
@@ -29,4 +29,4 @@ Status DecodeKvValue(const Slice& stored, bool compressed,
 
 }  // namespace leveldb
 
-#endif  // DELSM_DELSM_KV_VALUE_H_
+#endif  // DELSM_TABLE_KV_VALUE_H_

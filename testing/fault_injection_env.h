@@ -37,8 +37,8 @@
 //
 // Thread-safe. SimulatePowerLoss() must not run concurrently with any
 // other call, and the DB using the wrapper must have been deleted.
-#ifndef DELSM_UTIL_FAULT_INJECTION_ENV_H_
-#define DELSM_UTIL_FAULT_INJECTION_ENV_H_
+#ifndef DELSM_TESTING_FAULT_INJECTION_ENV_H_
+#define DELSM_TESTING_FAULT_INJECTION_ENV_H_
 
 #include <atomic>
 #include <cstdint>
@@ -190,4 +190,4 @@ class FaultInjectionEnv : public EnvWrapper {
 
 }  // namespace leveldb
 
-#endif  // DELSM_UTIL_FAULT_INJECTION_ENV_H_
+#endif  // DELSM_TESTING_FAULT_INJECTION_ENV_H_

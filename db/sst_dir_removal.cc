@@ -1,12 +1,12 @@
-#include "delsm/sst_dir_removal.h"
+#include "db/sst_dir_removal.h"
 
 #include <memory>
 #include <unordered_set>
 #include <vector>
 
 #include "db/dbformat.h"
-#include "delsm/file_system.h"
-#include "delsm/key_codec.h"
+#include "fs/file_system.h"
+#include "table/key_codec.h"
 #include "table/meta_file.h"
 
 namespace leveldb {

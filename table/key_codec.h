@@ -9,8 +9,8 @@
 // would make the name longer than 255 bytes is named
 // '#' <hex of a 128-bit hash of the key> ... '@' <sequence>; its full bytes
 // live in the meta file and in the directory's LONGKEYS file.
-#ifndef DELSM_DELSM_KEY_CODEC_H_
-#define DELSM_DELSM_KEY_CODEC_H_
+#ifndef DELSM_TABLE_KEY_CODEC_H_
+#define DELSM_TABLE_KEY_CODEC_H_
 
 #include <cstdint>
 #include <string>
@@ -46,4 +46,4 @@ bool ParseKvStoredFileName(const Slice& name, std::string* user_key,
 
 }  // namespace leveldb
 
-#endif  // DELSM_DELSM_KEY_CODEC_H_
+#endif  // DELSM_TABLE_KEY_CODEC_H_

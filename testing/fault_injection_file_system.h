@@ -4,8 +4,8 @@
 // nothing (the wrapped file system is not called), which is what a caller
 // of the POSIX implementation observes too: a failed WriteFile leaves no
 // file behind. Thread-safe.
-#ifndef DELSM_DELSM_FAULT_INJECTION_FILE_SYSTEM_H_
-#define DELSM_DELSM_FAULT_INJECTION_FILE_SYSTEM_H_
+#ifndef DELSM_TESTING_FAULT_INJECTION_FILE_SYSTEM_H_
+#define DELSM_TESTING_FAULT_INJECTION_FILE_SYSTEM_H_
 
 #include <atomic>
 #include <cstdint>
@@ -13,7 +13,7 @@
 #include <mutex>
 #include <string>
 
-#include "delsm/file_system.h"
+#include "fs/file_system.h"
 
 namespace leveldb {
 
@@ -86,4 +86,4 @@ class FaultInjectionFileSystem : public FileSystem {
 
 }  // namespace leveldb
 
-#endif  // DELSM_DELSM_FAULT_INJECTION_FILE_SYSTEM_H_
+#endif  // DELSM_TESTING_FAULT_INJECTION_FILE_SYSTEM_H_

@@ -45,8 +45,8 @@
 // Thread-safe. SimulatePowerLoss() requires that no other call runs
 // concurrently and that no Directory obtained from the wrapper is used
 // afterwards (the DB using it must have been deleted).
-#ifndef DELSM_DELSM_POWER_LOSS_FILE_SYSTEM_H_
-#define DELSM_DELSM_POWER_LOSS_FILE_SYSTEM_H_
+#ifndef DELSM_TESTING_POWER_LOSS_FILE_SYSTEM_H_
+#define DELSM_TESTING_POWER_LOSS_FILE_SYSTEM_H_
 
 #include <cstdint>
 #include <functional>
@@ -55,7 +55,7 @@
 #include <string>
 #include <vector>
 
-#include "delsm/file_system.h"
+#include "fs/file_system.h"
 
 namespace leveldb {
 
@@ -179,4 +179,4 @@ class PowerLossFileSystem : public FileSystem {
 
 }  // namespace leveldb
 
-#endif  // DELSM_DELSM_POWER_LOSS_FILE_SYSTEM_H_
+#endif  // DELSM_TESTING_POWER_LOSS_FILE_SYSTEM_H_

@@ -1,12 +1,12 @@
-#include "delsm/dentry_compaction.h"
+#include "db/dentry_compaction.h"
 
 #include <algorithm>
 #include <queue>
 
 #include "db/version_edit.h"
-#include "delsm/durability.h"
-#include "delsm/file_system.h"
-#include "delsm/sst_dir_removal.h"
+#include "fs/durability.h"
+#include "fs/file_system.h"
+#include "db/sst_dir_removal.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_builder.h"
 

@@ -7,8 +7,8 @@
 // text; ENOSPC with free blocks but no free inodes says "out of inodes".
 // Names passed to a Directory are single path components (no '/'); callers
 // guarantee that (see key_codec.h).
-#ifndef DELSM_DELSM_FILE_SYSTEM_H_
-#define DELSM_DELSM_FILE_SYSTEM_H_
+#ifndef DELSM_FS_FILE_SYSTEM_H_
+#define DELSM_FS_FILE_SYSTEM_H_
 
 #include <cstdint>
 #include <memory>
@@ -91,4 +91,4 @@ class FileSystem {
 
 }  // namespace leveldb
 
-#endif  // DELSM_DELSM_FILE_SYSTEM_H_
+#endif  // DELSM_FS_FILE_SYSTEM_H_

@@ -1,8 +1,8 @@
-#include "delsm/durability.h"
+#include "fs/durability.h"
 
 #include <memory>
 
-#include "delsm/file_system.h"
+#include "fs/file_system.h"
 
 namespace leveldb {
 

@@ -2,12 +2,12 @@
 // FileSystem::Default()), and the error mapping every file-system
 // implementation shares so that failures read the same whichever layer
 // reports them.
-#ifndef DELSM_DELSM_POSIX_FILE_SYSTEM_H_
-#define DELSM_DELSM_POSIX_FILE_SYSTEM_H_
+#ifndef DELSM_FS_POSIX_FILE_SYSTEM_H_
+#define DELSM_FS_POSIX_FILE_SYSTEM_H_
 
 #include <string>
 
-#include "delsm/file_system.h"
+#include "fs/file_system.h"
 #include "leveldb/status.h"
 
 namespace leveldb {
@@ -31,4 +31,4 @@ Status UnlinkDirectoryEntries(const std::string& dir);
 
 }  // namespace leveldb
 
-#endif  // DELSM_DELSM_POSIX_FILE_SYSTEM_H_
+#endif  // DELSM_FS_POSIX_FILE_SYSTEM_H_

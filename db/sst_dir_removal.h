@@ -4,8 +4,8 @@
 // entries of SSTs a compaction replaced or moved down. Unlinking a KV file
 // that another directory still links only drops a directory entry; the file
 // system frees the value when its last link goes.
-#ifndef DELSM_DELSM_SST_DIR_REMOVAL_H_
-#define DELSM_DELSM_SST_DIR_REMOVAL_H_
+#ifndef DELSM_DB_SST_DIR_REMOVAL_H_
+#define DELSM_DB_SST_DIR_REMOVAL_H_
 
 #include <cstdint>
 #include <string>
@@ -54,4 +54,4 @@ Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
 
 }  // namespace leveldb
 
-#endif  // DELSM_DELSM_SST_DIR_REMOVAL_H_
+#endif  // DELSM_DB_SST_DIR_REMOVAL_H_

@@ -8,7 +8,7 @@
 //    is never produced by escaping ('L' is not a hex digit), so a short key
 //    that happens to be spelled like a hash (e.g. "#0123...") can never be
 //    confused with a hashed name.
-#include "delsm/key_codec.h"
+#include "table/key_codec.h"
 
 #include <cstring>
 

@@ -1,4 +1,4 @@
-#include "delsm/posix_file_system.h"
+#include "fs/posix_file_system.h"
 
 #include <stdlib.h>
 #include <sys/stat.h>

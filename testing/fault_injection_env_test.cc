@@ -1,6 +1,6 @@
 // FaultInjectionEnv: failing the Nth call of a kind, and the power-loss
 // model for WAL/manifest-style files rule by rule.
-#include "util/fault_injection_env.h"
+#include "testing/fault_injection_env.h"
 
 #include <sys/stat.h>
 

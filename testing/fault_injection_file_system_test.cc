@@ -1,4 +1,4 @@
-#include "delsm/fault_injection_file_system.h"
+#include "testing/fault_injection_file_system.h"
 
 #include <stdlib.h>
 

@@ -1,4 +1,4 @@
-#include "util/fault_injection_env.h"
+#include "testing/fault_injection_env.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -9,7 +9,7 @@
 #include <cstring>
 #include <utility>
 
-#include "delsm/posix_file_system.h"
+#include "fs/posix_file_system.h"
 
 namespace leveldb {
 

@@ -1,7 +1,7 @@
 // The power-loss model of PowerLossFileSystem, rule by rule: what survives
 // a simulated power failure after each kind of change, with and without
 // the fsync or syncfs that makes it durable.
-#include "delsm/power_loss_file_system.h"
+#include "testing/power_loss_file_system.h"
 
 #include <sys/stat.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "delsm/kv_value.h"
+#include "table/kv_value.h"
 
 #include "port/port.h"
 

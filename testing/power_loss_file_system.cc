@@ -1,4 +1,4 @@
-#include "delsm/power_loss_file_system.h"
+#include "testing/power_loss_file_system.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <utility>
 
-#include "delsm/posix_file_system.h"
+#include "fs/posix_file_system.h"
 
 namespace leveldb {
 

@@ -2,7 +2,7 @@
 // through the directory's held descriptor (*at() calls), which is both the
 // cheapest way to address it and keeps working after the directory has been
 // renamed to another level.
-#include "delsm/posix_file_system.h"
+#include "fs/posix_file_system.h"
 
 #include <dirent.h>
 #include <fcntl.h>

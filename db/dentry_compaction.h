@@ -20,8 +20,8 @@
 //
 // The caller commits the outputs to the manifest only after MakeDurable()
 // succeeds, and removes the inputs only after that commit. Not thread-safe.
-#ifndef DELSM_DELSM_DENTRY_COMPACTION_H_
-#define DELSM_DELSM_DENTRY_COMPACTION_H_
+#ifndef DELSM_DB_DENTRY_COMPACTION_H_
+#define DELSM_DB_DENTRY_COMPACTION_H_
 
 #include <cstdint>
 #include <functional>
@@ -149,4 +149,4 @@ class DentryCompaction {
 
 }  // namespace leveldb
 
-#endif  // DELSM_DELSM_DENTRY_COMPACTION_H_
+#endif  // DELSM_DB_DENTRY_COMPACTION_H_
