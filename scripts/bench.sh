@@ -9,7 +9,7 @@
 # loop device that this script creates and removes, when run as root:
 # `syncfs`, which DeLSM calls once per flush, then waits only for the
 # benchmark's own data, not for every other process's writes to the shared
-# file system (DESIGN.md section 7). Without root, or with BENCH_LOOP=0, they go
+# file system (benchmarks/fio/RESULTS.md). Without root, or with BENCH_LOOP=0, they go
 # under /tmp.
 #
 # Extra arguments go to benchmarks/compare and override the defaults;
