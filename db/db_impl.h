@@ -107,6 +107,11 @@ class DBImpl : public DB {
   Status RecoverLogFile(uint64_t log_number, SequenceNumber* min_sequence,
                         SequenceNumber* max_sequence, VersionEdit* edit)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Flushes a memtable replayed from WAL `log_number`, or keeps it as an
+  // immutable memtable when that fails with an I/O error (see the .cc).
+  Status FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
+                                VersionEdit* edit)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void DropLevel0CoveredByWal(SequenceNumber first_replayed, VersionEdit* edit)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status PlaceLiveDirectories() EXCLUSIVE_LOCKS_REQUIRED(mutex_);

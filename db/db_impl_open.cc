@@ -188,15 +188,42 @@ Status DBImpl::RecoverLogFile(uint64_t log_number, SequenceNumber* min_sequence,
     if (first_seq < *min_sequence) *min_sequence = first_seq;
     if (last_seq > *max_sequence) *max_sequence = last_seq;
     if (mem->ApproximateMemoryUsage() > options_.write_buffer_size) {
-      status = WriteLevel0(mem, edit);
-      mem->Unref();
+      status = FlushRecoveredMemTable(mem, log_number, edit);
       mem = nullptr;
       if (!status.ok()) break;
     }
   }
-  if (status.ok() && mem != nullptr) status = WriteLevel0(mem, edit);
-  if (mem != nullptr) mem->Unref();
+  if (status.ok() && mem != nullptr) {
+    status = FlushRecoveredMemTable(mem, log_number, edit);
+  } else if (mem != nullptr) {
+    mem->Unref();
+  }
   return status;
+}
+
+// Flushing needs a new file per value. When that fails for want of space
+// or inodes (or any other I/O error) the DB must still open, at least for
+// reads: the memtable is kept, unflushed, as an immutable memtable with its
+// WAL (which stays until a later flush succeeds), and so is every memtable
+// replayed after it, since flushes must stay in order. The flush thread
+// retries the flush and reports its error as the background error. Takes
+// over the caller's reference to `mem`.
+Status DBImpl::FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
+                                      VersionEdit* edit) {
+  mutex_.AssertHeld();
+  if (imms_.empty()) {
+    Status s = WriteLevel0(mem, edit);
+    if (s.ok() || !s.IsIOError()) {
+      mem->Unref();
+      return s;
+    }
+    Log(options_.info_log,
+        "Recovery keeps log #%llu in memory, flushing it failed: %s\n",
+        static_cast<unsigned long long>(log_number), s.ToString().c_str());
+  }
+  imms_.push_back({mem, log_number});
+  num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
+  return Status::OK();
 }
 
 // In kDeferred mode a flush's SST directory is not made durable: the WAL it
@@ -287,7 +314,9 @@ Status DBImpl::Open() {
   }
   if (s.ok() && save_manifest) {
     edit.SetPrevLogNumber(0);
-    edit.SetLogNumber(logfile_number_);
+    // WALs whose memtables recovery could not flush stay live.
+    edit.SetLogNumber(imms_.empty() ? logfile_number_
+                                    : imms_.front().log_number);
     s = ApplyEdit(&edit);
   }
   // Directories built from replayed WALs are committed (or abandoned) now.

@@ -3,8 +3,10 @@
 #include <cstdio>
 
 #include "db/db_impl.h"
+#include "db/filename.h"
 #include "db/memtable.h"
 #include "db/version_set.h"
+#include "fs/posix_file_system.h"
 #include "util/mutexlock.h"
 
 namespace leveldb {
@@ -134,6 +136,34 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
         *value = buf;
         return true;
       }
+    }
+    if (in == Slice("inodes")) {
+      // SST directories and their files, the level directories and the
+      // DB directory's own files (WALs, manifest, LOG, ...).
+      uint64_t inodes = config::kNumLevels + 1;  // + the DB directory
+      for (int level = 0; level < config::kNumLevels; level++) {
+        inodes += versions_->current()->LevelInodes(level);
+      }
+      std::vector<std::string> children;
+      if (env_->GetChildren(dbname_, &children).ok()) {
+        for (const std::string& child : children) {
+          uint64_t number;
+          FileType type;
+          if (ParseFileName(child, &number, &type) && type != kLevelDir) {
+            inodes++;
+          }
+        }
+      }
+      std::snprintf(buf, sizeof(buf), "%" PRIu64, inodes);
+      *value = buf;
+      return true;
+    }
+    if (in == Slice("fs-free-inodes")) {
+      FileSystemSpace space;
+      if (!GetFileSystemSpace(dbname_, &space).ok()) return false;
+      std::snprintf(buf, sizeof(buf), "%" PRIu64, space.free_inodes);
+      *value = buf;
+      return true;
     }
     if (in == Slice("stats")) {
       for (const auto& c : counters) {

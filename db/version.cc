@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cassert>
 #include <cstdio>
+#include <set>
 
 #include "db/table_cache.h"
 #include "db/version_set.h"
@@ -434,6 +435,18 @@ uint64_t Version::LevelValueBytes(int level) const {
   uint64_t sum = 0;
   for (const FileMetaData* f : files_[level]) sum += f->value_bytes;
   return sum;
+}
+
+uint64_t Version::LevelInodes(int level) const {
+  uint64_t sum = 0;
+  std::set<uint64_t> dirs;
+  for (const FileMetaData* f : files_[level]) {
+    // Manifests from before dir_entries was recorded: a KV file per entry
+    // (an upper bound) and the meta file.
+    sum += f->dir_entries != 0 ? f->dir_entries : f->entries + 1;
+    dirs.insert(f->dir);
+  }
+  return sum + dirs.size();
 }
 
 std::string Version::DebugString() const {

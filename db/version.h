@@ -106,6 +106,10 @@ class Version {
   uint64_t LevelEntries(int level) const;
   // Sum of the value bytes of the directories at `level`.
   uint64_t LevelValueBytes(int level) const;
+  // Inodes the SSTs at `level` hold: their KV files, meta and LONGKEYS
+  // files (each counted once: after a compaction's retired SSTs are removed
+  // every KV file has one link) and their directories.
+  uint64_t LevelInodes(int level) const;
   const std::vector<FileMetaData*>& files(int level) const {
     return files_[level];
   }

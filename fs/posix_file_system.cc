@@ -331,6 +331,17 @@ Status PosixError(const std::string& path, int err, bool enoent_is_not_found,
   return Status::IOError(path, text);
 }
 
+Status GetFileSystemSpace(const std::string& path, FileSystemSpace* space) {
+  struct statvfs vfs;
+  if (statvfs(path.c_str(), &vfs) != 0) return PosixError(path, errno, true);
+  space->block_size = static_cast<uint64_t>(vfs.f_frsize);
+  space->total_inodes = static_cast<uint64_t>(vfs.f_files);
+  space->free_inodes = static_cast<uint64_t>(vfs.f_favail);
+  space->free_bytes =
+      static_cast<uint64_t>(vfs.f_bavail) * static_cast<uint64_t>(vfs.f_frsize);
+  return Status::OK();
+}
+
 int RemoveTreeAt(const std::string& path) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) return errno == ENOENT ? 0 : errno;

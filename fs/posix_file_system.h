@@ -5,6 +5,7 @@
 #ifndef DELSM_FS_POSIX_FILE_SYSTEM_H_
 #define DELSM_FS_POSIX_FILE_SYSTEM_H_
 
+#include <cstdint>
 #include <string>
 
 #include "fs/file_system.h"
@@ -19,6 +20,15 @@ namespace leveldb {
 // system, or -1 to look `path` up instead) is used to find that out.
 Status PosixError(const std::string& path, int err, bool enoent_is_not_found,
                   int statvfs_fd = -1);
+
+// What statvfs(2) says of the file system holding `path`.
+struct FileSystemSpace {
+  uint64_t block_size = 0;     // f_frsize: the allocation unit, in bytes
+  uint64_t total_inodes = 0;   // f_files (0 where the FS has no fixed count)
+  uint64_t free_inodes = 0;    // f_favail: free to an unprivileged user
+  uint64_t free_bytes = 0;     // f_bavail * f_frsize
+};
+Status GetFileSystemSpace(const std::string& path, FileSystemSpace* space);
 
 // Remove `path` and everything below it (a file or a directory tree,
 // symlinks not followed). Returns 0, or the first errno other than ENOENT
