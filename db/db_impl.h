@@ -139,8 +139,8 @@ class DBImpl : public DB {
   Status RunCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status LinkCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Serialises manifest writes between the two background threads and
-  // recovery.
+  // Commits `edit` to the manifest and installs the new version
+  // (VersionSet::LogAndApply, which serialises concurrent callers).
   Status ApplyEdit(VersionEdit* edit) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void RecordBackgroundError(const Status& s) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Remove SST directories, logs and manifests no live version needs.
@@ -208,7 +208,6 @@ class DBImpl : public DB {
   bool flush_thread_running_ GUARDED_BY(mutex_) = false;
   bool compaction_thread_running_ GUARDED_BY(mutex_) = false;
   bool compaction_running_ GUARDED_BY(mutex_) = false;
-  bool manifest_busy_ GUARDED_BY(mutex_) = false;  // see ApplyEdit
 
   MemTable* mem_ GUARDED_BY(mutex_) = nullptr;
   // Immutable memtables, oldest first, each with the number of the WAL that
@@ -257,6 +256,16 @@ class DBImpl : public DB {
 // DB). For fault-injection tests.
 Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
                           const std::string& name, FileSystem* fs, DB** dbptr);
+
+// DestroyDB, RepairDB and DumpFile for a DB whose SST directories are on
+// `fs` (the public entry points pass FileSystem::Default()). The WAL,
+// manifest, CURRENT, LOCK and LOG go through options.env / `env` as usual.
+Status DestroyDBWithFileSystem(const std::string& dbname,
+                               const Options& options, FileSystem* fs);
+Status RepairDBWithFileSystem(const std::string& dbname,
+                              const Options& options, FileSystem* fs);
+Status DumpFileWithFileSystem(Env* env, FileSystem* fs,
+                              const std::string& fname, WritableFile* dst);
 
 // The filter an SST directory gets when the user set none: a 10 bits/key
 // Bloom filter with the bytewise comparator, else none (a custom comparator

@@ -14,6 +14,7 @@
 #include "db/version_edit.h"
 #include "db/version_set.h"
 #include "db/dentry_compaction.h"
+#include "db/shadowed_versions.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
 #include "db/sst_dir_removal.h"
@@ -42,14 +43,9 @@ void DBImpl::RecordBackgroundError(const Status& s) {
 
 Status DBImpl::ApplyEdit(VersionEdit* edit) {
   mutex_.AssertHeld();
-  // LogAndApply releases the mutex while it writes the manifest; the flush
-  // and compaction threads must not interleave their records.
-  while (manifest_busy_) background_cv_.Wait();
-  manifest_busy_ = true;
-  Status s = versions_->LogAndApply(edit, &mutex_);
-  manifest_busy_ = false;
-  background_cv_.SignalAll();
-  return s;
+  // LogAndApply releases the mutex while it writes the manifest and applies
+  // concurrent edits (flush and compaction threads) one after another.
+  return versions_->LogAndApply(edit, &mutex_);
 }
 
 // ---------------------------------------------------------------------------
@@ -118,7 +114,7 @@ Status DBImpl::FlushOldestImmutable() {
     edit.SetLogNumber(floor);
     s = ApplyEdit(&edit);
   }
-  for (const auto& added : edit.new_files_) {
+  for (const auto& added : edit.new_files()) {
     pending_outputs_.erase(added.second.number);
   }
   if (s.ok()) {
@@ -140,12 +136,10 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
   Iterator* iter = mem->NewIterator();
   mutex_.Unlock();
 
-  const Comparator* ucmp = internal_comparator_.user_comparator();
   SstDirBuilder builder(sst_options_, SstDirName(dbname_, 0, number));
   Status s = builder.Begin();
-  std::string current_key;
-  bool has_current_key = false;
-  SequenceNumber last_sequence_for_key = kMaxSequenceNumber;
+  ShadowedVersions shadowed(internal_comparator_.user_comparator(),
+                            smallest_snapshot);
   uint64_t dropped = 0;
   for (iter->SeekToFirst(); s.ok() && iter->Valid(); iter->Next()) {
     ParsedInternalKey ikey;
@@ -153,16 +147,8 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
       s = Status::Corruption("bad internal key in memtable");
       break;
     }
-    if (!has_current_key || ucmp->Compare(ikey.user_key, current_key) != 0) {
-      current_key.assign(ikey.user_key.data(), ikey.user_key.size());
-      has_current_key = true;
-      last_sequence_for_key = kMaxSequenceNumber;
-    }
-    // A version shadowed, for every live snapshot, by a newer one of the
-    // same key never needs a KV file.
-    const bool shadowed = last_sequence_for_key <= smallest_snapshot;
-    last_sequence_for_key = ikey.sequence;
-    if (shadowed) {
+    // A shadowed version never needs a KV file.
+    if (shadowed.Shadowed(ikey)) {
       dropped++;
       continue;
     }
@@ -191,15 +177,7 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
       static_cast<unsigned long long>(builder.files_created()),
       s.ToString().c_str());
   if (s.ok() && entries > 0) {
-    FileMetaData meta;
-    meta.number = number;
-    meta.dir = number;
-    meta.dir_entries = builder.DirEntries();
-    meta.entries = entries;
-    meta.value_bytes = builder.ValueBytes();
-    meta.smallest.DecodeFrom(builder.smallest());
-    meta.largest.DecodeFrom(builder.largest());
-    edit->AddFile(0, meta);
+    edit->AddFile(0, BuiltSstMetaData(number, number, builder));
   } else {
     pending_outputs_.erase(number);
   }
@@ -389,14 +367,14 @@ Status DBImpl::LinkCompaction(Compaction* c) {
     s = ApplyEdit(c->edit());
   }
   for (const DentryCompaction::Output& out : dc.outputs()) {
-    pending_outputs_.erase(out.number);
+    pending_outputs_.erase(out.meta.number);
   }
   if (s.ok()) RetireInputs(c);
 
   LevelStats stats;
   stats.micros = env_->NowMicros() - start_micros;
   stats.entries_read = dc.entries_read();
-  for (const auto& out : dc.outputs()) stats.entries_written += out.entries;
+  for (const auto& out : dc.outputs()) stats.entries_written += out.meta.entries;
   stats.links = dc.links();
   stats_[level + 1].Add(stats);
   dentry_stats_.links += dc.links();
@@ -458,7 +436,7 @@ void DBImpl::RemoveObsoleteFiles() {
   for (int level = 0; level < config::kNumLevels; level++) {
     const std::string level_dir = LevelDirName(dbname_, level);
     std::vector<std::string> dirs;
-    env_->GetChildren(level_dir, &dirs);
+    fs_->ListDirectory(level_dir, &dirs);  // errors leave directories behind
     for (const std::string& d : dirs) {
       uint64_t number;
       if (ParseSstDirName(d, &number) && number < fence &&

@@ -8,6 +8,7 @@
 #include "db/db_impl.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
+#include "db/manifest_writer.h"
 #include "db/memtable.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
@@ -29,29 +30,7 @@ Status DBImpl::NewDB() {
   new_db.SetNextFile(2);
   new_db.SetLastSequence(0);
 
-  const std::string manifest = DescriptorFileName(dbname_, 1);
-  WritableFile* file;
-  Status s = env_->NewWritableFile(manifest, &file);
-  if (!s.ok()) return s;
-  {
-    log::Writer log(file);
-    std::string record;
-    new_db.EncodeTo(&record);
-    s = log.AddRecord(record);
-    if (s.ok()) s = file->Sync();
-    if (s.ok()) {
-      s = file->Close();
-    } else {
-      file->Close();
-    }
-  }
-  delete file;
-  if (s.ok()) {
-    s = SetCurrentFile(env_, dbname_, 1);
-  } else {
-    env_->RemoveFile(manifest);
-  }
-  return s;
+  return WriteManifestAndSetCurrent(env_, dbname_, 1, new_db);
 }
 
 Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
@@ -87,7 +66,8 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
   // out again (the directory itself is collected as an orphan later).
   for (int level = 0; level < config::kNumLevels; level++) {
     std::vector<std::string> dirs;
-    env_->GetChildren(LevelDirName(dbname_, level), &dirs);
+    s = fs_->ListDirectory(LevelDirName(dbname_, level), &dirs);
+    if (!s.ok()) return s;
     for (const std::string& d : dirs) {
       uint64_t number;
       if (ParseSstDirName(d, &number)) versions_->MarkFileNumberUsed(number);
@@ -320,7 +300,7 @@ Status DBImpl::Open() {
     s = ApplyEdit(&edit);
   }
   // Directories built from replayed WALs are committed (or abandoned) now.
-  for (const auto& added : edit.new_files_) {
+  for (const auto& added : edit.new_files()) {
     pending_outputs_.erase(added.second.number);
   }
   if (s.ok()) {
@@ -339,35 +319,47 @@ Status DB::Open(const Options& options, const std::string& name, DB** dbptr) {
 }
 
 Status DestroyDB(const std::string& dbname, const Options& options) {
+  return DestroyDBWithFileSystem(dbname, options, FileSystem::Default());
+}
+
+Status DestroyDBWithFileSystem(const std::string& dbname,
+                               const Options& options, FileSystem* fs) {
   Env* env = options.env;
+  // The level directories live on `fs`, which need not be where the Env
+  // keeps the WAL and manifest (NewMemEnv): look for them there.
+  std::vector<std::string> level_dirs;
+  for (int level = 0; level < config::kNumLevels; level++) {
+    const std::string level_dir = LevelDirName(dbname, level);
+    if (fs->Exists(level_dir)) level_dirs.push_back(level_dir);
+  }
   std::vector<std::string> children;
   Status result = env->GetChildren(dbname, &children);
-  if (!result.ok()) return Status::OK();  // nothing to destroy
+  if (!result.ok() && level_dirs.empty()) return Status::OK();  // nothing
 
   FileLock* lock;
   const std::string lockname = LockFileName(dbname);
   result = env->LockFile(lockname, &lock);
   if (!result.ok()) return result;
-  FileSystem* fs = FileSystem::Default();
   for (const std::string& child : children) {
     uint64_t number;
     FileType type;
-    if (!ParseFileName(child, &number, &type) || type == kDBLockFile) continue;
-    Status del;
-    if (type == kLevelDir) {
-      const std::string level_dir = dbname + "/" + child;
-      std::vector<std::string> dirs;
-      del = env->GetChildren(level_dir, &dirs);
-      for (const std::string& d : dirs) {
-        uint64_t n;
-        if (del.ok() && ParseSstDirName(d, &n)) {
-          del = RemoveSstDirectory(fs, level_dir + "/" + d, nullptr);
-        }
-      }
-      if (del.ok()) del = fs->RemoveDir(level_dir);
-    } else {
-      del = env->RemoveFile(dbname + "/" + child);
+    if (!ParseFileName(child, &number, &type) || type == kDBLockFile ||
+        type == kLevelDir) {
+      continue;
     }
+    Status del = env->RemoveFile(dbname + "/" + child);
+    if (result.ok() && !del.ok()) result = del;
+  }
+  for (const std::string& level_dir : level_dirs) {
+    std::vector<std::string> dirs;
+    Status del = fs->ListDirectory(level_dir, &dirs);
+    for (const std::string& d : dirs) {
+      uint64_t n;
+      if (del.ok() && ParseSstDirName(d, &n)) {
+        del = RemoveSstDirectory(fs, level_dir + "/" + d, nullptr);
+      }
+    }
+    if (del.ok()) del = fs->RemoveDir(level_dir);
     if (result.ok() && !del.ok()) result = del;
   }
   env->UnlockFile(lock);

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <queue>
 
-#include "db/version_edit.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
 #include "db/sst_dir_removal.h"
@@ -24,8 +23,10 @@ DentryCompaction::DentryCompaction(const SstDirOptions& options,
                                    Hooks hooks)
     : options_(options),
       sst_entries_(std::max<uint64_t>(1, sst_entries)),
-      smallest_snapshot_(smallest_snapshot),
-      hooks_(std::move(hooks)) {}
+      hooks_(std::move(hooks)),
+      shadowed_(static_cast<const InternalKeyComparator*>(options.comparator)
+                    ->user_comparator(),
+                smallest_snapshot) {}
 
 DentryCompaction::~DentryCompaction() = default;
 
@@ -82,27 +83,13 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
   return s;
 }
 
-bool DentryCompaction::ShouldDrop(const ParsedInternalKey& key,
-                                  bool first_of_user_key) {
-  if (first_of_user_key) {
-    current_user_key_.assign(key.user_key.data(), key.user_key.size());
-    has_current_user_key_ = true;
-    last_sequence_for_key_ = kMaxSequenceNumber;
-  }
-
-  bool drop = false;
-  if (last_sequence_for_key_ <= smallest_snapshot_) {
-    // A newer version of this key is visible to every live snapshot.
-    drop = true;
-  } else if (key.type == kTypeDeletion && key.sequence <= smallest_snapshot_ &&
-             hooks_.is_base_level_for_key(key.user_key)) {
-    // Nothing older remains for this tombstone to hide, and every snapshot
-    // already sees it; later entries of this key are dropped by the first
-    // rule.
-    drop = true;
-  }
-  last_sequence_for_key_ = key.sequence;
-  return drop;
+bool DentryCompaction::ShouldDrop(const ParsedInternalKey& key) {
+  if (shadowed_.Shadowed(key)) return true;
+  // Nothing older remains for this tombstone to hide, and every snapshot
+  // already sees it; later entries of this key are shadowed by it.
+  return key.type == kTypeDeletion &&
+         key.sequence <= shadowed_.smallest_snapshot() &&
+         hooks_.is_base_level_for_key(key.user_key);
 }
 
 size_t DentryCompaction::RouteToTarget(const Slice& user_key) {
@@ -135,12 +122,9 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
     return Status::Corruption("bad internal key in meta file of",
                               source->directory()->path());
   }
-  const Comparator* ucmp =
-      static_cast<const InternalKeyComparator*>(options_.comparator)
-          ->user_comparator();
-  const bool was_new_key = !has_current_user_key_ ||
-                           ucmp->Compare(key.user_key, current_user_key_) != 0;
-  if (ShouldDrop(key, was_new_key)) {
+  const bool drop = ShouldDrop(key);
+  const bool was_new_key = shadowed_.first_of_user_key();
+  if (drop) {
     entries_dropped_++;
     return Status::OK();
   }
@@ -176,17 +160,18 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
 
 Status DentryCompaction::StartOutput(size_t target) {
   Output out;
-  out.number = hooks_.new_file_number();
+  const uint64_t number = hooks_.new_file_number();
+  out.meta.number = number;
   if (targets_.empty()) {
-    out.dir = out.number;
-    out.path = hooks_.output_path(out.number);
+    out.meta.dir = number;
+    out.path = hooks_.output_path(number);
   } else {
-    out.dir = targets_[target].dir;
+    out.meta.dir = targets_[target].dir;
     out.path = targets_[target].path;
   }
   builder_.reset(new SstDirBuilder(options_, out.path,
-                                   MetaFileName(out.number, out.dir),
-                                   LongKeysFileName(out.number, out.dir)));
+                                   MetaFileName(number, out.meta.dir),
+                                   LongKeysFileName(number, out.meta.dir)));
   builder_target_ = target;
   outputs_.push_back(out);
   return targets_.empty() ? builder_->Begin() : builder_->BeginInExisting();
@@ -196,12 +181,10 @@ Status DentryCompaction::FinishOutput() {
   Status s = builder_->Finish();
   if (s.ok()) {
     Output& out = outputs_.back();
-    if (out.dir != out.number) out.added_names = builder_->added_names();
-    out.dir_entries = builder_->DirEntries();
-    out.entries = builder_->NumEntries();
-    out.value_bytes = builder_->ValueBytes();
-    out.smallest = builder_->smallest();
-    out.largest = builder_->largest();
+    if (out.meta.dir != out.meta.number) {
+      out.added_names = builder_->added_names();
+    }
+    out.meta = BuiltSstMetaData(out.meta.number, out.meta.dir, *builder_);
   }
   builder_.reset();  // an unfinished builder removes what it made
   return s;
@@ -221,23 +204,13 @@ Status DentryCompaction::MakeDurable(delsm::Durability durability,
 }
 
 void DentryCompaction::AddOutputsTo(int level, VersionEdit* edit) const {
-  for (const Output& out : outputs_) {
-    FileMetaData meta;
-    meta.number = out.number;
-    meta.dir = out.dir;
-    meta.dir_entries = out.dir_entries;
-    meta.entries = out.entries;
-    meta.value_bytes = out.value_bytes;
-    meta.smallest.DecodeFrom(out.smallest);
-    meta.largest.DecodeFrom(out.largest);
-    edit->AddFile(level, meta);
-  }
+  for (const Output& out : outputs_) edit->AddFile(level, out.meta);
 }
 
 void DentryCompaction::Abandon() {
   builder_.reset();  // an unfinished builder undoes itself
   for (const Output& out : outputs_) {
-    if (out.dir == out.number) {
+    if (out.meta.dir == out.meta.number) {
       RemoveSstDirectory(options_.fs, out.path, nullptr);
       continue;
     }

@@ -30,6 +30,8 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "db/shadowed_versions.h"
+#include "db/version_edit.h"
 #include "delsm/delsm.h"  // include/delsm/delsm.h
 #include "leveldb/status.h"
 #include "table/sst_dir_options.h"
@@ -37,22 +39,18 @@
 namespace leveldb {
 
 class SstDir;
-class VersionEdit;
 class SstDirBuilder;
 
 class DentryCompaction {
  public:
+  // One output SST. meta.number names its meta file; meta.dir is its
+  // directory (== meta.number if created here). The rest of meta is filled
+  // when the SST is finished.
   struct Output {
-    uint64_t number = 0;       // names the meta file
-    uint64_t dir = 0;          // the directory (== number if created here)
-    std::string path;          // the directory's path
-    uint64_t dir_entries = 0;  // directory entries the SST owns
+    FileMetaData meta;
+    std::string path;  // the directory's path
     // Names this compaction added to an existing directory (to undo).
     std::vector<std::string> added_names;
-    uint64_t entries = 0;
-    uint64_t value_bytes = 0;
-    std::string smallest;  // internal keys
-    std::string largest;
   };
 
   // An SST of the output level that the compaction replaces. Targets are
@@ -119,11 +117,11 @@ class DentryCompaction {
   Status FinishOutput();
   // The target whose directory receives `user_key` (keys come ascending).
   size_t RouteToTarget(const Slice& user_key);
-  bool ShouldDrop(const ParsedInternalKey& key, bool first_of_user_key);
+  // Applies the drop rules to `key` (every merged key, in order).
+  bool ShouldDrop(const ParsedInternalKey& key);
 
   const SstDirOptions options_;
   const uint64_t sst_entries_;
-  const SequenceNumber smallest_snapshot_;
   Hooks hooks_;
 
   // Set by Run().
@@ -136,11 +134,8 @@ class DentryCompaction {
   size_t builder_target_ = 0;               // its target (if any)
   std::vector<Output> outputs_;
 
-  // Drop-rule state for the user key being merged.
-  std::string current_user_key_;
-  bool has_current_user_key_ = false;
-  SequenceNumber last_sequence_for_key_ = kMaxSequenceNumber;
-  std::string last_internal_key_;
+  ShadowedVersions shadowed_;      // the drop rule's state
+  std::string last_internal_key_;  // to drop exact duplicates
 
   uint64_t links_ = 0;
   uint64_t entries_read_ = 0;

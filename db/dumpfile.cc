@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "db/db_impl.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
@@ -161,11 +162,13 @@ const char* StorageName(ValueStorage storage) {
 }
 
 // Dumps the SST of meta file `meta_name` in the SST directory `dir`.
-Status DumpSst(Env* env, const std::string& dir, const std::string& meta_name,
-               WritableFile* dst) {
+Status DumpSst(FileSystem* fs, const std::string& dir,
+               const std::string& meta_name, WritableFile* dst) {
   const std::string meta_path = dir + "/" + meta_name;
+  std::unique_ptr<Directory> sst_dir;
+  Status s = fs->OpenDirectory(dir, &sst_dir);
   std::string data;
-  Status s = ReadFileToString(env, meta_path, &data);
+  if (s.ok()) s = sst_dir->ReadFile(meta_name, &data);
   if (!s.ok()) return s;
   MetaFileContents contents;
   s = DecodeMetaFile(data, meta_path, &contents);
@@ -179,7 +182,7 @@ Status DumpSst(Env* env, const std::string& dir, const std::string& meta_name,
   if (contents.comparator_name == BytewiseComparator()->Name()) {
     SstDirOptions options;
     options.comparator = &icmp;
-    options.fs = FileSystem::Default();
+    options.fs = fs;
     if (!SstDir::Open(options, dir, meta_name, &sst).ok()) sst.reset();
   }
 
@@ -228,9 +231,9 @@ Status DumpSst(Env* env, const std::string& dir, const std::string& meta_name,
 }
 
 // Dumps every SST (meta file) of the SST directory `dir`, in name order.
-Status DumpSstDir(Env* env, const std::string& dir, WritableFile* dst) {
+Status DumpSstDir(FileSystem* fs, const std::string& dir, WritableFile* dst) {
   std::vector<std::string> children;
-  Status s = env->GetChildren(dir, &children);
+  Status s = fs->ListDirectory(dir, &children);
   if (!s.ok()) return s;
   std::sort(children.begin(), children.end());
   bool any = false;
@@ -238,7 +241,7 @@ Status DumpSstDir(Env* env, const std::string& dir, WritableFile* dst) {
     uint64_t sst_number;
     if (!ParseMetaFileName(child, 0, &sst_number)) continue;
     any = true;
-    s = DumpSst(env, dir, child, dst);
+    s = DumpSst(fs, dir, child, dst);
     if (!s.ok()) return s;
   }
   if (!any) return Status::NotFound(dir, "no meta file in SST directory");
@@ -248,6 +251,11 @@ Status DumpSstDir(Env* env, const std::string& dir, WritableFile* dst) {
 }  // namespace
 
 Status DumpFile(Env* env, const std::string& fname, WritableFile* dst) {
+  return DumpFileWithFileSystem(env, FileSystem::Default(), fname, dst);
+}
+
+Status DumpFileWithFileSystem(Env* env, FileSystem* fs,
+                              const std::string& fname, WritableFile* dst) {
   const std::string base = BaseName(fname);
   uint64_t number;
   FileType type;
@@ -256,13 +264,13 @@ Status DumpFile(Env* env, const std::string& fname, WritableFile* dst) {
     if (type == kDescriptorFile) return DumpManifest(env, fname, dst);
   }
   if (ParseSstDirName(base, &number)) {
-    return DumpSstDir(env, fname.substr(0, fname.find_last_not_of('/') + 1),
+    return DumpSstDir(fs, fname.substr(0, fname.find_last_not_of('/') + 1),
                       dst);
   }
   uint64_t sst_number;
   if (ParseMetaFileName(base, 0, &sst_number) &&
       ParseSstDirName(BaseName(DirName(fname)), &number)) {
-    return DumpSst(env, DirName(fname), base, dst);
+    return DumpSst(fs, DirName(fname), base, dst);
   }
   return Status::InvalidArgument(fname, "not a WAL, manifest or SST directory");
 }

@@ -25,7 +25,7 @@
 #include "db/dbformat.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
-#include "db/log_writer.h"
+#include "db/manifest_writer.h"
 #include "db/memtable.h"
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
@@ -50,7 +50,7 @@ namespace {
 
 class Repairer {
  public:
-  Repairer(const std::string& dbname, const Options& options)
+  Repairer(const std::string& dbname, const Options& options, FileSystem* fs)
       : dbname_(dbname),
         env_(options.env),
         options_(options),
@@ -60,7 +60,7 @@ class Repairer {
     sst_options_.filter_policy = options.filter_policy != nullptr
                                      ? options.filter_policy
                                      : default_filter_.get();
-    sst_options_.fs = FileSystem::Default();
+    sst_options_.fs = fs;
     sst_options_.compression = options.compression;
   }
 
@@ -105,7 +105,8 @@ class Repairer {
       s = sst_options_.fs->CreateDir(level_dir, true);
       if (!s.ok()) return s;
       std::vector<std::string> dirs;
-      env_->GetChildren(level_dir, &dirs);
+      s = sst_options_.fs->ListDirectory(level_dir, &dirs);
+      if (!s.ok()) return s;
       for (const std::string& d : dirs) {
         uint64_t number;
         if (!ParseSstDirName(d, &number)) continue;
@@ -397,22 +398,7 @@ class Repairer {
   }
 
   Status WriteManifest(uint64_t number, const VersionEdit& edit) {
-    const std::string fname = DescriptorFileName(dbname_, number);
-    WritableFile* file;
-    Status s = env_->NewWritableFile(fname, &file);
-    if (!s.ok()) return s;
-    {
-      log::Writer writer(file);
-      std::string record;
-      edit.EncodeTo(&record);
-      s = writer.AddRecord(record);
-    }
-    if (s.ok()) s = file->Sync();
-    Status c = file->Close();
-    if (s.ok()) s = c;
-    delete file;
-    if (s.ok()) s = SetCurrentFile(env_, dbname_, number);
-    if (!s.ok()) env_->RemoveFile(fname);
+    Status s = WriteManifestAndSetCurrent(env_, dbname_, number, edit);
     if (s.ok()) new_manifest_ = number;
     return s;
   }
@@ -458,10 +444,15 @@ class Repairer {
 }  // namespace
 
 Status RepairDB(const std::string& dbname, const Options& options) {
+  return RepairDBWithFileSystem(dbname, options, FileSystem::Default());
+}
+
+Status RepairDBWithFileSystem(const std::string& dbname,
+                              const Options& options, FileSystem* fs) {
   if (options.comparator == nullptr || options.env == nullptr) {
     return Status::InvalidArgument(dbname, "options need a comparator and env");
   }
-  Repairer repairer(dbname, options);
+  Repairer repairer(dbname, options, fs);
   return repairer.Run();
 }
 

@@ -39,13 +39,13 @@ VersionSetBuilder::~VersionSetBuilder() {
 }
 
 void VersionSetBuilder::Apply(const VersionEdit* edit) {
-  for (const auto& cp : edit->compact_pointers_) {
+  for (const auto& cp : edit->compact_pointers()) {
     vset_->compact_pointer_[cp.first] = cp.second.Encode().ToString();
   }
-  for (const auto& removed : edit->deleted_files_) {
+  for (const auto& removed : edit->deleted_files()) {
     levels_[removed.first].removed.insert(removed.second);
   }
-  for (const auto& added : edit->new_files_) {
+  for (const auto& added : edit->new_files()) {
     const int level = added.first;
     FileMetaData* f = new FileMetaData(added.second);
     f->refs = 1;

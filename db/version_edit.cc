@@ -3,6 +3,7 @@
 // never renumber them; add new ones at the end.
 #include "db/version_edit.h"
 
+#include "table/sst_dir_builder.h"
 #include "util/coding.h"
 #include "util/logging.h"
 
@@ -44,6 +45,19 @@ bool GetInternalKey(Slice* input, InternalKey* key) {
 }
 
 }  // namespace
+
+FileMetaData BuiltSstMetaData(uint64_t number, uint64_t dir,
+                              const SstDirBuilder& builder) {
+  FileMetaData meta;
+  meta.number = number;
+  meta.dir = dir;
+  meta.dir_entries = builder.DirEntries();
+  meta.entries = builder.NumEntries();
+  meta.value_bytes = builder.ValueBytes();
+  meta.smallest.DecodeFrom(builder.smallest());
+  meta.largest.DecodeFrom(builder.largest());
+  return meta;
+}
 
 void VersionEdit::Clear() {
   comparator_.clear();

@@ -35,6 +35,14 @@ struct FileMetaData {
   InternalKey largest;
 };
 
+class SstDirBuilder;
+
+// The FileMetaData of the SST `builder` has just finished: SST `number` in
+// the directory numbered `dir`. The one place a new SST's metadata is made
+// (flush and compaction).
+FileMetaData BuiltSstMetaData(uint64_t number, uint64_t dir,
+                              const SstDirBuilder& builder);
+
 class VersionEdit {
  public:
   VersionEdit() { Clear(); }
@@ -80,12 +88,32 @@ class VersionEdit {
   Status DecodeFrom(const Slice& src);
   std::string DebugString() const;
 
- private:
-  friend class VersionSet;
-  friend class VersionSetBuilder;
-
   typedef std::set<std::pair<int, uint64_t>> DeletedFileSet;
 
+  // What the record holds. A has_*() false means the field is absent (the
+  // getter then returns 0 or empty).
+  bool has_comparator() const { return has_comparator_; }
+  const std::string& comparator() const { return comparator_; }
+  bool has_log_number() const { return has_log_number_; }
+  uint64_t log_number() const { return log_number_; }
+  bool has_prev_log_number() const { return has_prev_log_number_; }
+  uint64_t prev_log_number() const { return prev_log_number_; }
+  bool has_next_file_number() const { return has_next_file_number_; }
+  uint64_t next_file_number() const { return next_file_number_; }
+  bool has_last_sequence() const { return has_last_sequence_; }
+  SequenceNumber last_sequence() const { return last_sequence_; }
+  // (level, smallest key to compact next) pairs, in the order set.
+  const std::vector<std::pair<int, InternalKey>>& compact_pointers() const {
+    return compact_pointers_;
+  }
+  // (level, SST number) pairs removed.
+  const DeletedFileSet& deleted_files() const { return deleted_files_; }
+  // (level, SST) pairs added, in the order added.
+  const std::vector<std::pair<int, FileMetaData>>& new_files() const {
+    return new_files_;
+  }
+
+ private:
   std::string comparator_;
   uint64_t log_number_;
   uint64_t prev_log_number_;
@@ -96,9 +124,6 @@ class VersionEdit {
   bool has_prev_log_number_;
   bool has_next_file_number_;
   bool has_last_sequence_;
-
- public:
-  // Read by VersionSet and by tools that print manifests.
   std::vector<std::pair<int, InternalKey>> compact_pointers_;
   DeletedFileSet deleted_files_;
   std::vector<std::pair<int, FileMetaData>> new_files_;

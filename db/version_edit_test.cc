@@ -52,28 +52,28 @@ TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
   EXPECT_EQ(encoded, reencoded);
   EXPECT_EQ(edit.DebugString(), parsed.DebugString());
 
-  ASSERT_EQ(2u, parsed.new_files_.size());
-  EXPECT_EQ(0, parsed.new_files_[0].first);
-  const FileMetaData& f = parsed.new_files_[0].second;
+  ASSERT_EQ(2u, parsed.new_files().size());
+  EXPECT_EQ(0, parsed.new_files()[0].first);
+  const FileMetaData& f = parsed.new_files()[0].second;
   EXPECT_EQ(21u, f.number);
   EXPECT_EQ(21u, f.dir);  // unset: the SST owns the directory of its number
   EXPECT_EQ(10000u, f.entries);
   EXPECT_EQ(4096ull * 10000, f.value_bytes);
   EXPECT_EQ(std::string("\0a", 2), f.smallest.user_key().ToString());
   EXPECT_EQ("z/\xff", f.largest.user_key().ToString());
-  EXPECT_EQ(6, parsed.new_files_[1].first);
-  EXPECT_EQ(1ull << 40, parsed.new_files_[1].second.number);
-  EXPECT_EQ(33u, parsed.new_files_[1].second.dir);
-  EXPECT_EQ(2u, parsed.new_files_[1].second.dir_entries);
-  EXPECT_EQ("", parsed.new_files_[1].second.smallest.user_key().ToString());
+  EXPECT_EQ(6, parsed.new_files()[1].first);
+  EXPECT_EQ(1ull << 40, parsed.new_files()[1].second.number);
+  EXPECT_EQ(33u, parsed.new_files()[1].second.dir);
+  EXPECT_EQ(2u, parsed.new_files()[1].second.dir_entries);
+  EXPECT_EQ("", parsed.new_files()[1].second.smallest.user_key().ToString());
 
-  ASSERT_EQ(2u, parsed.deleted_files_.size());
-  EXPECT_EQ(1u, parsed.deleted_files_.count(std::make_pair(2, 17ull)));
-  EXPECT_EQ(1u, parsed.deleted_files_.count(std::make_pair(0, 4ull)));
-  ASSERT_EQ(1u, parsed.compact_pointers_.size());
-  EXPECT_EQ(3, parsed.compact_pointers_[0].first);
+  ASSERT_EQ(2u, parsed.deleted_files().size());
+  EXPECT_EQ(1u, parsed.deleted_files().count(std::make_pair(2, 17ull)));
+  EXPECT_EQ(1u, parsed.deleted_files().count(std::make_pair(0, 4ull)));
+  ASSERT_EQ(1u, parsed.compact_pointers().size());
+  EXPECT_EQ(3, parsed.compact_pointers()[0].first);
   EXPECT_EQ("pointer",
-            parsed.compact_pointers_[0].second.user_key().ToString());
+            parsed.compact_pointers()[0].second.user_key().ToString());
 }
 
 // Manifests written before SSTs could share a directory record each SST
@@ -89,12 +89,12 @@ TEST(VersionEditTest, OwnDirectoryRecordStillReads) {
   PutLengthPrefixedSlice(&encoded, InternalKey("b", 2, kTypeValue).Encode());
   VersionEdit parsed;
   ASSERT_TRUE(parsed.DecodeFrom(encoded).ok());
-  ASSERT_EQ(1u, parsed.new_files_.size());
-  EXPECT_EQ(2, parsed.new_files_[0].first);
-  EXPECT_EQ(77u, parsed.new_files_[0].second.number);
-  EXPECT_EQ(77u, parsed.new_files_[0].second.dir);
-  EXPECT_EQ(0u, parsed.new_files_[0].second.dir_entries);
-  EXPECT_EQ(5u, parsed.new_files_[0].second.entries);
+  ASSERT_EQ(1u, parsed.new_files().size());
+  EXPECT_EQ(2, parsed.new_files()[0].first);
+  EXPECT_EQ(77u, parsed.new_files()[0].second.number);
+  EXPECT_EQ(77u, parsed.new_files()[0].second.dir);
+  EXPECT_EQ(0u, parsed.new_files()[0].second.dir_entries);
+  EXPECT_EQ(5u, parsed.new_files()[0].second.entries);
 }
 
 TEST(VersionEditTest, EmptyEditRoundTrips) {

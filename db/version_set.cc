@@ -8,7 +8,7 @@
 #include "db/compaction.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
-#include "db/log_writer.h"
+#include "db/manifest_writer.h"
 #include "db/table_cache.h"
 #include "db/version_builder.h"
 #include "table/merging_iterator.h"
@@ -49,8 +49,6 @@ VersionSet::VersionSet(const std::string& dbname, const Options* options,
       last_sequence_(0),
       log_number_(0),
       prev_log_number_(0),
-      descriptor_file_(nullptr),
-      descriptor_log_(nullptr),
       manifest_busy_(false),
       dummy_versions_(this),
       current_(nullptr) {
@@ -61,8 +59,6 @@ VersionSet::~VersionSet() {
   current_->Unref();
   // Every other version must have been released by now.
   assert(dummy_versions_.next_ == &dummy_versions_);
-  delete descriptor_log_;
-  delete descriptor_file_;
 }
 
 void VersionSet::AppendVersion(Version* v) {
@@ -79,10 +75,7 @@ void VersionSet::AppendVersion(Version* v) {
 }
 
 void VersionSet::AbandonManifest() {
-  delete descriptor_log_;
-  delete descriptor_file_;
-  descriptor_log_ = nullptr;
-  descriptor_file_ = nullptr;
+  manifest_.reset();
   // The next LogAndApply writes a full snapshot to a fresh file.
   manifest_file_number_ = NewFileNumber();
 }
@@ -95,13 +88,13 @@ Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu) {
   while (manifest_busy_) manifest_cv_->Wait();
   manifest_busy_ = true;
 
-  if (edit->has_log_number_) {
-    assert(edit->log_number_ >= log_number_);
-    assert(edit->log_number_ < next_file_number_);
+  if (edit->has_log_number()) {
+    assert(edit->log_number() >= log_number_);
+    assert(edit->log_number() < next_file_number_);
   } else {
     edit->SetLogNumber(log_number_);
   }
-  if (!edit->has_prev_log_number_) edit->SetPrevLogNumber(prev_log_number_);
+  if (!edit->has_prev_log_number()) edit->SetPrevLogNumber(prev_log_number_);
   edit->SetNextFile(next_file_number_);
   edit->SetLastSequence(last_sequence_);
 
@@ -121,7 +114,7 @@ Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu) {
   edit->EncodeTo(&record);
   std::string snapshot;
   std::string new_manifest;
-  if (descriptor_log_ == nullptr) {
+  if (manifest_ == nullptr) {
     EncodeSnapshot(&snapshot);
     new_manifest = DescriptorFileName(dbname_, manifest_file_number_);
   }
@@ -133,25 +126,23 @@ Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu) {
     mu->Unlock();
     if (!new_manifest.empty()) {
       // A new manifest starts with the full state it builds on.
-      s = env_->NewWritableFile(new_manifest, &descriptor_file_);
-      if (s.ok()) {
-        descriptor_log_ = new log::Writer(descriptor_file_);
-        s = descriptor_log_->AddRecord(snapshot);
-      }
+      s = ManifestWriter::Create(env_, dbname_, manifest_file_number_,
+                                 &manifest_);
+      if (s.ok()) s = manifest_->AddRecord(snapshot);
     }
-    if (s.ok()) s = descriptor_log_->AddRecord(record);
-    if (s.ok()) s = descriptor_file_->Sync();
+    if (s.ok()) s = manifest_->AddRecord(record);
+    if (s.ok()) s = manifest_->Sync();
     if (s.ok() && !new_manifest.empty()) {
       current_attempted = true;
-      s = SetCurrentFile(env_, dbname_, manifest_file_number_);
+      s = manifest_->MakeCurrent();
     }
     mu->Lock();
   }
 
   if (s.ok()) {
     AppendVersion(v);
-    log_number_ = edit->log_number_;
-    prev_log_number_ = edit->prev_log_number_;
+    log_number_ = edit->log_number();
+    prev_log_number_ = edit->prev_log_number();
   } else {
     Log(options_->info_log, "LogAndApply failed: %s", s.ToString().c_str());
     delete v;
@@ -219,30 +210,30 @@ Status VersionSet::Recover(bool* save_manifest) {
     while (reader.ReadRecord(&record, &scratch) && s.ok()) {
       VersionEdit edit;
       s = edit.DecodeFrom(record);
-      if (s.ok() && edit.has_comparator_ &&
-          edit.comparator_ != our_comparator) {
+      if (s.ok() && edit.has_comparator() &&
+          edit.comparator() != our_comparator) {
         // Worded as LevelDB words it; clients match on this text.
         s = Status::InvalidArgument(
-            edit.comparator_ + " does not match existing comparator ",
+            edit.comparator() + " does not match existing comparator ",
             our_comparator);
         break;
       }
       if (!s.ok()) break;
       builder.Apply(&edit);
-      if (edit.has_log_number_) {
-        log_number = edit.log_number_;
+      if (edit.has_log_number()) {
+        log_number = edit.log_number();
         have_log_number = true;
       }
-      if (edit.has_prev_log_number_) {
-        prev_log_number = edit.prev_log_number_;
+      if (edit.has_prev_log_number()) {
+        prev_log_number = edit.prev_log_number();
         have_prev_log_number = true;
       }
-      if (edit.has_next_file_number_) {
-        next_file = edit.next_file_number_;
+      if (edit.has_next_file_number()) {
+        next_file = edit.next_file_number();
         have_next_file = true;
       }
-      if (edit.has_last_sequence_) {
-        last_sequence = edit.last_sequence_;
+      if (edit.has_last_sequence()) {
+        last_sequence = edit.last_sequence();
         have_last_sequence = true;
       }
     }

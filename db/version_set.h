@@ -28,11 +28,8 @@
 
 namespace leveldb {
 
-namespace log {
-class Writer;
-}
-
 class Compaction;
+class ManifestWriter;
 class TableCache;
 
 class VersionSet {
@@ -190,8 +187,7 @@ class VersionSet {
   // The open manifest; null until the first LogAndApply after Recover or
   // after a failed write. Used only by the LogAndApply that holds
   // manifest_busy_.
-  WritableFile* descriptor_file_;
-  log::Writer* descriptor_log_;
+  std::unique_ptr<ManifestWriter> manifest_;
   // True while a LogAndApply is writing with the DB mutex released; others
   // wait on manifest_cv_ (created on first use, bound to the DB mutex).
   bool manifest_busy_;

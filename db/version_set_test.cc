@@ -266,7 +266,7 @@ class VersionSetTest : public testing::Test {
   }
 
   Status Apply(VersionSet* vset, VersionEdit* edit) {
-    for (const auto& added : edit->new_files_) {
+    for (const auto& added : edit->new_files()) {
       vset->MarkFileNumberUsed(added.second.number);
     }
     mu_.Lock();
@@ -520,9 +520,9 @@ TEST_F(VersionSetTest, PicksLevelZeroOverEntryThreshold) {
 
   VersionEdit deletions;
   c->AddInputDeletions(&deletions);
-  EXPECT_EQ(4u, deletions.deleted_files_.size());
-  EXPECT_EQ(1u, deletions.deleted_files_.count(std::make_pair(0, 10ull)));
-  EXPECT_EQ(1u, deletions.deleted_files_.count(std::make_pair(1, 7ull)));
+  EXPECT_EQ(4u, deletions.deleted_files().size());
+  EXPECT_EQ(1u, deletions.deleted_files().count(std::make_pair(0, 10ull)));
+  EXPECT_EQ(1u, deletions.deleted_files().count(std::make_pair(1, 7ull)));
   c->ReleaseInputs();
 }
 

@@ -87,6 +87,19 @@ class FileSystem {
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   // True if `path` exists (any kind of file).
   virtual bool Exists(const std::string& path) = 0;
+
+  // Names of every entry of the directory at `path` except "." and "..",
+  // in no particular order: OpenDirectory and Directory::List, so a
+  // wrapping implementation sees (and may fail) both. NotFound if `path`
+  // does not exist.
+  Status ListDirectory(const std::string& path,
+                       std::vector<std::string>* names) {
+    names->clear();
+    std::unique_ptr<Directory> dir;
+    Status s = OpenDirectory(path, &dir);
+    if (s.ok()) s = dir->List(names);
+    return s;
+  }
 };
 
 }  // namespace leveldb

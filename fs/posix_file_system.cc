@@ -14,29 +14,11 @@
 #include <cerrno>
 #include <cstring>
 
+#include "util/posix_error.h"
+
 namespace leveldb {
 
 namespace {
-
-std::string ErrnoText(int err) {
-  char buf[256];
-  // GNU strerror_r may return a static string instead of filling buf.
-#if defined(__GLIBC__) && defined(_GNU_SOURCE)
-  return std::string(strerror_r(err, buf, sizeof(buf)));
-#else
-  if (strerror_r(err, buf, sizeof(buf)) != 0) {
-    return "errno " + std::to_string(err);
-  }
-  return std::string(buf);
-#endif
-}
-
-std::string ParentOf(const std::string& path) {
-  size_t slash = path.find_last_of('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return path.substr(0, slash);
-}
 
 // Retries a system call interrupted by a signal.
 template <typename F>
@@ -313,23 +295,6 @@ class PosixFileSystem final : public FileSystem {
 };
 
 }  // namespace
-
-Status PosixError(const std::string& path, int err, bool enoent_is_not_found,
-                  int statvfs_fd) {
-  std::string text = ErrnoText(err);
-  if (err == ENOENT && enoent_is_not_found) {
-    return Status::NotFound(path, text);
-  }
-  if (err == ENOSPC) {
-    struct statvfs vfs;
-    int r = statvfs_fd >= 0 ? fstatvfs(statvfs_fd, &vfs)
-                            : statvfs(ParentOf(path).c_str(), &vfs);
-    if (r == 0 && vfs.f_files > 0 && vfs.f_ffree == 0) {
-      text += " (out of inodes)";
-    }
-  }
-  return Status::IOError(path, text);
-}
 
 Status GetFileSystemSpace(const std::string& path, FileSystemSpace* space) {
   struct statvfs vfs;

@@ -1,7 +1,7 @@
 // The POSIX implementation of FileSystem / Directory (returned by
-// FileSystem::Default()), and the error mapping every file-system
-// implementation shares so that failures read the same whichever layer
-// reports them.
+// FileSystem::Default()), and tree-removal helpers. Failures read as
+// util/posix_error.h says (included here for the file systems that wrap
+// this one).
 #ifndef DELSM_FS_POSIX_FILE_SYSTEM_H_
 #define DELSM_FS_POSIX_FILE_SYSTEM_H_
 
@@ -10,16 +10,9 @@
 
 #include "fs/file_system.h"
 #include "leveldb/status.h"
+#include "util/posix_error.h"
 
 namespace leveldb {
-
-// The Status for a failed system call on `path` with errno `err`:
-// NotFound for ENOENT when `enoent_is_not_found`, else IOError(path,
-// strerror(err)). ENOSPC on a file system with no free inodes left gets
-// " (out of inodes)" appended; `statvfs_fd` (an open descriptor on that file
-// system, or -1 to look `path` up instead) is used to find that out.
-Status PosixError(const std::string& path, int err, bool enoent_is_not_found,
-                  int statvfs_fd = -1);
 
 // What statvfs(2) says of the file system holding `path`.
 struct FileSystemSpace {

@@ -27,20 +27,12 @@
 #include "leveldb/env.h"
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
+#include "util/posix_error.h"
 #include "util/posix_logger.h"
 
 namespace leveldb {
 
 namespace {
-
-// Status for a failed system call: NotFound for ENOENT (callers test for
-// missing files), IOError otherwise; both name the path/operation.
-Status PosixError(const std::string& context, int error_number) {
-  if (error_number == ENOENT) {
-    return Status::NotFound(context, std::strerror(error_number));
-  }
-  return Status::IOError(context, std::strerror(error_number));
-}
 
 // Retries write() until all of [data, data+size) is written.
 Status WriteFully(int fd, const char* data, size_t size,
@@ -55,13 +47,6 @@ Status WriteFully(int fd, const char* data, size_t size,
     size -= static_cast<size_t>(n);
   }
   return Status::OK();
-}
-
-std::string DirName(const std::string& fname) {
-  size_t slash = fname.rfind('/');
-  if (slash == std::string::npos) return ".";
-  if (slash == 0) return "/";
-  return fname.substr(0, slash);
 }
 
 // fsync of a directory: makes the entries changed in it durable.
@@ -188,7 +173,7 @@ class PosixWritableFile final : public WritableFile {
     // point at it right after this sync), and equally a new WAL whose
     // first sync=true write this is. Once per file suffices.
     if (!dir_synced_) {
-      Status s = SyncDirectory(DirName(fname_));
+      Status s = SyncDirectory(ParentOfPath(fname_));
       if (!s.ok()) return s;
       dir_synced_ = true;
     }
@@ -353,9 +338,9 @@ class PosixEnv final : public Env {
     // Make the rename itself durable: switching CURRENT to a new manifest
     // must not be undone by a power failure after the old manifest's
     // successors have been acted upon.
-    Status s = SyncDirectory(DirName(target));
-    if (s.ok() && DirName(src) != DirName(target)) {
-      s = SyncDirectory(DirName(src));
+    Status s = SyncDirectory(ParentOfPath(target));
+    if (s.ok() && ParentOfPath(src) != ParentOfPath(target)) {
+      s = SyncDirectory(ParentOfPath(src));
     }
     return s;
   }
