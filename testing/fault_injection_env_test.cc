@@ -150,7 +150,7 @@ TEST_F(FaultInjectionEnvTest, PeerSyncfsCoversFlushedData) {
   ASSERT_TRUE(env_.NewWritableFile(dir_ + "/wal", &f).ok());
   ASSERT_TRUE(f->Append("flushed").ok());
   ASSERT_TRUE(f->Flush().ok());
-  env_.MarkEverythingDurable();
+  env_.MarkAllDurable();
   ASSERT_TRUE(f->Append("+later").ok());
   ASSERT_TRUE(f->Close().ok());
   delete f;

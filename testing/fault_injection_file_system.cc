@@ -20,37 +20,44 @@ class FaultDirectory final : public Directory {
   Status WriteFile(const std::string& name, const Slice& data,
                    bool sync) override {
     const std::string p = Join(name);
-    Status s = fs_->Check(FsOp::kOpen, p);
-    if (s.ok()) s = fs_->Check(FsOp::kWrite, p);
-    if (s.ok() && sync) s = fs_->Check(FsOp::kFsync, p);
-    if (!s.ok()) return s;
-    return base_->WriteFile(name, data, sync);
+    FaultDecision d = fs_->Decide(FsOp::kOpen, p);
+    if (d.fail) return d.status;
+    d = fs_->Decide(FsOp::kWrite, p);
+    if (!d.fail && sync) d = fs_->Decide(FsOp::kFsync, p);
+    if (!d.fail) return base_->WriteFile(name, data, sync);
+    Slice left = data;
+    if (d.effect == FaultEffect::kNothing) return d.status;
+    if (d.effect == FaultEffect::kPartial) {
+      left = Slice(data.data(), data.size() / 2);
+    }
+    Status s = base_->WriteFile(name, left, /*sync=*/false);
+    return s.ok() ? d.status : s;
   }
 
   Status ReadFile(const std::string& name, std::string* contents) override {
-    Status s = fs_->Check(FsOp::kOpen, Join(name));
-    if (!s.ok()) return s;
+    const FaultDecision d = fs_->Decide(FsOp::kOpen, Join(name));
+    if (d.fail) return d.status;
     return base_->ReadFile(name, contents);
   }
 
   Status ReadFileAt(const std::string& name, uint64_t offset, size_t n,
                     std::string* contents) override {
-    Status s = fs_->Check(FsOp::kOpen, Join(name));
-    if (!s.ok()) return s;
+    const FaultDecision d = fs_->Decide(FsOp::kOpen, Join(name));
+    if (d.fail) return d.status;
     return base_->ReadFileAt(name, offset, n, contents);
   }
 
   Status LinkFrom(Directory* source, const std::string& name) override {
-    Status s = fs_->Check(FsOp::kLink, Join(name));
-    if (!s.ok()) return s;
+    const FaultDecision d = fs_->Decide(FsOp::kLink, Join(name));
+    if (d.fail) return d.status;
     // The wrapped directory only knows its own kind of source.
     auto* wrapped = dynamic_cast<FaultDirectory*>(source);
     return base_->LinkFrom(wrapped != nullptr ? wrapped->base() : source, name);
   }
 
   Status Unlink(const std::string& name) override {
-    Status s = fs_->Check(FsOp::kUnlink, Join(name));
-    if (!s.ok()) return s;
+    const FaultDecision d = fs_->Decide(FsOp::kUnlink, Join(name));
+    if (d.fail) return d.status;
     return base_->Unlink(name);
   }
 
@@ -59,20 +66,20 @@ class FaultDirectory final : public Directory {
   }
 
   Status List(std::vector<std::string>* names) override {
-    Status s = fs_->Check(FsOp::kReaddir, path());
-    if (!s.ok()) return s;
+    const FaultDecision d = fs_->Decide(FsOp::kReaddir, path());
+    if (d.fail) return d.status;
     return base_->List(names);
   }
 
   Status Sync() override {
-    Status s = fs_->Check(FsOp::kFsync, path());
-    if (!s.ok()) return s;
+    const FaultDecision d = fs_->Decide(FsOp::kFsync, path());
+    if (d.fail) return d.status;
     return base_->Sync();
   }
 
   Status SyncFileSystem() override {
-    Status s = fs_->Check(FsOp::kSyncfs, path());
-    if (!s.ok()) return s;
+    const FaultDecision d = fs_->Decide(FsOp::kSyncfs, path());
+    if (d.fail) return d.status;
     return base_->SyncFileSystem();
   }
 
@@ -114,54 +121,17 @@ const char* FsOpName(FsOp op) {
 }
 
 FaultInjectionFileSystem::FaultInjectionFileSystem(FileSystem* base)
-    : base_(base) {
-  ResetCounts();
-}
+    : base_(base) {}
 
 FaultInjectionFileSystem::~FaultInjectionFileSystem() = default;
-
-void FaultInjectionFileSystem::FailNth(FsOp op, uint64_t n, int err) {
-  std::lock_guard<std::mutex> l(mu_);
-  armed_op_ = op;
-  remaining_ = n;
-  armed_errno_ = err;
-  fired_ = false;
-}
-
-bool FaultInjectionFileSystem::Fired() const {
-  std::lock_guard<std::mutex> l(mu_);
-  return fired_;
-}
-
-uint64_t FaultInjectionFileSystem::Count(FsOp op) const {
-  return counts_[static_cast<int>(op)].load(std::memory_order_relaxed);
-}
-
-void FaultInjectionFileSystem::ResetCounts() {
-  for (auto& c : counts_) c.store(0, std::memory_order_relaxed);
-}
-
-Status FaultInjectionFileSystem::Check(FsOp op, const std::string& path) {
-  counts_[static_cast<int>(op)].fetch_add(1, std::memory_order_relaxed);
-  int err = 0;
-  {
-    std::lock_guard<std::mutex> l(mu_);
-    if (remaining_ == 0 || armed_op_ != op) return Status::OK();
-    if (--remaining_ != 0) return Status::OK();
-    fired_ = true;
-    err = armed_errno_;
-  }
-  // ENOENT is reported as a real open/unlink would report it: NotFound.
-  return PosixError(path, err, /*enoent_is_not_found=*/true);
-}
 
 Status FaultInjectionFileSystem::OpenDirectory(
     const std::string& path, std::unique_ptr<Directory>* result) {
   result->reset();
-  Status s = Check(FsOp::kOpen, path);
-  if (!s.ok()) return s;
+  const FaultDecision d = Decide(FsOp::kOpen, path);
+  if (d.fail) return d.status;
   std::unique_ptr<Directory> dir;
-  s = base_->OpenDirectory(path, &dir);
+  Status s = base_->OpenDirectory(path, &dir);
   if (!s.ok()) return s;
   result->reset(new FaultDirectory(this, std::move(dir)));
   return Status::OK();
@@ -169,21 +139,21 @@ Status FaultInjectionFileSystem::OpenDirectory(
 
 Status FaultInjectionFileSystem::CreateDir(const std::string& path,
                                            bool ok_if_exists) {
-  Status s = Check(FsOp::kMkdir, path);
-  if (!s.ok()) return s;
+  const FaultDecision d = Decide(FsOp::kMkdir, path);
+  if (d.fail) return d.status;
   return base_->CreateDir(path, ok_if_exists);
 }
 
 Status FaultInjectionFileSystem::RemoveDir(const std::string& path) {
-  Status s = Check(FsOp::kRmdir, path);
-  if (!s.ok()) return s;
+  const FaultDecision d = Decide(FsOp::kRmdir, path);
+  if (d.fail) return d.status;
   return base_->RemoveDir(path);
 }
 
 Status FaultInjectionFileSystem::Rename(const std::string& from,
                                         const std::string& to) {
-  Status s = Check(FsOp::kRename, from + " -> " + to);
-  if (!s.ok()) return s;
+  const FaultDecision d = Decide(FsOp::kRename, from + " -> " + to);
+  if (d.fail) return d.status;
   return base_->Rename(from, to);
 }
 

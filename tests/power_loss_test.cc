@@ -260,7 +260,7 @@ class PowerLossTest : public testing::TestWithParam<Durability> {
     FaultInjectionEnv env(Env::Default(), root + "/env_shadow");
     // A syncfs covers the WAL and manifest too; an fsync of a directory
     // covers whatever either wrapper changed in it.
-    fs.SetSyncfsHook([&env] { env.MarkEverythingDurable(); });
+    fs.SetSyncfsHook([&env] { env.MarkAllDurable(); });
     fs.SetDirectorySyncHook(
         [&env](const std::string& dir) { env.MarkDirectorySynced(dir); });
     env.SetDirectorySyncHook(

@@ -1,0 +1,61 @@
+#include "testing/fault_plan.h"
+
+#include "fs/posix_file_system.h"
+
+namespace leveldb {
+
+FaultPlanCore::FaultPlanCore() { ResetCounts(); }
+
+void FaultPlanCore::ArmKinds(uint32_t kinds, const FaultSpec& spec) {
+  std::lock_guard<std::mutex> l(mu_);
+  kinds_ = kinds;
+  spec_ = spec;
+  remaining_ = spec.nth;
+  active_ = false;
+  failures_ = 0;
+}
+
+bool FaultPlanCore::Fired() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return failures_ > 0;
+}
+
+uint64_t FaultPlanCore::Failures() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return failures_;
+}
+
+uint64_t FaultPlanCore::CountKind(int kind) const {
+  return counts_[kind].load(std::memory_order_relaxed);
+}
+
+void FaultPlanCore::ResetCounts() {
+  for (auto& c : counts_) c.store(0, std::memory_order_relaxed);
+}
+
+FaultDecision FaultPlanCore::Decide(int kind, const std::string& path) {
+  counts_[kind].fetch_add(1, std::memory_order_relaxed);
+  FaultDecision d;
+  int err;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    if ((kinds_ & (1u << kind)) == 0) return d;
+    if (!spec_.path_contains.empty() &&
+        path.find(spec_.path_contains) == std::string::npos) {
+      return d;
+    }
+    if (!active_) {
+      if (remaining_ == 0 || --remaining_ != 0) return d;
+      active_ = spec_.sticky;
+    }
+    failures_++;
+    d.effect = spec_.effect;
+    err = spec_.err;
+  }
+  d.fail = true;
+  // ENOENT is reported as a real open or unlink reports it: NotFound.
+  d.status = PosixError(path, err, /*enoent_is_not_found=*/true);
+  return d;
+}
+
+}  // namespace leveldb
