@@ -131,18 +131,27 @@ class DBImpl : public DB {
   static void CompactionThreadEntry(void* db);
   void FlushThreadMain();
   void CompactionThreadMain();
-  Status FlushOldestImmutable() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // *retryable: it failed before committing anything, for want of file
+  // descriptors (transient: the flush is retried rather than the error
+  // made sticky).
+  Status FlushOldestImmutable(bool* retryable) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Build an L0 SST directory from `mem`; fills *edit. Releases mutex_
   // while building.
   Status WriteLevel0(MemTable* mem, VersionEdit* edit)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status RunCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  Status LinkCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // *retryable as for FlushOldestImmutable.
+  Status LinkCompaction(Compaction* c, bool* retryable)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Commits `edit` to the manifest and installs the new version
   // (VersionSet::LogAndApply, which serialises concurrent callers).
   Status ApplyEdit(VersionEdit* edit) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void RecordBackgroundError(const Status& s) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // After a transient failure of background work: log it and wait
+  // *backoff_micros (doubled each time, 10 ms to 1 s) before the retry.
+  void RetryLater(const Status& s, uint64_t* backoff_micros)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Remove SST directories, logs and manifests no live version needs.
   void RemoveObsoleteFiles() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 

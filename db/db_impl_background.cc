@@ -32,6 +32,17 @@ struct DBImpl::ManualCompaction {
   const InternalKey* end = nullptr;    // null means after every key
 };
 
+void DBImpl::RetryLater(const Status& s, uint64_t* backoff_micros) {
+  mutex_.AssertHeld();
+  *backoff_micros = *backoff_micros == 0
+                        ? 10000
+                        : std::min<uint64_t>(*backoff_micros * 2, 1000000);
+  Log(options_.info_log, "Background work retried in %llu ms: %s\n",
+      static_cast<unsigned long long>(*backoff_micros / 1000),
+      s.ToString().c_str());
+  background_cv_.WaitFor(*backoff_micros);
+}
+
 void DBImpl::RecordBackgroundError(const Status& s) {
   mutex_.AssertHeld();
   if (bg_error_.ok()) {
@@ -57,6 +68,7 @@ void DBImpl::FlushThreadEntry(void* db) {
 
 void DBImpl::FlushThreadMain() {
   MutexLock l(&mutex_);
+  uint64_t retry_backoff_micros = 0;
   while (!shutting_down_.load(std::memory_order_acquire)) {
     if (!deferred_logs_.empty() &&
         deferred_logs_.front().second <= env_->NowMicros() && bg_error_.ok()) {
@@ -87,19 +99,28 @@ void DBImpl::FlushThreadMain() {
       }
       continue;
     }
-    Status s = FlushOldestImmutable();
-    if (!s.ok()) RecordBackgroundError(s);
+    bool retryable = false;
+    Status s = FlushOldestImmutable(&retryable);
+    if (s.ok()) {
+      retry_backoff_micros = 0;
+    } else if (retryable) {
+      RetryLater(s, &retry_backoff_micros);
+    } else {
+      RecordBackgroundError(s);
+    }
     background_cv_.SignalAll();
   }
   flush_thread_running_ = false;
   background_cv_.SignalAll();
 }
 
-Status DBImpl::FlushOldestImmutable() {
+Status DBImpl::FlushOldestImmutable(bool* retryable) {
   mutex_.AssertHeld();
   const Immutable imm = imms_.front();
   VersionEdit edit;
   Status s = WriteLevel0(imm.mem, &edit);
+  // Nothing is committed yet: the flush can simply be run again.
+  *retryable = IsOutOfDescriptors(s);
   if (s.ok()) {
     // Every write of this memtable is now durable in L0 (as the durability
     // mode promises); the WALs before the next memtable's may go.
@@ -207,6 +228,7 @@ bool DBImpl::CompactionWanted() {
 
 void DBImpl::CompactionThreadMain() {
   MutexLock l(&mutex_);
+  uint64_t retry_backoff_micros = 0;
   while (!shutting_down_.load(std::memory_order_acquire)) {
     if (!bg_error_.ok() || !CompactionWanted()) {
       if (manual_compaction_ != nullptr) {  // cannot run after an error
@@ -231,15 +253,23 @@ void DBImpl::CompactionThreadMain() {
       c = versions_->PickCompaction();
     }
     Status s;
+    bool retryable = false;
     if (c != nullptr) {
       s = (m == nullptr && c->IsTrivialMove()) ? TrivialMove(c)
-                                               : LinkCompaction(c);
+                                               : LinkCompaction(c, &retryable);
       c->ReleaseInputs();
       delete c;
       if (s.ok()) RemoveObsoleteFiles();
     }
-    if (!s.ok()) {
-      if (!shutting_down_.load(std::memory_order_acquire)) {
+    if (s.ok()) {
+      retry_backoff_micros = 0;
+    } else {
+      if (shutting_down_.load(std::memory_order_acquire)) {
+        // Errors of a compaction stopped by the close are not errors.
+      } else if (retryable) {
+        // A manual compaction reports it (and may be asked again).
+        if (m == nullptr) RetryLater(s, &retry_backoff_micros);
+      } else {
         RecordBackgroundError(s);
       }
       if (m != nullptr && !m->done) {
@@ -283,8 +313,9 @@ Status DBImpl::TrivialMove(Compaction* c) {
   return s;
 }
 
-Status DBImpl::LinkCompaction(Compaction* c) {
+Status DBImpl::LinkCompaction(Compaction* c, bool* retryable) {
   mutex_.AssertHeld();
+  *retryable = false;
   const uint64_t start_micros = env_->NowMicros();
   const int level = c->level();
   const SequenceNumber smallest_snapshot = SmallestLiveSnapshot();
@@ -355,7 +386,10 @@ Status DBImpl::LinkCompaction(Compaction* c) {
                        LevelDirName(dbname_, level + 1));
   }
   for (Cache::Handle* h : handles) table_cache_->Release(h);
-  if (!s.ok()) dc.Abandon();  // nothing was committed
+  if (!s.ok()) {
+    dc.Abandon();  // nothing was committed: it can be run again
+    *retryable = IsOutOfDescriptors(s);
+  }
 
   mutex_.Lock();
   if (s.ok()) {

@@ -1,6 +1,8 @@
 // TableCache: an LRU cache of open SstDir objects keyed by SST number.
 #include "db/table_cache.h"
 
+#include <vector>
+
 #include "db/dbformat.h"
 #include "db/filename.h"
 #include "util/coding.h"
@@ -37,16 +39,20 @@ Status TableCache::Find(int level, uint64_t number, uint64_t dir_number,
   if (*handle != nullptr) return Status::OK();
 
   const std::string meta_name = MetaFileName(number, dir_number);
-  std::unique_ptr<SstDir> dir;
-  Status s = SstDir::Open(options_, SstDirName(dbname_, level, dir_number),
-                          meta_name, &dir);
   // A trivial move may have renamed the directory to another level since
-  // the caller's version was made.
-  for (int other = 0; s.IsNotFound() && other < config::kNumLevels; other++) {
-    if (other == level) continue;
-    Status t = SstDir::Open(options_, SstDirName(dbname_, other, dir_number),
-                            meta_name, &dir);
-    if (!t.IsNotFound()) s = t;
+  // the caller's version was made, or may rename it while it is cached.
+  std::vector<std::string> paths;
+  paths.push_back(SstDirName(dbname_, level, dir_number));
+  for (int other = 0; other < config::kNumLevels; other++) {
+    if (other != level) paths.push_back(SstDirName(dbname_, other, dir_number));
+  }
+  std::unique_ptr<SstDir> dir;
+  Status s = Status::NotFound(paths[0]);
+  for (size_t i = 0; s.IsNotFound() && i < paths.size(); i++) {
+    std::vector<std::string> moved_to = paths;
+    moved_to.erase(moved_to.begin() + i);
+    Status t = SstDir::Open(options_, paths[i], moved_to, meta_name, &dir);
+    if (i == 0 || !t.IsNotFound()) s = t;
   }
   if (!s.ok()) return s;
   // Two threads may open the same directory at once; the later Insert just

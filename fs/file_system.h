@@ -4,7 +4,14 @@
 // substitute a fault-injecting implementation underneath it.
 //
 // Every failure is an IOError whose message names the path and the errno
-// text; ENOSPC with free blocks but no free inodes says "out of inodes".
+// text; ENOSPC with free blocks but no free inodes says "out of inodes";
+// EMFILE and ENFILE say "out of file descriptors" (IsOutOfDescriptors).
+//
+// Descriptors: an open Directory holds a descriptor of its own only while
+// the process-wide budget allows (a fifth of RLIMIT_NOFILE, as LevelDB
+// bounds its open files); beyond it a Directory works by path and opens
+// what each call needs for that call only. So however many Directories
+// are open, they hold a bounded number of descriptors.
 // Names passed to a Directory are single path components (no '/'); callers
 // guarantee that (see key_codec.h).
 #ifndef DELSM_FS_FILE_SYSTEM_H_
@@ -79,6 +86,14 @@ class FileSystem {
 
   virtual Status OpenDirectory(const std::string& path,
                                std::unique_ptr<Directory>* result) = 0;
+  // Like OpenDirectory, for a directory that may later be renamed to one
+  // of `moved_to`: a Directory that works by path (no descriptor of its
+  // own) looks there when its path is gone. The default ignores `moved_to`.
+  virtual Status OpenMovableDirectory(const std::string& path,
+                                      const std::vector<std::string>& moved_to,
+                                      std::unique_ptr<Directory>* result) {
+    return OpenDirectory(path, result);
+  }
   // mkdir; an existing directory is not an error when `ok_if_exists`.
   virtual Status CreateDir(const std::string& path, bool ok_if_exists) = 0;
   // rmdir; the directory must be empty.
@@ -101,6 +116,11 @@ class FileSystem {
     return s;
   }
 };
+
+// True if `s` reports that the process or the system ran out of file
+// descriptors (EMFILE, ENFILE): a transient condition, unlike most I/O
+// errors.
+bool IsOutOfDescriptors(const Status& s);
 
 }  // namespace leveldb
 

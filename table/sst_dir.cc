@@ -110,11 +110,12 @@ SstDir::SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir,
 SstDir::~SstDir() = default;
 
 Status SstDir::Open(const SstDirOptions& options, const std::string& path,
+                    const std::vector<std::string>& moved_to,
                     const std::string& meta_name,
                     std::unique_ptr<SstDir>* result) {
   result->reset();
   std::unique_ptr<Directory> dir;
-  Status s = options.fs->OpenDirectory(path, &dir);
+  Status s = options.fs->OpenMovableDirectory(path, moved_to, &dir);
   if (!s.ok()) return s;
   std::string data;
   s = dir->ReadFile(meta_name, &data);

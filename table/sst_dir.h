@@ -26,6 +26,14 @@ class SstDir {
   // NotFound if the directory or the meta file does not exist.
   static Status Open(const SstDirOptions& options, const std::string& path,
                      const std::string& meta_name,
+                     std::unique_ptr<SstDir>* result) {
+    return Open(options, path, {}, meta_name, result);
+  }
+  // The same for a directory that may be renamed to one of `moved_to`
+  // while open (FileSystem::OpenMovableDirectory).
+  static Status Open(const SstDirOptions& options, const std::string& path,
+                     const std::vector<std::string>& moved_to,
+                     const std::string& meta_name,
                      std::unique_ptr<SstDir>* result);
   static Status Open(const SstDirOptions& options, const std::string& path,
                      std::unique_ptr<SstDir>* result) {

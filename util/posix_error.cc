@@ -33,6 +33,7 @@ Status PosixError(const std::string& path, int err, bool enoent_is_not_found,
   if (err == ENOENT && enoent_is_not_found) {
     return Status::NotFound(path, text);
   }
+  if (err == EMFILE || err == ENFILE) text += " (out of file descriptors)";
   if (err == ENOSPC) {
     struct statvfs vfs;
     const int r = statvfs_fd >= 0 ? fstatvfs(statvfs_fd, &vfs)

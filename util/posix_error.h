@@ -21,7 +21,8 @@ std::string ParentOfPath(const std::string& path);
 
 // The Status for a failed system call on `path` (or a description of the
 // operation) with errno `err`: NotFound for ENOENT when
-// `enoent_is_not_found`, else IOError(path, ErrnoText(err)). ENOSPC on a
+// `enoent_is_not_found`, else IOError(path, ErrnoText(err)). EMFILE and
+// ENFILE get " (out of file descriptors)" appended. ENOSPC on a
 // file system with no free inodes left gets " (out of inodes)" appended;
 // `statvfs_fd` (an open descriptor on that file system, or -1 to look up
 // the parent of `path` instead) is used to find that out.

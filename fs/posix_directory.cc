@@ -1,0 +1,419 @@
+// PosixDirectory: names inside the directory are addressed either through
+// its held descriptor or, past the descriptor budget, by full path (see
+// posix_directory.h).
+#include "fs/posix_directory.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <mutex>
+
+#include "fs/posix_file_system.h"
+
+namespace leveldb {
+
+namespace {
+
+// Retries a system call interrupted by a signal.
+template <typename F>
+auto RetryEintr(F f) -> decltype(f()) {
+  decltype(f()) r;
+  do {
+    r = f();
+  } while (r < 0 && errno == EINTR);
+  return r;
+}
+
+// Closes fd; returns 0 or the errno of a failed close.
+int CloseFd(int fd) {
+  // close() is not retried on EINTR: on Linux the descriptor is gone anyway.
+  if (close(fd) != 0) return errno;
+  return 0;
+}
+
+class DescriptorBudget {
+ public:
+  DescriptorBudget() : limit_(ComputeLimit()), available_(limit_) {}
+
+  bool Acquire() {
+    int n = available_.load(std::memory_order_relaxed);
+    while (n > 0) {
+      if (available_.compare_exchange_weak(n, n - 1,
+                                           std::memory_order_relaxed)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  void Release() { available_.fetch_add(1, std::memory_order_relaxed); }
+  int limit() const { return limit_; }
+  int held() const {
+    return limit_ - available_.load(std::memory_order_relaxed);
+  }
+
+ private:
+  static int ComputeLimit() {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 50;
+    if (rl.rlim_cur == RLIM_INFINITY) return INT_MAX;
+    return static_cast<int>(
+        std::min<rlim_t>(rl.rlim_cur / 5, static_cast<rlim_t>(INT_MAX)));
+  }
+
+  const int limit_;
+  std::atomic<int> available_;  // limit_ minus the descriptors held
+};
+
+DescriptorBudget* Budget() {
+  static DescriptorBudget* const budget = new DescriptorBudget();
+  return budget;
+}
+
+bool IsDirectory(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+class PosixDirectory final : public Directory {
+ public:
+  // fd >= 0: a descriptor held under the budget; -1: works by path.
+  PosixDirectory(std::string path, int fd, std::vector<std::string> moved_to)
+      : path_(std::move(path)),
+        fd_(fd),
+        moved_to_(std::move(moved_to)),
+        current_path_(path_) {}
+  ~PosixDirectory() override {
+    if (fd_ >= 0) {
+      close(fd_);
+      Budget()->Release();
+    }
+  }
+
+  const std::string& path() const override { return path_; }
+
+  Status WriteFile(const std::string& name, const Slice& data,
+                   bool sync) override {
+    int fd = At(name, [](int dirfd, const char* n) {
+      return RetryEintr([&] {
+        return openat(dirfd, n, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+      });
+    });
+    // ENOENT here means the directory itself is gone: an I/O error, not an
+    // absent entry.
+    if (fd < 0) return PosixError(Join(name), errno, false, fd_);
+    const char* p = data.data();
+    size_t left = data.size();
+    int err = 0;
+    while (left > 0) {
+      ssize_t w = write(fd, p, left);
+      if (w < 0) {
+        if (errno == EINTR) continue;
+        err = errno;
+        break;
+      }
+      p += w;
+      left -= static_cast<size_t>(w);
+    }
+    if (err == 0 && sync && fsync(fd) != 0) err = errno;
+    int close_err = CloseFd(fd);
+    if (err == 0) err = close_err;
+    if (err != 0) {
+      // Leave no partial KV file behind: the name was never handed out.
+      At(name, [](int dirfd, const char* n) { return unlinkat(dirfd, n, 0); });
+      return PosixError(Join(name), err, false, fd_);
+    }
+    return Status::OK();
+  }
+
+  Status ReadFile(const std::string& name, std::string* contents) override {
+    contents->clear();
+    int fd;
+    Status s = OpenForRead(name, &fd);
+    if (!s.ok()) return s;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+      int err = errno;
+      close(fd);
+      return Error(name, err);
+    }
+    // Read until EOF rather than trusting st_size alone.
+    contents->resize(static_cast<size_t>(st.st_size) + 1);
+    size_t got = 0;
+    int err = 0;
+    while (true) {
+      if (got == contents->size()) contents->resize(contents->size() * 2);
+      ssize_t r = pread(fd, &(*contents)[got], contents->size() - got,
+                        static_cast<off_t>(got));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        err = errno;
+        break;
+      }
+      if (r == 0) break;
+      got += static_cast<size_t>(r);
+    }
+    close(fd);  // read-only: a failed close loses nothing
+    if (err != 0) {
+      contents->clear();
+      return Error(name, err);
+    }
+    contents->resize(got);
+    return Status::OK();
+  }
+
+  Status ReadFileAt(const std::string& name, uint64_t offset, size_t n,
+                    std::string* contents) override {
+    contents->clear();
+    int fd;
+    Status s = OpenForRead(name, &fd);
+    if (!s.ok()) return s;
+    contents->resize(n);
+    size_t got = 0;
+    int err = 0;
+    while (got < n) {
+      ssize_t r = pread(fd, &(*contents)[got], n - got,
+                        static_cast<off_t>(offset + got));
+      if (r < 0) {
+        if (errno == EINTR) continue;
+        err = errno;
+        break;
+      }
+      if (r == 0) break;
+      got += static_cast<size_t>(r);
+    }
+    close(fd);
+    if (err != 0) {
+      contents->clear();
+      return Error(name, err);
+    }
+    contents->resize(got);
+    return Status::OK();
+  }
+
+  Status LinkFrom(Directory* source, const std::string& name) override {
+    PosixDirectory* src = dynamic_cast<PosixDirectory*>(source);
+    int r;
+    if (src != nullptr) {
+      // Either side may work by path and have been renamed: At() on this
+      // side relocates this directory; on ENOENT the source is relocated
+      // and the link tried once more.
+      for (int attempt = 0;; attempt++) {
+        int src_fd;
+        const std::string src_name = src->Locate(name, &src_fd);
+        r = At(name, [&](int dirfd, const char* n) {
+          return linkat(src_fd, src_name.c_str(), dirfd, n, 0);
+        });
+        if (r == 0 || errno != ENOENT || attempt > 0 || !src->Relocate()) {
+          break;
+        }
+      }
+    } else {
+      // A foreign Directory: all we have is the path it was opened by.
+      const std::string from = source->path() + "/" + name;
+      r = At(name, [&](int dirfd, const char* n) {
+        return linkat(AT_FDCWD, from.c_str(), dirfd, n, 0);
+      });
+    }
+    if (r != 0) {
+      int err = errno;
+      return PosixError(source->path() + "/" + name + " -> " + Join(name), err,
+                        /*enoent_is_not_found=*/false, fd_);
+    }
+    return Status::OK();
+  }
+
+  Status Unlink(const std::string& name) override {
+    if (At(name, [](int dirfd, const char* n) {
+          return unlinkat(dirfd, n, 0);
+        }) != 0) {
+      return PosixError(Join(name), errno, true, fd_);
+    }
+    return Status::OK();
+  }
+
+  Status Stat(const std::string& name, KvFileInfo* info) override {
+    struct stat st;
+    if (At(name, [&](int dirfd, const char* n) {
+          return fstatat(dirfd, n, &st, AT_SYMLINK_NOFOLLOW);
+        }) != 0) {
+      return PosixError(Join(name), errno, true, fd_);
+    }
+    info->size = static_cast<uint64_t>(st.st_size);
+    info->inode = static_cast<uint64_t>(st.st_ino);
+    info->links = static_cast<uint64_t>(st.st_nlink);
+    info->blocks_512 = static_cast<uint64_t>(st.st_blocks);
+    return Status::OK();
+  }
+
+  Status List(std::vector<std::string>* names) override {
+    names->clear();
+    // A fresh open file description (not dup(), which would share the read
+    // offset) so concurrent List calls do not disturb one another.
+    int fd = OpenSelf(O_RDONLY);
+    if (fd < 0) return PosixError(path_, errno, false, fd_);
+    DIR* d = fdopendir(fd);
+    if (d == nullptr) {
+      int err = errno;
+      close(fd);
+      return PosixError(path_, err, false, fd_);
+    }
+    int err = 0;
+    while (true) {
+      errno = 0;
+      struct dirent* e = readdir(d);
+      if (e == nullptr) {
+        err = errno;
+        break;
+      }
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
+        continue;
+      }
+      names->emplace_back(e->d_name);
+    }
+    closedir(d);  // also closes fd
+    if (err != 0) {
+      names->clear();
+      return PosixError(path_, err, false, fd_);
+    }
+    return Status::OK();
+  }
+
+  Status Sync() override {
+    return OnSelf([](int fd) { return RetryEintr([&] { return fsync(fd); }); });
+  }
+
+  Status SyncFileSystem() override {
+    return OnSelf([](int fd) { return syncfs(fd); });
+  }
+
+  // Where `name` is now: returns the name to pass to an *at() call with
+  // *dirfd (this directory's descriptor, or AT_FDCWD and a full path).
+  std::string Locate(const std::string& name, int* dirfd) {
+    if (fd_ >= 0) {
+      *dirfd = fd_;
+      return name;
+    }
+    *dirfd = AT_FDCWD;
+    std::lock_guard<std::mutex> l(mu_);
+    return current_path_ + "/" + name;
+  }
+
+  // Working by path, after a call met ENOENT: if the directory is no longer
+  // at its current path but at one of moved_to_, switch to that and return
+  // true (the call is worth retrying).
+  bool Relocate() {
+    if (fd_ >= 0) return false;
+    std::lock_guard<std::mutex> l(mu_);
+    if (IsDirectory(current_path_)) return false;
+    for (const std::string& p : moved_to_) {
+      if (p != current_path_ && IsDirectory(p)) {
+        current_path_ = p;
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  // Runs op(dirfd, name) on `name` in this directory; retried once after a
+  // relocation. Returns op's result with errno as op left it.
+  template <typename Op>
+  int At(const std::string& name, Op op) {
+    for (int attempt = 0;; attempt++) {
+      int dirfd;
+      const std::string where = Locate(name, &dirfd);
+      const int r = op(dirfd, where.c_str());
+      if (r >= 0 || errno != ENOENT || attempt > 0) return r;
+      const int err = errno;
+      if (!Relocate()) {
+        errno = err;
+        return r;
+      }
+    }
+  }
+
+  // A new descriptor of this directory, opened with `flags`.
+  int OpenSelf(int flags) {
+    return At(".", [flags](int dirfd, const char* n) {
+      return RetryEintr(
+          [&] { return openat(dirfd, n, flags | O_DIRECTORY | O_CLOEXEC); });
+    });
+  }
+
+  // Runs op on a descriptor of this directory (the held one, or one opened
+  // for the call).
+  template <typename Op>
+  Status OnSelf(Op op) {
+    if (fd_ >= 0) {
+      if (op(fd_) != 0) return PosixError(path_, errno, false, fd_);
+      return Status::OK();
+    }
+    const int fd = OpenSelf(O_RDONLY);
+    if (fd < 0) return PosixError(path_, errno, false, -1);
+    int err = op(fd) != 0 ? errno : 0;
+    close(fd);
+    if (err != 0) return PosixError(path_, err, false, -1);
+    return Status::OK();
+  }
+
+  std::string Join(const std::string& name) const { return path_ + "/" + name; }
+
+  Status Error(const std::string& name, int err) {
+    return PosixError(Join(name), err, true, fd_);
+  }
+
+  Status OpenForRead(const std::string& name, int* fd) {
+    // O_NOATIME spares a metadata write per read; it is refused (EPERM) on
+    // files the process does not own, so fall back to a plain open then.
+    *fd = At(name, [](int dirfd, const char* n) {
+      int r = RetryEintr(
+          [&] { return openat(dirfd, n, O_RDONLY | O_NOATIME | O_CLOEXEC); });
+      if (r < 0 && errno == EPERM) {
+        r = RetryEintr([&] { return openat(dirfd, n, O_RDONLY | O_CLOEXEC); });
+      }
+      return r;
+    });
+    if (*fd < 0) return Error(name, errno);
+    return Status::OK();
+  }
+
+  const std::string path_;
+  const int fd_;  // O_DIRECTORY descriptor, owned, or -1; fixed for life.
+  const std::vector<std::string> moved_to_;
+  std::mutex mu_;
+  // Where the directory is now, when working by path. Guarded by mu_;
+  // changed only by Relocate.
+  std::string current_path_;
+};
+
+}  // namespace
+
+Status OpenPosixDirectory(const std::string& path,
+                          const std::vector<std::string>& moved_to,
+                          std::unique_ptr<Directory>* result) {
+  result->reset();
+  int fd = RetryEintr(
+      [&] { return open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); });
+  if (fd < 0) return PosixError(path, errno, true);
+  if (!Budget()->Acquire()) {
+    close(fd);  // it only proved the directory exists
+    fd = -1;
+  }
+  result->reset(new PosixDirectory(path, fd, moved_to));
+  return Status::OK();
+}
+
+int DirectoryDescriptorBudget() { return Budget()->limit(); }
+
+int DirectoryDescriptorsHeld() { return Budget()->held(); }
+
+}  // namespace leveldb
