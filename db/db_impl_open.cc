@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "db/db_format.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
@@ -388,6 +389,10 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
         "inconsistent delsm::Tuning (need 1 <= l0_compaction_dirs <= "
         "l0_slowdown_dirs <= l0_stop_dirs and non-zero entry limits)");
   }
+  // Before DBImpl exists: it would rotate the LOG of a database it must
+  // leave alone.
+  Status format = CheckDatabaseFormat(options.env, name, "DB::Open");
+  if (!format.ok()) return format;
   DBImpl* impl = new DBImpl(options, tuning, name, fs);
   Status s = impl->Open();
   if (s.ok()) {

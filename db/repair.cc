@@ -21,6 +21,7 @@
 #include <set>
 #include <vector>
 
+#include "db/db_format.h"
 #include "db/db_impl.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
@@ -451,6 +452,16 @@ Status RepairDBWithFileSystem(const std::string& dbname,
                               const Options& options, FileSystem* fs) {
   if (options.comparator == nullptr || options.env == nullptr) {
     return Status::InvalidArgument(dbname, "options need a comparator and env");
+  }
+  // A LevelDB database is refused before anything is created, locked or
+  // logged: repairing it as DeLSM's would destroy it. (A pre-release DeLSM
+  // database is repaired: that is how it is brought to the current format.)
+  DatabaseFormat format;
+  std::string evidence;
+  Status s = DetectDatabaseFormat(options.env, dbname, &format, &evidence);
+  if (!s.ok()) return s;
+  if (format == DatabaseFormat::kLevelDb) {
+    return CheckDatabaseFormat(options.env, dbname, "RepairDB");
   }
   Repairer repairer(dbname, options, fs);
   return repairer.Run();

@@ -3,6 +3,8 @@
 // never renumber them; add new ones at the end.
 #include "db/version_edit.h"
 
+#include <string>
+
 #include "table/sst_dir_builder.h"
 #include "util/coding.h"
 #include "util/logging.h"
@@ -11,21 +13,27 @@ namespace leveldb {
 
 namespace {
 
+// LevelDB's manifest uses tags 1-9 (9 is its PrevLogNumber), so DeLSM's
+// tags start far from them: no DeLSM record can be misread as a LevelDB
+// edit or the other way round. Every DeLSM record begins with
+// kFormatMarkerTag and the format version, which is how DeLSM tells its own
+// manifests from LevelDB's (db_format.h). Manifests written before the
+// marker used tags 1-9 and are not read (that format was never released).
 enum FieldTag : uint32_t {
-  kComparatorTag = 1,      // length-prefixed comparator name
-  kLogNumberTag = 2,       // varint64
-  kPrevLogNumberTag = 3,   // varint64
-  kNextFileNumberTag = 4,  // varint64
-  kLastSequenceTag = 5,    // varint64
-  kCompactPointerTag = 6,  // varint32 level, length-prefixed internal key
-  kRemovedDirTag = 7,      // varint32 level, varint64 number
-  kAddedDirTag = 8,        // varint32 level, varint64 number, entries,
-                           // value bytes, length-prefixed smallest, largest
-                           // (read only: an SST that owns its directory)
-  kAddedSstTag = 9,        // varint32 level, varint64 number, dir,
-                           // dir entries, entries, value bytes,
-                           // length-prefixed smallest, largest
+  kFormatMarkerTag = 7000,    // varint32 format version; first in a record
+  kComparatorTag = 7001,      // length-prefixed comparator name
+  kLogNumberTag = 7002,       // varint64
+  kPrevLogNumberTag = 7003,   // varint64
+  kNextFileNumberTag = 7004,  // varint64
+  kLastSequenceTag = 7005,    // varint64
+  kCompactPointerTag = 7006,  // varint32 level, length-prefixed internal key
+  kRemovedSstTag = 7007,      // varint32 level, varint64 number
+  kAddedSstTag = 7008,        // varint32 level, varint64 number, dir,
+                              // dir entries, entries, value bytes,
+                              // length-prefixed smallest, largest
 };
+
+constexpr uint32_t kFormatVersion = 1;
 
 bool GetLevel(Slice* input, int* level) {
   uint32_t v;
@@ -76,6 +84,8 @@ void VersionEdit::Clear() {
 }
 
 void VersionEdit::EncodeTo(std::string* dst) const {
+  PutVarint32(dst, kFormatMarkerTag);
+  PutVarint32(dst, kFormatVersion);
   if (has_comparator_) {
     PutVarint32(dst, kComparatorTag);
     PutLengthPrefixedSlice(dst, comparator_);
@@ -102,7 +112,7 @@ void VersionEdit::EncodeTo(std::string* dst) const {
     PutLengthPrefixedSlice(dst, cp.second.Encode());
   }
   for (const auto& removed : deleted_files_) {
-    PutVarint32(dst, kRemovedDirTag);
+    PutVarint32(dst, kRemovedSstTag);
     PutVarint32(dst, static_cast<uint32_t>(removed.first));
     PutVarint64(dst, removed.second);
   }
@@ -123,8 +133,20 @@ void VersionEdit::EncodeTo(std::string* dst) const {
 Status VersionEdit::DecodeFrom(const Slice& src) {
   Clear();
   Slice input = src;
+  uint32_t tag, version;
+  if (!GetVarint32(&input, &tag) || tag != kFormatMarkerTag) {
+    return Status::Corruption("version edit without DeLSM's format marker");
+  }
+  if (!GetVarint32(&input, &version)) {
+    return Status::Corruption("malformed version edit field",
+                              "format version");
+  }
+  if (version != kFormatVersion) {
+    return Status::NotSupported(
+        "manifest format version " + std::to_string(version),
+        "this DeLSM reads version " + std::to_string(kFormatVersion));
+  }
   const char* bad_field = nullptr;
-  uint32_t tag;
   while (bad_field == nullptr && !input.empty()) {
     if (!GetVarint32(&input, &tag)) {
       bad_field = "field tag";
@@ -178,28 +200,13 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
         }
         break;
       }
-      case kRemovedDirTag: {
+      case kRemovedSstTag: {
         int level;
         uint64_t number;
         if (GetLevel(&input, &level) && GetVarint64(&input, &number)) {
           deleted_files_.insert(std::make_pair(level, number));
         } else {
           bad_field = "removed directory";
-        }
-        break;
-      }
-      case kAddedDirTag: {
-        int level;
-        FileMetaData f;
-        if (GetLevel(&input, &level) && GetVarint64(&input, &f.number) &&
-            GetVarint64(&input, &f.entries) &&
-            GetVarint64(&input, &f.value_bytes) &&
-            GetInternalKey(&input, &f.smallest) &&
-            GetInternalKey(&input, &f.largest)) {
-          f.dir = f.number;
-          new_files_.push_back(std::make_pair(level, f));
-        } else {
-          bad_field = "added directory";
         }
         break;
       }
@@ -228,6 +235,12 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
     return Status::Corruption("malformed version edit field", bad_field);
   }
   return Status::OK();
+}
+
+bool VersionEdit::HasFormatMarker(const Slice& record) {
+  Slice input = record;
+  uint32_t tag;
+  return GetVarint32(&input, &tag) && tag == kFormatMarkerTag;
 }
 
 std::string VersionEdit::DebugString() const {

@@ -84,8 +84,12 @@ class VersionEdit {
   }
 
   void EncodeTo(std::string* dst) const;
-  // Corruption with a description of what is wrong.
+  // Corruption with a description of what is wrong; NotSupported for a
+  // record of a newer format version.
   Status DecodeFrom(const Slice& src);
+  // True if `record` starts with DeLSM's format marker, i.e. was written by
+  // EncodeTo (of any format version), not by LevelDB or a pre-release DeLSM.
+  static bool HasFormatMarker(const Slice& record);
   std::string DebugString() const;
 
   typedef std::set<std::pair<int, uint64_t>> DeletedFileSet;

@@ -76,38 +76,47 @@ TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
             parsed.compact_pointers()[0].second.user_key().ToString());
 }
 
-// Manifests written before SSTs could share a directory record each SST
-// with tag 8 (no directory number): it reads as owning its own directory.
-TEST(VersionEditTest, OwnDirectoryRecordStillReads) {
+// A record without DeLSM's format marker (LevelDB's manifest, or a
+// pre-release DeLSM's, whose tags started at 1) is refused, not misread.
+TEST(VersionEditTest, RecordWithoutFormatMarkerIsRejected) {
   std::string encoded;
-  PutVarint32(&encoded, 8);  // added directory
+  PutVarint32(&encoded, 8);  // a pre-release "added directory" record
   PutVarint32(&encoded, 2);  // level
   PutVarint64(&encoded, 77);
-  PutVarint64(&encoded, 5);     // entries
-  PutVarint64(&encoded, 1000);  // value bytes
-  PutLengthPrefixedSlice(&encoded, InternalKey("a", 1, kTypeValue).Encode());
-  PutLengthPrefixedSlice(&encoded, InternalKey("b", 2, kTypeValue).Encode());
   VersionEdit parsed;
-  ASSERT_TRUE(parsed.DecodeFrom(encoded).ok());
-  ASSERT_EQ(1u, parsed.new_files().size());
-  EXPECT_EQ(2, parsed.new_files()[0].first);
-  EXPECT_EQ(77u, parsed.new_files()[0].second.number);
-  EXPECT_EQ(77u, parsed.new_files()[0].second.dir);
-  EXPECT_EQ(0u, parsed.new_files()[0].second.dir_entries);
-  EXPECT_EQ(5u, parsed.new_files()[0].second.entries);
+  Status s = parsed.DecodeFrom(encoded);
+  ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find("format marker"))
+      << s.ToString();
+  EXPECT_FALSE(VersionEdit::HasFormatMarker(encoded));
+}
+
+// A record of a newer format version is NotSupported, not Corruption: the
+// data is fine, this build is too old for it.
+TEST(VersionEditTest, NewerFormatVersionIsNotSupported) {
+  VersionEdit edit;
+  std::string encoded;
+  edit.EncodeTo(&encoded);
+  ASSERT_TRUE(VersionEdit::HasFormatMarker(encoded));
+  ASSERT_EQ(3u, encoded.size());  // marker tag (2 bytes), version (1 byte)
+  encoded[2] = 99;
+  VersionEdit parsed;
+  Status s = parsed.DecodeFrom(encoded);
+  EXPECT_TRUE(s.IsNotSupportedError()) << s.ToString();
 }
 
 TEST(VersionEditTest, EmptyEditRoundTrips) {
   VersionEdit edit;
   std::string encoded;
   edit.EncodeTo(&encoded);
-  EXPECT_TRUE(encoded.empty());
+  EXPECT_TRUE(VersionEdit::HasFormatMarker(encoded));
+  EXPECT_EQ(3u, encoded.size());  // the marker and nothing else
   VersionEdit parsed;
   parsed.SetLogNumber(3);  // DecodeFrom must clear earlier state
   ASSERT_TRUE(parsed.DecodeFrom(encoded).ok());
   std::string reencoded;
   parsed.EncodeTo(&reencoded);
-  EXPECT_TRUE(reencoded.empty());
+  EXPECT_EQ(encoded, reencoded);
 }
 
 TEST(VersionEditTest, EveryTruncationIsRejected) {
@@ -161,10 +170,10 @@ TEST(VersionEditTest, KeyTooShortToBeInternalIsRejected) {
   std::string encoded;
   edit.EncodeTo(&encoded);
   // Shorten the length-prefixed key to 7 bytes: less than a tag.
-  // Layout: tag(1) level(1) len(1) key(9).
-  ASSERT_EQ(12u, encoded.size());
-  encoded[2] = 7;
-  encoded.resize(10);
+  // Layout: marker(3) tag(2) level(1) len(1) key(9).
+  ASSERT_EQ(16u, encoded.size());
+  encoded[6] = 7;
+  encoded.resize(14);
   VersionEdit parsed;
   Status s = parsed.DecodeFrom(encoded);
   ASSERT_TRUE(s.IsCorruption());

@@ -27,3 +27,26 @@ endif()
 add_executable(crash_soak ${CMAKE_CURRENT_SOURCE_DIR}/soak/crash_soak.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/soak/soak_child.cc)
 target_link_libraries(crash_soak delsm_static)
+
+# LevelDB oracle (issue 10, item 3): creates and dumps databases with
+# Debian's LevelDB in a separate process; the CLI is documented at the top
+# of leveldb_oracle.cc. Tests listed in DELSM_ORACLE_TESTS get its path as
+# LEVELDB_ORACLE.
+set(DELSM_ORACLE_TESTS leveldb_format_test)
+if(DELSM_DEBIAN_LEVELDB)
+  add_executable(leveldb_oracle
+    ${CMAKE_CURRENT_SOURCE_DIR}/leveldb_oracle/leveldb_oracle.cc)
+  target_include_directories(leveldb_oracle PRIVATE ${LEVELDB_INCLUDE_DIR})
+  target_link_libraries(leveldb_oracle PRIVATE ${DELSM_DEBIAN_LEVELDB}
+    Threads::Threads)
+  foreach(t ${DELSM_ORACLE_TESTS})
+    if(TARGET ${t})
+      add_dependencies(${t} leveldb_oracle)
+      target_compile_definitions(${t} PRIVATE
+        LEVELDB_ORACLE="$<TARGET_FILE:leveldb_oracle>")
+    endif()
+  endforeach()
+else()
+  message(WARNING "Debian's libleveldb.so.1d not found: the LevelDB oracle "
+                  "tests will fail")
+endif()

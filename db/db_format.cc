@@ -1,0 +1,196 @@
+// Format detection. LevelDB's manifest is read with LevelDB 1.23's own
+// version-edit layout (db/version_edit.cc of LevelDB: tags 1 comparator,
+// 2 log number, 3 next file number, 4 last sequence, 5 compaction pointer,
+// 6 deleted file, 7 new file, 9 previous log number; 7 levels). A manifest
+// is LevelDB's only if every record parses that way and the first one names
+// a comparator, as LevelDB's first record always does.
+#include "db/db_format.h"
+
+#include <memory>
+#include <vector>
+
+#include "db/filename.h"
+#include "db/log_reader.h"
+#include "db/version_edit.h"
+#include "leveldb/env.h"
+#include "util/coding.h"
+
+namespace leveldb {
+
+namespace {
+
+constexpr int kLevelDbLevels = 7;
+
+bool GetLevelDbLevel(Slice* in) {
+  uint32_t level;
+  return GetVarint32(in, &level) && level < kLevelDbLevels;
+}
+
+bool GetLevelDbInternalKey(Slice* in) {
+  Slice key;
+  return GetLengthPrefixedSlice(in, &key) && key.size() >= 8;
+}
+
+// True if `record` is a well-formed LevelDB 1.23 version edit. Sets
+// *has_comparator if it names a comparator.
+bool IsLevelDbEdit(Slice in, bool* has_comparator) {
+  *has_comparator = false;
+  if (in.empty()) return false;
+  while (!in.empty()) {
+    uint32_t tag;
+    uint64_t number;
+    Slice name;
+    if (!GetVarint32(&in, &tag)) return false;
+    switch (tag) {
+      case 1:
+        if (!GetLengthPrefixedSlice(&in, &name)) return false;
+        *has_comparator = true;
+        break;
+      case 2:
+      case 3:
+      case 4:
+      case 9:
+        if (!GetVarint64(&in, &number)) return false;
+        break;
+      case 5:
+        if (!GetLevelDbLevel(&in) || !GetLevelDbInternalKey(&in)) return false;
+        break;
+      case 6:
+        if (!GetLevelDbLevel(&in) || !GetVarint64(&in, &number)) return false;
+        break;
+      case 7:
+        if (!GetLevelDbLevel(&in) || !GetVarint64(&in, &number) ||
+            !GetVarint64(&in, &number) || !GetLevelDbInternalKey(&in) ||
+            !GetLevelDbInternalKey(&in)) {
+          return false;
+        }
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+// LevelDB's table files: <number>.ldb, or <number>.sst from before 1.14.
+// DeLSM keeps its SSTs as directories inside L<n>/, never here.
+bool IsLevelDbTableName(const std::string& name) {
+  const size_t dot = name.find('.');
+  if (dot == 0 || dot == std::string::npos) return false;
+  for (size_t i = 0; i < dot; i++) {
+    if (name[i] < '0' || name[i] > '9') return false;
+  }
+  const std::string ext = name.substr(dot);
+  return ext == ".ldb" || ext == ".sst";
+}
+
+struct IgnoreDamage : public log::Reader::Reporter {
+  bool damaged = false;
+  void Corruption(size_t, const Status&) override { damaged = true; }
+};
+
+}  // namespace
+
+Status DetectDatabaseFormat(Env* env, const std::string& dbname,
+                            DatabaseFormat* format, std::string* evidence) {
+  *format = DatabaseFormat::kNone;
+  evidence->clear();
+  std::vector<std::string> children;
+  if (!env->GetChildren(dbname, &children).ok()) {
+    return Status::OK();  // no directory yet: nothing to judge
+  }
+  std::string leveldb_table;
+  bool has_level_dir = false;
+  for (const std::string& child : children) {
+    if (leveldb_table.empty() && IsLevelDbTableName(child)) {
+      leveldb_table = child;
+    }
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(child, &number, &type) && type == kLevelDir) {
+      has_level_dir = true;
+    }
+  }
+
+  std::string current;
+  Status s = ReadFileToString(env, CurrentFileName(dbname), &current);
+  if (s.IsNotFound()) s = Status::OK(), current.clear();
+  if (!s.ok()) return s;
+  std::vector<std::string> records;
+  std::string manifest;
+  if (!current.empty() && current.back() == '\n' &&
+      current.find('/') == std::string::npos) {
+    manifest = current.substr(0, current.size() - 1);
+    SequentialFile* raw;
+    if (env->NewSequentialFile(dbname + "/" + manifest, &raw).ok()) {
+      std::unique_ptr<SequentialFile> file(raw);
+      IgnoreDamage reporter;
+      log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
+      Slice record;
+      std::string scratch;
+      while (reader.ReadRecord(&record, &scratch)) {
+        records.push_back(record.ToString());
+      }
+    }
+  }
+
+  if (!records.empty() && VersionEdit::HasFormatMarker(records[0])) {
+    *format = DatabaseFormat::kDelsm;
+    *evidence = manifest;
+    return Status::OK();
+  }
+  if (!leveldb_table.empty()) {
+    *format = DatabaseFormat::kLevelDb;
+    *evidence = "LevelDB table " + leveldb_table;
+    return Status::OK();
+  }
+  if (!records.empty()) {
+    bool all_leveldb = true;
+    for (size_t i = 0; i < records.size() && all_leveldb; i++) {
+      bool has_comparator;
+      all_leveldb = IsLevelDbEdit(records[i], &has_comparator) &&
+                    (i > 0 || has_comparator);
+    }
+    if (all_leveldb) {
+      *format = DatabaseFormat::kLevelDb;
+      *evidence = manifest + " holds LevelDB version edits";
+      return Status::OK();
+    }
+    if (has_level_dir) {
+      *format = DatabaseFormat::kPreReleaseDelsm;
+      *evidence = manifest + " has no DeLSM format marker";
+      return Status::OK();
+    }
+  }
+  if (!current.empty()) {
+    *format = DatabaseFormat::kUnknown;
+    *evidence = manifest;
+  }
+  return Status::OK();
+}
+
+Status CheckDatabaseFormat(Env* env, const std::string& dbname,
+                           const std::string& operation) {
+  DatabaseFormat format;
+  std::string evidence;
+  Status s = DetectDatabaseFormat(env, dbname, &format, &evidence);
+  if (!s.ok()) return s;
+  switch (format) {
+    case DatabaseFormat::kLevelDb:
+      return Status::NotSupported(
+          dbname, "is a LevelDB database (" + evidence +
+                      "); DeLSM cannot read LevelDB's format: open it with "
+                      "LevelDB, or copy its contents into a new DeLSM "
+                      "database. " +
+                      operation + " changed nothing");
+    case DatabaseFormat::kPreReleaseDelsm:
+      return Status::NotSupported(
+          dbname, "was written by a pre-release DeLSM (" + evidence +
+                      "); RepairDB rebuilds it in the current format. " +
+                      operation + " changed nothing");
+    default:
+      return Status::OK();
+  }
+}
+
+}  // namespace leveldb
