@@ -81,6 +81,20 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
   sst_options_.compression = options_.compression;
   sst_options_.inline_threshold = tuning_.inline_threshold;
   sst_options_.sync_files = tuning_.durability == delsm::Durability::kFsync;
+  if (options_.block_cache != nullptr) {
+    value_cache_ = options_.block_cache;
+  } else {
+    owned_value_cache_.reset(NewLRUCache(8 << 20));  // LevelDB's default
+    value_cache_ = owned_value_cache_.get();
+  }
+  sst_options_.value_cache = value_cache_;
+  sst_options_.value_cache_id = value_cache_->NewId();
+  if (tuning_.read_ahead_files > 0 && tuning_.read_ahead_bytes > 0) {
+    read_ahead_pool_.reset(new ThreadPool(tuning_.read_ahead_threads));
+    sst_options_.read_ahead_pool = read_ahead_pool_.get();
+  }
+  sst_options_.read_ahead_bytes = tuning_.read_ahead_bytes;
+  sst_options_.read_ahead_files = tuning_.read_ahead_files;
   table_cache_.reset(
       new TableCache(dbname_, sst_options_, options_.max_open_files - 10));
   versions_.reset(new VersionSet(dbname_, &options_, tuning_,
@@ -106,6 +120,7 @@ DBImpl::~DBImpl() {
   log_.reset();
   logfile_.reset();
   table_cache_.reset();
+  read_ahead_pool_.reset();
   if (owns_info_log_) delete options_.info_log;
 }
 

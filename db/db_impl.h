@@ -19,11 +19,13 @@
 #include "db/snapshot.h"
 #include "db/version_edit.h"
 #include "delsm/delsm.h"
+#include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "port/port.h"
 #include "port/thread_annotations.h"
 #include "table/sst_dir_options.h"
+#include "util/thread_pool.h"
 
 namespace leveldb {
 
@@ -203,6 +205,13 @@ class DBImpl : public DB {
   const delsm::Tuning tuning_;
   const bool owns_info_log_;
   const std::string dbname_;
+  // The value cache: options_.block_cache, or owned_value_cache_ (LevelDB's
+  // 8 MiB default) when the user gave none. Set by the constructor.
+  std::unique_ptr<Cache> owned_value_cache_;
+  Cache* value_cache_ = nullptr;
+  // Workers reading KV files ahead of scans (null when read-ahead is off).
+  // Outlives table_cache_ and every iterator (destroyed last).
+  std::unique_ptr<ThreadPool> read_ahead_pool_;
   SstDirOptions sst_options_;
   std::unique_ptr<TableCache> table_cache_;
 

@@ -5,6 +5,8 @@
 #include "db/db_impl.h"
 #include "db/filename.h"
 #include "db/memtable.h"
+#include "db/table_cache.h"
+#include "fs/posix_file_system.h"
 #include "db/version_set.h"
 #include "fs/posix_file_system.h"
 #include "util/mutexlock.h"
@@ -67,8 +69,30 @@ std::string DBImpl::StatsString() {
 
 bool DBImpl::GetProperty(const Slice& property, std::string* value) {
   value->clear();
-  MutexLock l(&mutex_);
   Slice in = property;
+  {
+    // Space on disk: a walk of the level directory (a stat per entry), done
+    // without mutex_; a compaction running meanwhile may be seen half done.
+    const Slice bytes_at("delsm.allocated-bytes-at-level");
+    const Slice inodes_at("delsm.inodes-at-level");
+    const bool bytes = in.starts_with(bytes_at);
+    if (bytes || in.starts_with(inodes_at)) {
+      in.remove_prefix(bytes ? bytes_at.size() : inodes_at.size());
+      int level;
+      if (!ConsumeLevel(&in, &level)) return false;
+      const std::string dir = LevelDirName(dbname_, level);
+      uint64_t allocated = 0, inodes = 0;
+      if (fs_->Exists(dir)) {
+        Status s = TreeDiskUsage(dir, nullptr, &allocated, &inodes);
+        if (!s.ok() && !s.IsNotFound()) return false;
+        // The level directory itself is not part of the level's data.
+        inodes = inodes > 0 ? inodes - 1 : 0;
+      }
+      *value = std::to_string(bytes ? allocated : inodes);
+      return true;
+    }
+  }
+  MutexLock l(&mutex_);
   const Slice leveldb_prefix("leveldb.");
   const Slice delsm_prefix("delsm.");
   char buf[128];
@@ -92,10 +116,14 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
       return true;
     }
     if (in == Slice("approximate-memory-usage")) {
+      // As LevelDB: memtables and the block (here: value) cache; plus the
+      // table cache's resident indexes and filters.
       size_t total = mem_->ApproximateMemoryUsage();
       for (const Immutable& imm : imms_) {
         total += imm.mem->ApproximateMemoryUsage();
       }
+      total += value_cache_->TotalCharge();
+      total += table_cache_->MemoryUsage();
       std::snprintf(buf, sizeof(buf), "%zu", total);
       *value = buf;
       return true;
@@ -129,6 +157,8 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
         {"flush-bytes-written", d.bytes_written},
         {"durability-syncs", d.durability_syncs},
         {"immutable-memtables", static_cast<uint64_t>(imms_.size())},
+        {"table-cache-memory", static_cast<uint64_t>(table_cache_->MemoryUsage())},
+        {"value-cache-memory", static_cast<uint64_t>(value_cache_->TotalCharge())},
     };
     for (const auto& c : counters) {
       if (in == Slice(c.name)) {

@@ -40,6 +40,7 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
   }
   inputs_ = inputs;
   input_dirs_ = input_dirs;
+  inline_buffers_.assign(inputs.size(), InlineBuffer());
   targets_ = targets;
   next_target_ = 0;
   // Inputs already in a target's directory. Of two copies of one internal
@@ -152,8 +153,17 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
   // new link.
   const bool resident =
       !targets_.empty() && input_dirs_[input] == targets_[target].dir;
-  Status s =
-      builder_->AddLinked(entry, resident ? nullptr : source->directory());
+  Slice stored;
+  if (StoredInline(entry.storage)) {
+    // Inline values are copied (as LevelDB copies every value); each
+    // input's value section is read in order, in large pieces.
+    InlineBuffer& buf = inline_buffers_[input];
+    Status s = source->ReadInlineStored(index, 1, kInlineCopyChunk, &buf.bytes,
+                                        &buf.offset, &stored);
+    if (!s.ok()) return s;
+  }
+  Status s = builder_->AddLinked(entry, resident ? nullptr : source->directory(),
+                                 StoredInline(entry.storage) ? &stored : nullptr);
   if (s.ok() && !resident && StoredInFile(entry.storage)) links_++;
   return s;
 }

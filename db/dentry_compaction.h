@@ -124,8 +124,16 @@ class DentryCompaction {
   const uint64_t sst_entries_;
   Hooks hooks_;
 
+  // A piece of an input's meta-file value section (inline values).
+  struct InlineBuffer {
+    std::string bytes;
+    uint64_t offset = 0;
+  };
+  static constexpr size_t kInlineCopyChunk = 256 << 10;
+
   // Set by Run().
   std::vector<SstDir*> inputs_;
+  std::vector<InlineBuffer> inline_buffers_;  // one per input
   std::vector<uint64_t> input_dirs_;
   std::vector<Target> targets_;
   size_t next_target_ = 0;  // RouteToTarget's position

@@ -11,8 +11,17 @@ namespace leveldb {
 
 namespace {
 
-void DeleteSstDir(const Slice& key, void* value) {
-  delete reinterpret_cast<SstDir*>(value);
+// What the cache holds per SST.
+struct OpenSst {
+  std::unique_ptr<SstDir> dir;
+  std::atomic<size_t>* memory;  // the owning TableCache's total
+};
+
+void DeleteOpenSst(const Slice& key, void* value) {
+  auto* sst = reinterpret_cast<OpenSst*>(value);
+  sst->memory->fetch_sub(sst->dir->ApproximateMemoryUsage(),
+                         std::memory_order_relaxed);
+  delete sst;
 }
 
 void ReleaseHandle(void* cache, void* handle) {
@@ -57,12 +66,16 @@ Status TableCache::Find(int level, uint64_t number, uint64_t dir_number,
   if (!s.ok()) return s;
   // Two threads may open the same directory at once; the later Insert just
   // replaces the earlier entry, which is freed when its last handle goes.
-  *handle = cache_->Insert(key, dir.release(), 1, &DeleteSstDir);
+  // Charged by descriptors, which max_open_files bounds.
+  const int descriptors = dir->OpenDescriptors();
+  memory_.fetch_add(dir->ApproximateMemoryUsage(), std::memory_order_relaxed);
+  *handle = cache_->Insert(key, new OpenSst{std::move(dir), &memory_},
+                           descriptors, &DeleteOpenSst);
   return Status::OK();
 }
 
 SstDir* TableCache::Value(Cache::Handle* handle) {
-  return reinterpret_cast<SstDir*>(cache_->Value(handle));
+  return reinterpret_cast<OpenSst*>(cache_->Value(handle))->dir.get();
 }
 
 void TableCache::Release(Cache::Handle* handle) { cache_->Release(handle); }

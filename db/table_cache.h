@@ -1,5 +1,6 @@
-// Cache of open SSTs (decoded meta file + directory descriptor), keyed by
-// SST number, bounded by Options::max_open_files. An SST is named by its
+// Cache of open SSTs (decoded meta-file index + directory descriptor, and a
+// descriptor on the meta file when it holds inline values), keyed by SST
+// number, bounded by Options::max_open_files counted in descriptors. An SST is named by its
 // level, its number (which names its meta file) and its directory's number
 // (FileMetaData::dir). Thread-safe.
 //
@@ -10,6 +11,7 @@
 #ifndef DELSM_DB_TABLE_CACHE_H_
 #define DELSM_DB_TABLE_CACHE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -52,10 +54,16 @@ class TableCache {
   // Drop SST `number` from the cache (no version uses it any more).
   void Evict(uint64_t number);
 
+  // Bytes of memory the open SSTs keep resident (SstDir::
+  // ApproximateMemoryUsage summed over every open SST, cached or pinned).
+  size_t MemoryUsage() const { return memory_.load(std::memory_order_relaxed); }
+
  private:
   const std::string dbname_;
   const SstDirOptions options_;
   Cache* cache_;
+  // Updated as SSTs are opened and freed; read without a lock.
+  std::atomic<size_t> memory_{0};
 };
 
 }  // namespace leveldb

@@ -34,6 +34,21 @@ struct KvFileInfo {
   uint64_t blocks_512 = 0;  // st_blocks
 };
 
+// A file opened for reading, for callers that read one file many times (a
+// meta file holding inline values) and would otherwise pay an open and a
+// close per read. Holds a descriptor while the process has them to spare
+// (the same budget as Directory's); must not outlive the Directory that
+// opened it. Thread-safe.
+class ReadOnlyFile {
+ public:
+  virtual ~ReadOnlyFile() = default;
+  // The file's size when it was opened (files read this way are immutable).
+  virtual uint64_t size() const = 0;
+  // Read up to n bytes at offset into *contents (shorter only at EOF).
+  virtual Status ReadAt(uint64_t offset, size_t n,
+                        std::string* contents) const = 0;
+};
+
 // An open directory. Operations on names inside it use the held descriptor
 // (the *at() system calls), so they stay valid if the directory is renamed.
 // Thread-safe: any number of threads may use one Directory at once.
@@ -52,9 +67,16 @@ class Directory {
   // Read the whole of `name` into *contents.
   virtual Status ReadFile(const std::string& name, std::string* contents) = 0;
 
-  // Read up to n bytes of `name` at offset into *contents (shorter at EOF).
+  // Read up to n bytes of `name` at offset into *contents (shorter at EOF):
+  // one open (O_NOATIME where permitted), one read, one close. A reader
+  // that knows a file's length asks for one byte more to learn, in the same
+  // read, that the file is not longer than it should be.
   virtual Status ReadFileAt(const std::string& name, uint64_t offset,
                             size_t n, std::string* contents) = 0;
+
+  // Open `name` for repeated reads. NotFound if it does not exist.
+  virtual Status OpenFile(const std::string& name,
+                          std::unique_ptr<ReadOnlyFile>* result) = 0;
 
   // Hard-link `name` from `source` into this directory under the same name.
   // EEXIST is reported as an IOError; callers decide whether that is benign.

@@ -40,6 +40,26 @@ int CloseFd(int fd) {
   return 0;
 }
 
+// Reads `n` bytes at `offset` of fd into *contents, stopping early only at
+// EOF; returns 0 or the errno of a failed pread (*contents then empty).
+int PreadFully(int fd, uint64_t offset, size_t n, std::string* contents) {
+  contents->resize(n);
+  size_t got = 0;
+  while (got < n) {
+    ssize_t r = pread(fd, &(*contents)[got], n - got,
+                      static_cast<off_t>(offset + got));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      contents->clear();
+      return errno;
+    }
+    if (r == 0) break;
+    got += static_cast<size_t>(r);
+  }
+  contents->resize(got);
+  return 0;
+}
+
 class DescriptorBudget {
  public:
   DescriptorBudget() : limit_(ComputeLimit()), available_(limit_) {}
@@ -176,28 +196,14 @@ class PosixDirectory final : public Directory {
     int fd;
     Status s = OpenForRead(name, &fd);
     if (!s.ok()) return s;
-    contents->resize(n);
-    size_t got = 0;
-    int err = 0;
-    while (got < n) {
-      ssize_t r = pread(fd, &(*contents)[got], n - got,
-                        static_cast<off_t>(offset + got));
-      if (r < 0) {
-        if (errno == EINTR) continue;
-        err = errno;
-        break;
-      }
-      if (r == 0) break;
-      got += static_cast<size_t>(r);
-    }
-    close(fd);
-    if (err != 0) {
-      contents->clear();
-      return Error(name, err);
-    }
-    contents->resize(got);
+    int err = PreadFully(fd, offset, n, contents);
+    close(fd);  // read-only: a failed close loses nothing
+    if (err != 0) return Error(name, err);
     return Status::OK();
   }
+
+  Status OpenFile(const std::string& name,
+                  std::unique_ptr<ReadOnlyFile>* result) override;
 
   Status LinkFrom(Directory* source, const std::string& name) override {
     PosixDirectory* src = dynamic_cast<PosixDirectory*>(source);
@@ -394,6 +400,60 @@ class PosixDirectory final : public Directory {
   // changed only by Relocate.
   std::string current_path_;
 };
+
+// A file held for repeated reads. Like the directories, it keeps its
+// descriptor only within the process-wide budget; past it each read opens
+// the file through its Directory (which therefore must outlive it).
+class PosixReadOnlyFile final : public ReadOnlyFile {
+ public:
+  // fd >= 0: a descriptor held under the budget; -1: open per read.
+  PosixReadOnlyFile(PosixDirectory* dir, std::string name, int fd,
+                    uint64_t size)
+      : dir_(dir), name_(std::move(name)), fd_(fd), size_(size) {}
+  ~PosixReadOnlyFile() override {
+    if (fd_ >= 0) {
+      close(fd_);
+      Budget()->Release();
+    }
+  }
+
+  uint64_t size() const override { return size_; }
+
+  Status ReadAt(uint64_t offset, size_t n,
+                std::string* contents) const override {
+    if (fd_ < 0) return dir_->ReadFileAt(name_, offset, n, contents);
+    const int err = PreadFully(fd_, offset, n, contents);
+    if (err != 0) return PosixError(dir_->path() + "/" + name_, err, false);
+    return Status::OK();
+  }
+
+ private:
+  PosixDirectory* const dir_;  // not owned; outlives this file
+  const std::string name_;
+  const int fd_;  // owned, or -1; fixed for life
+  const uint64_t size_;
+};
+
+Status PosixDirectory::OpenFile(const std::string& name,
+                                std::unique_ptr<ReadOnlyFile>* result) {
+  result->reset();
+  int fd;
+  Status s = OpenForRead(name, &fd);
+  if (!s.ok()) return s;
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    return Error(name, err);
+  }
+  if (!Budget()->Acquire()) {
+    close(fd);
+    fd = -1;
+  }
+  result->reset(new PosixReadOnlyFile(this, name, fd,
+                                      static_cast<uint64_t>(st.st_size)));
+  return Status::OK();
+}
 
 }  // namespace
 

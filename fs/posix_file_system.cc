@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <set>
 
 #include "fs/posix_directory.h"
 #include "util/posix_error.h"
@@ -98,6 +99,70 @@ int RemoveTreeAt(const std::string& path) {
   }
   if (rmdir(path.c_str()) != 0 && errno != ENOENT && first == 0) first = errno;
   return first;
+}
+
+namespace {
+
+// TreeDiskUsage below `dir_fd` (owned; closed here).
+Status DiskUsageAt(int dir_fd, const std::string& path, std::set<uint64_t>* seen,
+                   uint64_t* bytes, uint64_t* inodes) {
+  DIR* d = fdopendir(dir_fd);
+  if (d == nullptr) {
+    int err = errno;
+    close(dir_fd);
+    return PosixError(path, err, false);
+  }
+  Status result;
+  errno = 0;
+  while (struct dirent* e = readdir(d)) {
+    if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
+    struct stat st;
+    if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+      if (errno != ENOENT && result.ok()) {
+        result = PosixError(path + "/" + e->d_name, errno, false);
+      }
+      errno = 0;
+      continue;
+    }
+    if (seen->insert(static_cast<uint64_t>(st.st_ino)).second) {
+      *bytes += static_cast<uint64_t>(st.st_blocks) * 512;
+      *inodes += 1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+      int fd = openat(dirfd(d), e->d_name,
+                      O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+      if (fd >= 0) {
+        Status s = DiskUsageAt(fd, path + "/" + e->d_name, seen, bytes, inodes);
+        if (result.ok()) result = s;
+      } else if (errno != ENOENT && result.ok()) {
+        result = PosixError(path + "/" + e->d_name, errno, false);
+      }
+    }
+    errno = 0;
+  }
+  if (errno != 0 && result.ok()) result = PosixError(path, errno, false);
+  closedir(d);
+  return result;
+}
+
+}  // namespace
+
+Status TreeDiskUsage(const std::string& path, std::set<uint64_t>* seen,
+                     uint64_t* allocated_bytes, uint64_t* inodes) {
+  std::set<uint64_t> own;
+  if (seen == nullptr) seen = &own;
+  *allocated_bytes = 0;
+  *inodes = 0;
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0) return PosixError(path, errno, true);
+  if (seen->insert(static_cast<uint64_t>(st.st_ino)).second) {
+    *allocated_bytes += static_cast<uint64_t>(st.st_blocks) * 512;
+    *inodes += 1;
+  }
+  if (!S_ISDIR(st.st_mode)) return Status::OK();
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return PosixError(path, errno, true);
+  return DiskUsageAt(fd, path, seen, allocated_bytes, inodes);
 }
 
 Status UnlinkDirectoryEntries(const std::string& dir) {

@@ -6,6 +6,7 @@
 #define DELSM_FS_POSIX_FILE_SYSTEM_H_
 
 #include <cstdint>
+#include <set>
 #include <string>
 
 #include "fs/file_system.h"
@@ -27,6 +28,14 @@ Status GetFileSystemSpace(const std::string& path, FileSystemSpace* space);
 // symlinks not followed). Returns 0, or the first errno other than ENOENT
 // met (it goes on past failures).
 int RemoveTreeAt(const std::string& path);
+
+// What the tree at `path` occupies: allocated bytes (st_blocks * 512) and
+// inodes, each inode counted once however many of its links the walk meets
+// (`seen` carries inode numbers across calls on one file system; may be
+// null). Entries that vanish during the walk are skipped. Symlinks are not
+// followed.
+Status TreeDiskUsage(const std::string& path, std::set<uint64_t>* seen,
+                     uint64_t* allocated_bytes, uint64_t* inodes);
 
 // Unlink every entry of the directory `dir` (not the directory itself),
 // going on past failures; returns the first one (PosixError), else OK.

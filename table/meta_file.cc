@@ -12,10 +12,11 @@ namespace leveldb {
 namespace {
 
 constexpr char kMagic[] = "DLSMMETA";
-constexpr char kEndMagic[] = "DLSMEND!";
+constexpr char kEndMagic[] = "DLSMEND2";
+constexpr char kEndMagicV1[] = "DLSMEND!";
 constexpr size_t kMagicLength = 8;
-constexpr uint32_t kFormatVersion = 1;
-// Trailer: masked crc32c, then the end magic.
+constexpr uint32_t kFormatVersion = 2;
+// Format 1's trailer: masked crc32c, then the end magic.
 constexpr size_t kTrailerLength = 4 + kMagicLength;
 // Smallest possible encoded entry: a 1-byte length prefix and an 8-byte tag,
 // the storage byte, two 1-byte varints and the crc.
@@ -23,10 +24,6 @@ constexpr size_t kMinEntryLength = 1 + 8 + 1 + 1 + 1 + 4;
 
 bool IsValidStorage(uint8_t b) {
   return b <= static_cast<uint8_t>(ValueStorage::kInlineSnappy);
-}
-
-bool IsInline(ValueStorage s) {
-  return s == ValueStorage::kInline || s == ValueStorage::kInlineSnappy;
 }
 
 // Parses "<prefix>" (the directory's own SST) or "<prefix>-<digits>".
@@ -83,6 +80,10 @@ std::string EncodeMetaFile(const MetaFileContents& contents) {
   std::string out;
   out.append(kMagic, kMagicLength);
   PutFixed32(&out, kFormatVersion);
+  for (const MetaEntry& e : contents.entries) {
+    if (StoredInline(e.storage)) out.append(e.inline_value);
+  }
+  const uint64_t index_offset = out.size();
   PutLengthPrefixedSlice(&out, contents.comparator_name);
   PutVarint64(&out, contents.entries.size());
   for (const MetaEntry& e : contents.entries) {
@@ -91,45 +92,33 @@ std::string EncodeMetaFile(const MetaFileContents& contents) {
     PutVarint64(&out, e.value_size);
     PutVarint64(&out, e.stored_size);
     PutFixed32(&out, e.stored_crc);
-    if (IsInline(e.storage)) out.append(e.inline_value);
   }
   PutLengthPrefixedSlice(&out, contents.filter);
   PutLengthPrefixedSlice(&out, contents.smallest);
   PutLengthPrefixedSlice(&out, contents.largest);
-  PutFixed32(&out, crc32c::Mask(crc32c::Value(out.data(), out.size())));
+  const uint32_t crc =
+      crc32c::Value(out.data() + index_offset, out.size() - index_offset);
+  PutFixed64(&out, index_offset);
+  PutFixed32(&out, crc32c::Mask(crc));
+  PutFixed32(&out, kFormatVersion);
   out.append(kEndMagic, kMagicLength);
   return out;
 }
 
-Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
-                      MetaFileContents* contents) {
+namespace {
+
+// Decodes the index proper (comparator name through key range) from `in`,
+// which must be consumed exactly. In format 1 each inline value follows its
+// entry and is copied into inline_value; in format 2 inline entries get the
+// offset of their bytes in the value section, which starts at
+// kMetaValuesOffset and is `values_size` bytes long.
+Status DecodeIndexBody(Slice in, uint32_t version, uint64_t values_size,
+                       const std::string& path_for_errors,
+                       MetaFileContents* contents) {
   *contents = MetaFileContents();
   auto corrupt = [&](const std::string& what) {
     return Status::Corruption(path_for_errors, what);
   };
-  if (data.size() < kMagicLength + 4 + kTrailerLength) {
-    return corrupt("meta file too short (" + std::to_string(data.size()) +
-                   " bytes)");
-  }
-  if (Slice(data.data(), kMagicLength) != Slice(kMagic, kMagicLength)) {
-    return corrupt("bad meta file magic");
-  }
-  const char* trailer = data.data() + data.size() - kTrailerLength;
-  if (Slice(trailer + 4, kMagicLength) != Slice(kEndMagic, kMagicLength)) {
-    return corrupt("bad meta file end marker (truncated?)");
-  }
-  const size_t body_size = data.size() - kTrailerLength;
-  const uint32_t expected = crc32c::Unmask(DecodeFixed32(trailer));
-  if (crc32c::Value(data.data(), body_size) != expected) {
-    return corrupt("meta file checksum mismatch");
-  }
-
-  Slice in(data.data() + kMagicLength, body_size - kMagicLength);
-  uint32_t version;
-  if (!GetFixed32(&in, &version)) return corrupt("truncated version");
-  if (version != kFormatVersion) {
-    return corrupt("unsupported meta file version " + std::to_string(version));
-  }
   Slice name;
   if (!GetLengthPrefixedSlice(&in, &name)) {
     return corrupt("bad comparator name");
@@ -144,43 +133,59 @@ Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
   MetaFileContents result;
   result.comparator_name = name.ToString();
   result.entries.resize(count);
+  uint64_t value_offset = kMetaValuesOffset;
   for (uint64_t i = 0; i < count; i++) {
     MetaEntry& e = result.entries[i];
-    const std::string where = "entry " + std::to_string(i) + ": ";
     Slice key;
     if (!GetLengthPrefixedSlice(&in, &key)) {
-      return corrupt(where + "bad internal key");
+      return corrupt("entry " + std::to_string(i) + ": bad internal key");
     }
-    if (key.size() < 8) return corrupt(where + "internal key too short");
+    if (key.size() < 8) {
+      return corrupt("entry " + std::to_string(i) + ": internal key too short");
+    }
     e.internal_key = key.ToString();
-    if (in.empty()) return corrupt(where + "truncated");
+    if (in.empty())
+      return corrupt("entry " + std::to_string(i) + ": truncated");
     const uint8_t storage = static_cast<uint8_t>(in[0]);
     in.remove_prefix(1);
     if (!IsValidStorage(storage)) {
-      return corrupt(where + "bad value storage kind " +
-                     std::to_string(storage));
+      return corrupt("entry " + std::to_string(i) +
+                     ": bad value storage kind " + std::to_string(storage));
     }
     e.storage = static_cast<ValueStorage>(storage);
     if (!GetVarint64(&in, &e.value_size) || !GetVarint64(&in, &e.stored_size) ||
         !GetFixed32(&in, &e.stored_crc)) {
-      return corrupt(where + "truncated");
+      return corrupt("entry " + std::to_string(i) + ": truncated");
     }
     if (e.storage == ValueStorage::kNone &&
         (e.value_size != 0 || e.stored_size != 0)) {
-      return corrupt(where + "tombstone with a value");
+      return corrupt("entry " + std::to_string(i) + ": tombstone with a value");
     }
     if ((e.storage == ValueStorage::kFile ||
          e.storage == ValueStorage::kInline) &&
         e.value_size != e.stored_size) {
-      return corrupt(where + "stored size differs from value size");
+      return corrupt("entry " + std::to_string(i) +
+                     ": stored size differs from value size");
     }
-    if (IsInline(e.storage)) {
+    if (!StoredInline(e.storage)) continue;
+    if (version == 1) {
       if (e.stored_size > in.size()) {
-        return corrupt(where + "inline value runs past the end");
+        return corrupt("entry " + std::to_string(i) +
+                       ": inline value runs past the end");
       }
       e.inline_value.assign(in.data(), e.stored_size);
       in.remove_prefix(e.stored_size);
+    } else {
+      if (e.stored_size > kMetaValuesOffset + values_size - value_offset) {
+        return corrupt("entry " + std::to_string(i) +
+                       ": inline value runs past the value section");
+      }
+      e.inline_offset = value_offset;
+      value_offset += e.stored_size;
     }
+  }
+  if (version != 1 && value_offset != kMetaValuesOffset + values_size) {
+    return corrupt("inline values do not fill the value section");
   }
   Slice filter, smallest, largest;
   if (!GetLengthPrefixedSlice(&in, &filter)) return corrupt("bad filter");
@@ -202,6 +207,129 @@ Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
   result.smallest = smallest.ToString();
   result.largest = largest.ToString();
   *contents = std::move(result);
+  return Status::OK();
+}
+
+// Format 1: magic, version, body, masked crc of all before it, "DLSMEND!".
+Status DecodeVersion1(const Slice& data, const std::string& path_for_errors,
+                      MetaFileContents* contents) {
+  auto corrupt = [&](const std::string& what) {
+    return Status::Corruption(path_for_errors, what);
+  };
+  if (data.size() < kMagicLength + 4 + kTrailerLength) {
+    return corrupt("meta file too short (" + std::to_string(data.size()) +
+                   " bytes)");
+  }
+  if (Slice(data.data(), kMagicLength) != Slice(kMagic, kMagicLength)) {
+    return corrupt("bad meta file magic");
+  }
+  const char* trailer = data.data() + data.size() - kTrailerLength;
+  const size_t body_size = data.size() - kTrailerLength;
+  if (crc32c::Value(data.data(), body_size) !=
+      crc32c::Unmask(DecodeFixed32(trailer))) {
+    return corrupt("meta file checksum mismatch");
+  }
+  if (DecodeFixed32(data.data() + kMagicLength) != 1) {
+    return corrupt("unsupported meta file version " +
+                   std::to_string(DecodeFixed32(data.data() + kMagicLength)));
+  }
+  const size_t head = kMagicLength + 4;
+  return DecodeIndexBody(Slice(data.data() + head, body_size - head), 1, 0,
+                         path_for_errors, contents);
+}
+
+}  // namespace
+
+Status DecodeMetaFooter(const Slice& tail, uint64_t file_size,
+                        const std::string& path_for_errors,
+                        MetaIndexRange* range) {
+  *range = MetaIndexRange();
+  auto corrupt = [&](const std::string& what) {
+    return Status::Corruption(path_for_errors, what);
+  };
+  if (file_size < kMagicLength + 4 + kTrailerLength ||
+      tail.size() < kTrailerLength) {
+    return corrupt("meta file too short (" + std::to_string(file_size) +
+                   " bytes)");
+  }
+  const Slice end(tail.data() + tail.size() - kMagicLength, kMagicLength);
+  if (end == Slice(kEndMagicV1, kMagicLength)) {
+    range->version = 1;
+    range->offset = 0;
+    range->size = file_size;
+    return Status::OK();
+  }
+  if (end != Slice(kEndMagic, kMagicLength)) {
+    return corrupt("bad meta file end marker (truncated?)");
+  }
+  if (file_size < kMetaValuesOffset + kMetaTailLength ||
+      tail.size() < kMetaTailLength) {
+    return corrupt("meta file too short (" + std::to_string(file_size) +
+                   " bytes)");
+  }
+  const char* footer = tail.data() + tail.size() - kMetaTailLength;
+  const uint64_t offset = DecodeFixed64(footer);
+  const uint32_t version = DecodeFixed32(footer + 12);
+  if (version != kFormatVersion) {
+    return corrupt("unsupported meta file version " + std::to_string(version));
+  }
+  if (offset < kMetaValuesOffset || offset > file_size - kMetaTailLength) {
+    return corrupt("index offset " + std::to_string(offset) +
+                   " outside the file");
+  }
+  range->version = version;
+  range->offset = offset;
+  range->size = file_size - kMetaTailLength - offset;
+  range->index_crc = crc32c::Unmask(DecodeFixed32(footer + 8));
+  return Status::OK();
+}
+
+Status DecodeMetaIndex(const Slice& index, const MetaIndexRange& range,
+                       const std::string& path_for_errors,
+                       MetaFileContents* contents) {
+  *contents = MetaFileContents();
+  if (index.size() != range.size) {
+    return Status::Corruption(path_for_errors, "meta file index truncated");
+  }
+  if (range.version == 1) {
+    return DecodeVersion1(index, path_for_errors, contents);
+  }
+  if (crc32c::Value(index.data(), index.size()) != range.index_crc) {
+    return Status::Corruption(path_for_errors, "meta file checksum mismatch");
+  }
+  return DecodeIndexBody(index, range.version, range.offset - kMetaValuesOffset,
+                         path_for_errors, contents);
+}
+
+Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
+                      MetaFileContents* contents) {
+  *contents = MetaFileContents();
+  MetaIndexRange range;
+  Status s = DecodeMetaFooter(data, data.size(), path_for_errors, &range);
+  if (!s.ok()) return s;
+  if (range.version == 1) {
+    return DecodeVersion1(data, path_for_errors, contents);
+  }
+  if (Slice(data.data(), kMagicLength) != Slice(kMagic, kMagicLength) ||
+      DecodeFixed32(data.data() + kMagicLength) != kFormatVersion) {
+    return Status::Corruption(path_for_errors, "bad meta file magic");
+  }
+  s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size), range,
+                      path_for_errors, contents);
+  if (!s.ok()) return s;
+  // The whole file is here: load the inline values, checking each.
+  for (size_t i = 0; i < contents->entries.size(); i++) {
+    MetaEntry& e = contents->entries[i];
+    if (!StoredInline(e.storage)) continue;
+    e.inline_value.assign(data.data() + e.inline_offset, e.stored_size);
+    if (crc32c::Mask(crc32c::Value(e.inline_value.data(),
+                                   e.inline_value.size())) != e.stored_crc) {
+      *contents = MetaFileContents();
+      return Status::Corruption(
+          path_for_errors,
+          "entry " + std::to_string(i) + ": inline value checksum mismatch");
+    }
+  }
   return Status::OK();
 }
 

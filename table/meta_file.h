@@ -1,22 +1,39 @@
 // The meta file (META) of an SST directory: written once when the directory
 // is built, never modified. It holds the sorted entries (so no reader ever
-// depends on readdir order), a Bloom filter over the user keys, the key range
-// and a checksummed trailer.
+// depends on readdir order), the values small enough to live inline, a
+// Bloom filter over the user keys and the key range.
 //
-// Layout (all integers little-endian / varint per util/coding.h):
-//   "DLSMMETA" fixed32(format version = 1)
-//   length-prefixed comparator name
-//   varint64 entry count
-//   entries, each:
-//     length-prefixed internal key (user key + 8-byte tag)
-//     byte ValueStorage
-//     varint64 value size (user bytes, uncompressed)
-//     varint64 stored size (bytes in the KV file or inline)
-//     fixed32 crc32c of the stored bytes (masked)
-//     if ValueStorage is inline: the stored bytes
-//   length-prefixed filter (FilterPolicy::CreateFilter over user keys)
-//   length-prefixed smallest internal key, length-prefixed largest
-//   trailer: fixed32 masked crc32c of every byte before it, "DLSMEND!"
+// Layout, format version 2 (integers little-endian / varint per
+// util/coding.h):
+//   head:    "DLSMMETA" fixed32(format version = 2)
+//   values:  the stored bytes of every inline value, in entry order
+//   index:   length-prefixed comparator name
+//            varint64 entry count
+//            entries, each:
+//              length-prefixed internal key (user key + 8-byte tag)
+//              byte ValueStorage
+//              varint64 value size (user bytes, uncompressed)
+//              varint64 stored size (bytes in the KV file or inline)
+//              fixed32 crc32c of the stored bytes (masked)
+//            length-prefixed filter (FilterPolicy::CreateFilter over user keys)
+//            length-prefixed smallest internal key, length-prefixed largest
+//   footer:  fixed64 offset of the index, fixed32 masked crc32c of the
+//            index, fixed32(2), "DLSMEND2"
+//
+// Why this order: a reader needs the index (keys, sizes, filter) resident
+// but only the odd inline value, so it reads the footer and the index and
+// leaves the value section on disk; an inline value is then one read at an
+// offset that follows from the stored sizes of the inline entries before it
+// (the value section starts right after the head and holds nothing else, so
+// the offsets need not be stored). A scan reads the value section
+// sequentially in large pieces; a compaction copies it the same way.
+// Integrity: the index has its own checksum; each inline value is checked
+// against its entry's crc when read; the sum of the inline stored sizes must
+// equal the value section's length.
+//
+// Format version 1 (still read, never written) had the values interleaved
+// with the entries, a checksum over the whole file and "DLSMEND!" at the end;
+// such a file is read whole and its inline values kept in memory.
 #ifndef DELSM_TABLE_META_FILE_H_
 #define DELSM_TABLE_META_FILE_H_
 
@@ -61,13 +78,22 @@ inline bool StoredInFile(ValueStorage s) {
   return s == ValueStorage::kFile || s == ValueStorage::kFileSnappy;
 }
 
+inline bool StoredInline(ValueStorage s) {
+  return s == ValueStorage::kInline || s == ValueStorage::kInlineSnappy;
+}
+
 struct MetaEntry {
   std::string internal_key;
   ValueStorage storage = ValueStorage::kNone;
   uint64_t value_size = 0;
   uint64_t stored_size = 0;
-  uint32_t stored_crc = 0;   // masked crc32c of the stored bytes
-  std::string inline_value;  // stored bytes, for the inline kinds only
+  uint32_t stored_crc = 0;  // masked crc32c of the stored bytes
+  // Inline kinds: where the stored bytes are in the meta file (set by
+  // decoding; 0 for a format-1 file, whose values are in inline_value).
+  uint64_t inline_offset = 0;
+  // Inline kinds: the stored bytes, when held in memory (an entry being
+  // built, DecodeMetaFile, a format-1 file); empty otherwise.
+  std::string inline_value;
 };
 
 struct MetaFileContents {
@@ -78,12 +104,37 @@ struct MetaFileContents {
   std::string largest;
 };
 
+// Encodes in format version 2; inline entries must hold inline_value.
 std::string EncodeMetaFile(const MetaFileContents& contents);
 
-// Corruption naming `path_for_errors` on any damage (bad magic, version,
-// checksum, truncated or trailing bytes).
+// Decodes a whole meta file of either version, inline values included (in
+// inline_value). Corruption naming `path_for_errors` on any damage (bad
+// magic, version, checksum, truncated or trailing bytes).
 Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
                       MetaFileContents* contents);
+
+// Reading the index alone: a reader passes the file's last
+// min(size, kMetaTailLength) bytes to DecodeMetaFooter, which says which
+// byte range to pass to DecodeMetaIndex. For a format-1 file the range is
+// the whole file, and DecodeMetaIndex decodes it all (inline values in
+// memory).
+constexpr size_t kMetaTailLength = 24;
+struct MetaIndexRange {
+  uint32_t version = 0;
+  uint64_t offset = 0;  // of the index (0 for format 1: the whole file)
+  uint64_t size = 0;
+  uint32_t index_crc = 0;  // format 2: the index's masked crc
+};
+Status DecodeMetaFooter(const Slice& tail, uint64_t file_size,
+                        const std::string& path_for_errors,
+                        MetaIndexRange* range);
+// `index` holds the bytes of `range`. Entries of inline kinds get their
+// inline_offset (format 2) and no inline_value.
+Status DecodeMetaIndex(const Slice& index, const MetaIndexRange& range,
+                       const std::string& path_for_errors,
+                       MetaFileContents* contents);
+// Format 2: the offset at which the value section starts (the head's size).
+constexpr uint64_t kMetaValuesOffset = 12;
 
 }  // namespace leveldb
 

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "util/coding.h"
+#include "util/crc32c.h"
 
 namespace leveldb {
 namespace {
@@ -30,7 +31,7 @@ MetaFileContents Sample() {
   c2.storage = ValueStorage::kInline;
   c2.inline_value = "tiny";
   c2.value_size = c2.stored_size = 4;
-  c2.stored_crc = 99;
+  c2.stored_crc = crc32c::Mask(crc32c::Value("tiny", 4));
   MetaEntry d;
   d.internal_key = IKey("durian", 3, 1);
   d.storage = ValueStorage::kFileSnappy;
@@ -43,6 +44,7 @@ MetaFileContents Sample() {
   e.inline_value = "zz";
   e.value_size = 40;
   e.stored_size = 2;
+  e.stored_crc = crc32c::Mask(crc32c::Value("zz", 2));
   c.entries = {a, b, c2, d, e};
   c.filter = std::string("\x01\x02\x03\x04\x05\x06", 6);
   c.smallest = a.internal_key;
@@ -72,7 +74,7 @@ TEST(MetaFileTest, RoundTrip) {
   const MetaFileContents in = Sample();
   const std::string data = EncodeMetaFile(in);
   EXPECT_EQ(data.substr(0, 8), "DLSMMETA");
-  EXPECT_EQ(data.substr(data.size() - 8), "DLSMEND!");
+  EXPECT_EQ(data.substr(data.size() - 8), "DLSMEND2");
   MetaFileContents out;
   Status s = DecodeMetaFile(data, "/db/L0/000001.sst/META", &out);
   ASSERT_TRUE(s.ok()) << s.ToString();

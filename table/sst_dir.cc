@@ -1,20 +1,26 @@
-// SstDir: reads through the decoded meta file; KV files are opened only to
-// fetch a value, never listed.
+// SstDir: reads through the decoded meta-file index; KV files are opened
+// only to fetch a value, never listed.
 #include "table/sst_dir.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "db/dbformat.h"
 #include "fs/file_system.h"
+#include "leveldb/cache.h"
+#include "leveldb/comparator.h"
 #include "table/key_codec.h"
 #include "table/kv_value.h"
-#include "leveldb/comparator.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
 namespace leveldb {
 
 namespace {
+
+// A meta file this small is read with one read; a larger one as footer,
+// then index, leaving the value section on disk.
+constexpr uint64_t kReadWholeMetaBelow = 64 << 10;
 
 const Comparator* UserComparatorOf(const Comparator* c) {
   const auto* icmp = dynamic_cast<const InternalKeyComparator*>(c);
@@ -24,80 +30,37 @@ const Comparator* UserComparatorOf(const Comparator* c) {
   return BytewiseComparator();
 }
 
-// Iterates over a directory's meta entries; a value is read on the first
-// value() call at each position.
-class SstDirIterator final : public Iterator {
- public:
-  SstDirIterator(const SstDir* dir, const Comparator* cmp,
-                 const ReadOptions& options)
-      : dir_(dir),
-        cmp_(cmp),
-        options_(options),
-        n_(dir->contents().entries.size()),
-        index_(n_) {}
+void DeleteCachedValue(const Slice& key, void* value) {
+  delete static_cast<std::string*>(value);
+}
 
-  bool Valid() const override { return index_ < n_ && status_.ok(); }
-  void SeekToFirst() override { MoveTo(0); }
-  void SeekToLast() override { MoveTo(n_ == 0 ? 0 : n_ - 1); }
-  void Seek(const Slice& target) override {
-    const auto& entries = dir_->contents().entries;
-    const Comparator* cmp = cmp_;
-    size_t lo = 0, hi = n_;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (cmp->Compare(entries[mid].internal_key, target) < 0) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
+// Reads the footer and index of the meta file `file` (of `path`).
+Status ReadIndex(ReadOnlyFile* file, const std::string& path,
+                 MetaIndexRange* range, MetaFileContents* contents) {
+  const uint64_t size = file->size();
+  std::string data;
+  Slice index;
+  if (size <= kReadWholeMetaBelow) {
+    Status s = file->ReadAt(0, size, &data);
+    if (!s.ok()) return s;
+    if (data.size() != size) {
+      return Status::Corruption(path, "meta file shrank while read");
     }
-    MoveTo(lo);
+    s = DecodeMetaFooter(data, size, path, range);
+    if (!s.ok()) return s;
+    index = Slice(data.data() + range->offset, range->size);
+  } else {
+    std::string tail;
+    Status s = file->ReadAt(size - kMetaTailLength, kMetaTailLength, &tail);
+    if (!s.ok()) return s;
+    s = DecodeMetaFooter(tail, size, path, range);
+    if (!s.ok()) return s;
+    s = file->ReadAt(range->offset, range->size, &data);
+    if (!s.ok()) return s;
+    index = data;
   }
-  void Next() override {
-    assert(Valid());
-    MoveTo(index_ + 1);
-  }
-  void Prev() override {
-    assert(Valid());
-    MoveTo(index_ == 0 ? n_ : index_ - 1);
-  }
-  Slice key() const override {
-    assert(Valid());
-    return dir_->contents().entries[index_].internal_key;
-  }
-  Slice value() const override {
-    assert(Valid());
-    if (!value_loaded_) {
-      Status s = dir_->ReadValue(options_, index_, &value_);
-      if (!s.ok()) {
-        // The contract: a failed read invalidates the iterator.
-        status_ = s;
-        value_.clear();
-        return Slice();
-      }
-      value_loaded_ = true;
-    }
-    return value_;
-  }
-  Status status() const override { return status_; }
-
- private:
-  void MoveTo(size_t index) {
-    index_ = index < n_ ? index : n_;
-    value_loaded_ = false;
-    value_.clear();
-  }
-
-  const SstDir* const dir_;
-  const Comparator* const cmp_;  // orders internal keys
-  const ReadOptions options_;
-  const size_t n_;
-  size_t index_;  // n_ when not positioned
-  // Lazily loaded value of entries[index_]; mutable because value() is const.
-  mutable std::string value_;
-  mutable bool value_loaded_ = false;
-  mutable Status status_;
-};
+  return DecodeMetaIndex(index, *range, path, contents);
+}
 
 }  // namespace
 
@@ -117,13 +80,18 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   std::unique_ptr<Directory> dir;
   Status s = options.fs->OpenMovableDirectory(path, moved_to, &dir);
   if (!s.ok()) return s;
-  std::string data;
-  s = dir->ReadFile(meta_name, &data);
+  std::unique_ptr<ReadOnlyFile> file;
+  s = dir->OpenFile(meta_name, &file);
   if (!s.ok()) return s;
   const std::string meta_path = path + "/" + meta_name;
   std::unique_ptr<SstDir> sst(new SstDir(options, std::move(dir), meta_name));
-  s = DecodeMetaFile(data, meta_path, &sst->contents_);
+  MetaIndexRange range;
+  s = ReadIndex(file.get(), meta_path, &range, &sst->contents_);
   if (!s.ok()) return s;
+  if (range.version >= 2 && range.offset > kMetaValuesOffset) {
+    sst->meta_file_ = std::move(file);  // inline values are read from it
+    sst->values_end_ = range.offset;
+  }
 
   sst->user_comparator_ = UserComparatorOf(options.comparator);
   if (sst->contents_.comparator_name != sst->user_comparator_->Name()) {
@@ -143,6 +111,9 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   const auto& entries = sst->contents_.entries;
   sst->bytes_before_.resize(entries.size() + 1);
   sst->bytes_before_[0] = 0;
+  size_t memory = sizeof(SstDir) + entries.capacity() * sizeof(MetaEntry) +
+                  sst->contents_.filter.capacity() +
+                  sst->bytes_before_.capacity() * sizeof(uint64_t);
   for (size_t i = 0; i < entries.size(); i++) {
     if (i > 0 && options.comparator->Compare(entries[i - 1].internal_key,
                                              entries[i].internal_key) >= 0) {
@@ -150,10 +121,20 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
           meta_path, "entries out of order at entry " + std::to_string(i));
     }
     sst->bytes_before_[i + 1] = sst->bytes_before_[i] + entries[i].value_size;
+    // Strings longer than the small-string buffer live on the heap.
+    if (entries[i].internal_key.capacity() > 15) {
+      memory += entries[i].internal_key.capacity() + 1;
+    }
+    if (entries[i].inline_value.capacity() > 15) {
+      memory += entries[i].inline_value.capacity() + 1;
+    }
   }
+  sst->memory_usage_ = memory;
   *result = std::move(sst);
   return Status::OK();
 }
+
+size_t SstDir::ApproximateMemoryUsage() const { return memory_usage_; }
 
 size_t SstDir::LowerBound(const Slice& internal_key) const {
   const auto& entries = contents_.entries;
@@ -195,8 +176,105 @@ Status SstDir::InternalGet(const ReadOptions& options,
   return Status::OK();
 }
 
+std::string SstDir::CacheKey(size_t index) const {
+  std::string key;
+  PutFixed64(&key, options_.value_cache_id);
+  key.append(contents_.entries[index].internal_key);
+  return key;
+}
+
+bool SstDir::LookupCachedValue(size_t index, std::string* value) const {
+  Cache* cache = options_.value_cache;
+  if (cache == nullptr) return false;
+  Cache::Handle* h = cache->Lookup(CacheKey(index));
+  if (h == nullptr) return false;
+  value->assign(*static_cast<std::string*>(cache->Value(h)));
+  cache->Release(h);
+  return true;
+}
+
+bool SstDir::ValueCached(size_t index) const {
+  Cache* cache = options_.value_cache;
+  if (cache == nullptr) return false;
+  Cache::Handle* h = cache->Lookup(CacheKey(index));
+  if (h == nullptr) return false;
+  cache->Release(h);
+  return true;
+}
+
+void SstDir::CacheValue(size_t index, const Slice& value) const {
+  Cache* cache = options_.value_cache;
+  if (cache == nullptr) return;
+  const std::string key = CacheKey(index);
+  const size_t charge = value.size() + key.size() + sizeof(std::string);
+  cache->Release(cache->Insert(key, new std::string(value.ToString()), charge,
+                               &DeleteCachedValue));
+}
+
 Status SstDir::ReadValue(const ReadOptions& options, size_t index,
                          std::string* value) const {
+  value->clear();
+  if (index >= contents_.entries.size()) {
+    return Status::InvalidArgument(dir_->path(), "entry index out of range");
+  }
+  if (contents_.entries[index].storage == ValueStorage::kNone) {
+    return Status::OK();
+  }
+  if (LookupCachedValue(index, value)) return Status::OK();
+  Status s = ReadValueUncached(options, index, value);
+  if (s.ok() && options.fill_cache) CacheValue(index, *value);
+  return s;
+}
+
+std::string SstDir::InlineWhere(size_t index) const {
+  return dir_->path() + "/" + meta_name_ + " entry " + std::to_string(index);
+}
+
+Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
+                                std::string* buffer, uint64_t* buffer_offset,
+                                Slice* stored) const {
+  const MetaEntry& e = contents_.entries[index];
+  assert(StoredInline(e.storage));
+  if (meta_file_ == nullptr) {
+    *stored = e.inline_value;  // format 1: held in memory
+  } else {
+    const uint64_t begin = e.inline_offset;
+    const uint64_t end = begin + e.stored_size;
+    if (!(*buffer_offset <= begin && end <= *buffer_offset + buffer->size())) {
+      uint64_t from = begin, to = end;
+      if (direction > 0) {
+        to = std::min<uint64_t>(values_end_, end + ahead);
+      } else if (direction < 0) {
+        from = begin - std::min<uint64_t>(ahead, begin - kMetaValuesOffset);
+      }
+      Status s = meta_file_->ReadAt(from, to - from, buffer);
+      if (s.ok() && buffer->size() != to - from) {
+        s = Status::Corruption(InlineWhere(index), "meta file truncated");
+      }
+      if (!s.ok()) {
+        buffer->clear();
+        *buffer_offset = 0;
+        return s;
+      }
+      *buffer_offset = from;
+    }
+    *stored = Slice(buffer->data() + (begin - *buffer_offset), e.stored_size);
+  }
+  if (stored->size() != e.stored_size) {
+    return Status::Corruption(InlineWhere(index), "inline value truncated");
+  }
+  // Always checked: the index's checksum does not cover the value section.
+  if (crc32c::Mask(crc32c::Value(stored->data(), stored->size())) !=
+      e.stored_crc) {
+    return Status::Corruption(InlineWhere(index),
+                              "inline value checksum mismatch");
+  }
+  return Status::OK();
+}
+
+Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
+                                 std::string* value,
+                                 const Slice* stored_inline) const {
   value->clear();
   if (index >= contents_.entries.size()) {
     return Status::InvalidArgument(dir_->path(), "entry index out of range");
@@ -204,7 +282,7 @@ Status SstDir::ReadValue(const ReadOptions& options, size_t index,
   const MetaEntry& e = contents_.entries[index];
   if (e.storage == ValueStorage::kNone) return Status::OK();
 
-  std::string from_file;
+  std::string scratch;
   Slice stored;
   std::string where;
   if (StoredInFile(e.storage)) {
@@ -213,34 +291,37 @@ Status SstDir::ReadValue(const ReadOptions& options, size_t index,
         KvStoredFileName(ExtractUserKey(ikey), ExtractTag(ikey) >> 8,
                          e.storage == ValueStorage::kFileSnappy);
     where = dir_->path() + "/" + name;
-    Status s = dir_->ReadFile(name, &from_file);
+    // One byte more than recorded: a longer file shows in the same read.
+    Status s = dir_->ReadFileAt(name, 0, e.stored_size + 1, &scratch);
     if (s.IsNotFound()) {
       // The meta file lists it, so a missing KV file is damage, not absence.
       return Status::Corruption(where, "KV file missing");
     }
     if (!s.ok()) return s;
-    stored = from_file;
+    if (scratch.size() != e.stored_size) {
+      return Status::Corruption(
+          where, "stored size " + std::to_string(scratch.size()) +
+                     " != recorded " + std::to_string(e.stored_size));
+    }
+    if (options.verify_checksums &&
+        crc32c::Mask(crc32c::Value(scratch.data(), scratch.size())) !=
+            e.stored_crc) {
+      return Status::Corruption(where, "value checksum mismatch");
+    }
+    stored = scratch;
   } else {
-    where = dir_->path() + "/" + meta_name_ + " entry " + std::to_string(index);
-    stored = e.inline_value;
-  }
-  if (stored.size() != e.stored_size) {
-    return Status::Corruption(
-        where, "stored size " + std::to_string(stored.size()) +
-                   " != recorded " + std::to_string(e.stored_size));
-  }
-  if (options.verify_checksums &&
-      crc32c::Mask(crc32c::Value(stored.data(), stored.size())) !=
-          e.stored_crc) {
-    return Status::Corruption(where, "value checksum mismatch");
+    where = InlineWhere(index);
+    if (stored_inline != nullptr) {
+      stored = *stored_inline;
+    } else {
+      uint64_t offset = 0;
+      Status s = ReadInlineStored(index, 0, 0, &scratch, &offset, &stored);
+      if (!s.ok()) return s;
+    }
   }
   const bool compressed = e.storage == ValueStorage::kFileSnappy ||
                           e.storage == ValueStorage::kInlineSnappy;
   return DecodeKvValue(stored, compressed, e.value_size, where, value);
-}
-
-Iterator* SstDir::NewIterator(const ReadOptions& options) const {
-  return new SstDirIterator(this, options_.comparator, options);
 }
 
 uint64_t SstDir::ApproximateBytesBefore(const Slice& internal_key) const {

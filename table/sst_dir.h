@@ -1,5 +1,7 @@
-// A read-only open SST directory: its decoded meta file plus the held
-// directory descriptor through which KV files are read. Thread-safe.
+// A read-only open SST: its decoded meta-file index plus the held directory
+// descriptor through which KV files are read, and, when the meta file
+// holds inline values, a descriptor on the meta file to read them by
+// offset. Thread-safe.
 #ifndef DELSM_TABLE_SST_DIR_H_
 #define DELSM_TABLE_SST_DIR_H_
 
@@ -17,13 +19,15 @@
 namespace leveldb {
 
 class Directory;
+class ReadOnlyFile;
 
 class SstDir {
  public:
   // Open the SST directory at `path` and load its meta file `meta_name`
   // (one directory may hold several SSTs; see MetaFileName in
-  // meta_file.h). Corruption naming the meta file if it is damaged;
-  // NotFound if the directory or the meta file does not exist.
+  // meta_file.h): the index and filter only, not the inline values.
+  // Corruption naming the meta file if it is damaged; NotFound if the
+  // directory or the meta file does not exist.
   static Status Open(const SstDirOptions& options, const std::string& path,
                      const std::string& meta_name,
                      std::unique_ptr<SstDir>* result) {
@@ -46,28 +50,61 @@ class SstDir {
 
   // Finds the first entry whose internal key is >= `internal_key` and, if
   // its user key equals the target's, calls handle(arg, entry_key, value)
-  // with the value read from its KV file (or inline; empty for tombstones).
-  // The Bloom filter is consulted first. With verify_checksums the value's
-  // crc32c is checked (Corruption naming the KV file on mismatch).
+  // with its value (empty for tombstones). The Bloom filter is consulted
+  // first. A value in a KV file costs one open, one read and one close; an
+  // inline value one read. With verify_checksums a KV file's crc32c is
+  // checked (Corruption naming the file on mismatch); an inline value's is
+  // always checked.
   Status InternalGet(const ReadOptions& options, const Slice& internal_key,
                      void* arg,
                      void (*handle)(void*, const Slice& key,
                                     const Slice& value));
 
   // Iterator over the entries in internal-key order; key() is an internal
-  // key, value() is read from the KV file when first asked for. A failed
-  // read makes the iterator invalid with a non-OK status().
+  // key, value() is read when first asked for. Once value() has been asked
+  // at two successive positions in one direction (a scan), the iterator
+  // reads the inline values ahead in large pieces and, with a read-ahead
+  // pool, the next KV files in parallel, within SstDirOptions' bounds; it
+  // stops when destroyed. A failed read makes the iterator invalid with a
+  // non-OK status().
   Iterator* NewIterator(const ReadOptions& options) const;
 
-  // Read the value of entries()[index].
+  // The value of entries()[index], through the value cache: looked up, and
+  // inserted after a read when options.fill_cache.
   Status ReadValue(const ReadOptions& options, size_t index,
                    std::string* value) const;
+  // The same, reading the value without the cache. `stored_inline`, if
+  // given, holds the entry's stored bytes (a reader that has them already).
+  Status ReadValueUncached(const ReadOptions& options, size_t index,
+                           std::string* value,
+                           const Slice* stored_inline = nullptr) const;
+  // True if the value cache holds entries()[index]'s value.
+  bool ValueCached(size_t index) const;
+  // Sets *value from the cache; false if not cached.
+  bool LookupCachedValue(size_t index, std::string* value) const;
+  void CacheValue(size_t index, const Slice& value) const;
+
+  // The stored bytes of inline entries()[index], checked against its crc.
+  // `buffer` holds a piece of the meta file (its offset in *buffer_offset)
+  // that is reused when it covers the value, else refilled with the value
+  // and up to `ahead` bytes beyond it in `direction` (+1 forward, -1
+  // backward). *stored points into `buffer` (or into the entry for a
+  // format-1 file).
+  Status ReadInlineStored(size_t index, int direction, size_t ahead,
+                          std::string* buffer, uint64_t* buffer_offset,
+                          Slice* stored) const;
 
   const MetaFileContents& contents() const { return contents_; }
   Directory* directory() const { return dir_.get(); }
   const std::string& meta_name() const { return meta_name_; }
+  const SstDirOptions& options() const { return options_; }
   // Approximate user value bytes of entries whose key is < internal_key.
   uint64_t ApproximateBytesBefore(const Slice& internal_key) const;
+  // File descriptors held open (the directory, and the meta file if it has
+  // inline values).
+  int OpenDescriptors() const { return meta_file_ != nullptr ? 2 : 1; }
+  // Bytes of memory this object keeps resident (index, filter, keys).
+  size_t ApproximateMemoryUsage() const;
 
  private:
   SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir,
@@ -75,11 +112,15 @@ class SstDir {
 
   // Index of the first entry whose internal key is >= internal_key.
   size_t LowerBound(const Slice& internal_key) const;
+  std::string CacheKey(size_t index) const;
+  std::string InlineWhere(size_t index) const;
 
   // All fields are set by Open() and never change afterwards.
   const SstDirOptions options_;
   std::unique_ptr<Directory> dir_;
   const std::string meta_name_;
+  // The meta file, held open only when it has a value section to read.
+  std::unique_ptr<ReadOnlyFile> meta_file_;
   MetaFileContents contents_;
   const Comparator* user_comparator_ = nullptr;  // compares user keys
   // The filter bytes within contents_.filter; empty when there is none or
@@ -87,6 +128,9 @@ class SstDir {
   Slice filter_;
   // bytes_before_[i]: sum of the value sizes of entries [0, i).
   std::vector<uint64_t> bytes_before_;
+  // Format 2: the end of the value section (the index's offset).
+  uint64_t values_end_ = 0;
+  size_t memory_usage_ = 0;
 };
 
 }  // namespace leveldb

@@ -178,7 +178,8 @@ Status SstDirBuilder::Link(const std::string& name, Directory* source) {
   return s;
 }
 
-Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source) {
+Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source,
+                                const Slice* inline_stored) {
   if (dir_ == nullptr || finished_) {
     return Status::InvalidArgument(path_, "builder not open for AddLinked");
   }
@@ -194,6 +195,19 @@ Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source) {
       s = Link(name, source);
       if (!s.ok()) return s;
     }
+  }
+  if (inline_stored != nullptr && StoredInline(entry.storage)) {
+    if (inline_stored->size() != entry.stored_size) {
+      return Status::InvalidArgument(path_, "inline value of the wrong size");
+    }
+    MetaEntry copy = entry;
+    copy.inline_value = inline_stored->ToString();
+    RecordEntry(copy, parsed, name);
+    return Status::OK();
+  }
+  if (StoredInline(entry.storage) &&
+      entry.inline_value.size() != entry.stored_size) {
+    return Status::InvalidArgument(path_, "inline entry without its value");
   }
   RecordEntry(entry, parsed, name);
   return Status::OK();

@@ -50,11 +50,14 @@ class SstDirBuilder {
 
   // Add an existing entry of another SST (compaction): hard-links its KV
   // file from `source`, or, with a null `source`, takes the KV file already
-  // in this directory. Inline values and tombstones are copied into the new
-  // meta file. No value byte is read or written. A link whose name already
-  // exists here for the same inode (left by an earlier attempt) is taken as
-  // made.
-  Status AddLinked(const MetaEntry& entry, Directory* source);
+  // in this directory. Inline values are copied into the new meta file (as
+  // LevelDB rewrites small values): from `inline_stored` when given (the
+  // caller read them from the source's meta file), else from
+  // entry.inline_value. No KV file byte is read or written. A link whose
+  // name already exists here for the same inode (left by an earlier
+  // attempt) is taken as made.
+  Status AddLinked(const MetaEntry& entry, Directory* source,
+                   const Slice* inline_stored = nullptr);
 
   // Write the meta file (and LONGKEYS when a key needed a hashed name).
   Status Finish();

@@ -10,7 +10,9 @@
 
 namespace leveldb {
 
+class Cache;
 class FileSystem;
+class ThreadPool;
 
 struct SstDirOptions {
   // Orders internal keys (an InternalKeyComparator). Not owned.
@@ -27,6 +29,20 @@ struct SstDirOptions {
   size_t inline_threshold = 0;
   // fsync each KV file and the meta file as they are written.
   bool sync_files = false;
+
+  // Caches values read (from KV files or inline), keyed by value_cache_id
+  // and the entry's internal key (unique to one write, so a cached value is
+  // never stale), charged by bytes. Null: no cache. Not owned.
+  Cache* value_cache = nullptr;
+  // Cache::NewId() of the DB, so DBs sharing a cache never share entries.
+  uint64_t value_cache_id = 0;
+
+  // Scans read KV files ahead of the cursor on this pool, at most
+  // read_ahead_files files and read_ahead_bytes bytes ahead. Null: no
+  // read-ahead. Not owned.
+  ThreadPool* read_ahead_pool = nullptr;
+  size_t read_ahead_bytes = 1 << 20;
+  int read_ahead_files = 16;
 };
 
 }  // namespace leveldb

@@ -289,8 +289,18 @@ TEST_F(SstDirTest, AddLinkedSharesInodes) {
   {
     SstDirBuilder b(options_, dst_path);
     ASSERT_TRUE(b.Begin().ok());
-    for (const MetaEntry& e : src->contents().entries) {
-      Status s = b.AddLinked(e, src->directory());
+    std::string buffer;
+    uint64_t offset = 0;
+    const auto& entries = src->contents().entries;
+    for (size_t i = 0; i < entries.size(); i++) {
+      Slice stored;
+      if (StoredInline(entries[i].storage)) {
+        ASSERT_TRUE(
+            src->ReadInlineStored(i, 1, 0, &buffer, &offset, &stored).ok());
+      }
+      Status s = b.AddLinked(entries[i], src->directory(),
+                             StoredInline(entries[i].storage) ? &stored
+                                                              : nullptr);
       ASSERT_TRUE(s.ok()) << s.ToString();
     }
     ASSERT_TRUE(b.Finish().ok());

@@ -47,6 +47,13 @@ class FaultDirectory final : public Directory {
     return base_->ReadFileAt(name, offset, n, contents);
   }
 
+  Status OpenFile(const std::string& name,
+                  std::unique_ptr<ReadOnlyFile>* result) override {
+    const FaultDecision d = fs_->Decide(FsOp::kOpen, Join(name));
+    if (d.fail) return d.status;
+    return base_->OpenFile(name, result);
+  }
+
   Status LinkFrom(Directory* source, const std::string& name) override {
     const FaultDecision d = fs_->Decide(FsOp::kLink, Join(name));
     if (d.fail) return d.status;

@@ -38,6 +38,11 @@ class PowerLossDirectory final : public Directory {
     return base_->ReadFileAt(name, offset, n, contents);
   }
 
+  Status OpenFile(const std::string& name,
+                  std::unique_ptr<ReadOnlyFile>* result) override {
+    return base_->OpenFile(name, result);
+  }
+
   Status LinkFrom(Directory* source, const std::string& name) override {
     if (fs_->PowerIsOff()) return fs_->PowerOffError(Join(name));
     auto* wrapped = dynamic_cast<PowerLossDirectory*>(source);

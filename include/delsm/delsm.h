@@ -39,6 +39,13 @@ struct DELSM_EXPORT Tuning {
   // of a KV file of their own. 0 = every value gets a KV file (pure DeLSM).
   size_t inline_threshold = 0;
 
+  // Scans read KV files ahead of the cursor on `read_ahead_threads`
+  // threads, at most this many files and bytes ahead of it (per SST being
+  // scanned). 0 files or bytes = no read-ahead.
+  int read_ahead_files = 16;
+  size_t read_ahead_bytes = 1 << 20;
+  int read_ahead_threads = 4;
+
   // L0 is compacted when it holds this many entries, or this many SST
   // directories, whichever comes first.
   uint64_t l0_compaction_entries = 10000;

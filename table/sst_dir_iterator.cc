@@ -1,0 +1,152 @@
+// SstDir's iterator: positions are indices into the meta-file index; a
+// value is read on the first value() call at a position. Once value() has
+// been asked at two successive positions in one direction, the iterator
+// treats the access as a scan: it reads the meta file's value section in
+// pieces of up to read_ahead_bytes (inline values lie in key order there),
+// and has the ValuePrefetcher read the next KV files in parallel.
+#include <cassert>
+#include <memory>
+
+#include "table/sst_dir.h"
+#include "table/value_prefetcher.h"
+
+namespace leveldb {
+
+namespace {
+
+class SstDirIterator final : public Iterator {
+ public:
+  SstDirIterator(const SstDir* dir, const ReadOptions& options)
+      : dir_(dir),
+        cmp_(dir->options().comparator),
+        options_(options),
+        n_(dir->contents().entries.size()),
+        index_(n_) {}
+
+  bool Valid() const override { return index_ < n_ && status_.ok(); }
+  void SeekToFirst() override { Reposition(0); }
+  void SeekToLast() override { Reposition(n_ == 0 ? 0 : n_ - 1); }
+  void Seek(const Slice& target) override {
+    const auto& entries = dir_->contents().entries;
+    size_t lo = 0, hi = n_;
+    while (lo < hi) {
+      size_t mid = lo + (hi - lo) / 2;
+      if (cmp_->Compare(entries[mid].internal_key, target) < 0) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    Reposition(lo);
+  }
+  void Next() override {
+    assert(Valid());
+    MoveTo(index_ + 1);
+  }
+  void Prev() override {
+    assert(Valid());
+    MoveTo(index_ == 0 ? n_ : index_ - 1);
+  }
+  Slice key() const override {
+    assert(Valid());
+    return dir_->contents().entries[index_].internal_key;
+  }
+  Slice value() const override {
+    assert(Valid());
+    if (!value_loaded_) {
+      Status s = Load();
+      if (!s.ok()) {
+        // The contract: a failed read invalidates the iterator.
+        status_ = s;
+        value_.clear();
+        return Slice();
+      }
+      value_loaded_ = true;
+    }
+    return value_;
+  }
+  Status status() const override { return status_; }
+
+ private:
+  void MoveTo(size_t index) {
+    index_ = index < n_ ? index : n_;
+    value_loaded_ = false;
+    value_.clear();
+  }
+  // A seek ends any scan in progress.
+  void Reposition(size_t index) {
+    MoveTo(index);
+    last_loaded_ = n_;
+    direction_ = 0;
+    run_ = 0;
+    if (prefetcher_ != nullptr) prefetcher_->Clear();
+  }
+
+  // Reads the value at index_, noting whether the reads form a scan.
+  Status Load() const {
+    const MetaEntry& e = dir_->contents().entries[index_];
+    if (e.storage == ValueStorage::kNone) return Status::OK();
+    const int direction =
+        last_loaded_ == n_ ? 0 : (index_ > last_loaded_ ? 1 : -1);
+    if (direction != 0 && (direction_ == 0 || direction == direction_)) {
+      run_++;
+    } else {
+      run_ = 1;
+    }
+    direction_ = direction;
+    last_loaded_ = index_;
+    const bool scan = run_ >= 2;
+
+    if (dir_->LookupCachedValue(index_, &value_)) return Status::OK();
+    Status s;
+    bool read = false;
+    if (StoredInline(e.storage)) {
+      const size_t ahead = scan ? dir_->options().read_ahead_bytes : 0;
+      Slice stored;
+      s = dir_->ReadInlineStored(index_, direction_, ahead, &inline_buffer_,
+                                 &inline_buffer_offset_, &stored);
+      if (s.ok())
+        s = dir_->ReadValueUncached(options_, index_, &value_, &stored);
+      read = true;
+    } else if (scan && dir_->options().read_ahead_pool != nullptr &&
+               dir_->options().read_ahead_files > 0) {
+      if (prefetcher_ == nullptr) {
+        prefetcher_.reset(new ValuePrefetcher(dir_, options_));
+      }
+      read = prefetcher_->Take(index_, direction_, &value_, &s);
+      prefetcher_->Advance(index_, direction_);
+    }
+    if (!read) s = dir_->ReadValueUncached(options_, index_, &value_);
+    if (s.ok() && options_.fill_cache) dir_->CacheValue(index_, value_);
+    return s;
+  }
+
+  const SstDir* const dir_;
+  const Comparator* const cmp_;  // orders internal keys
+  const ReadOptions options_;
+  const size_t n_;
+  size_t index_;  // n_ when not positioned
+  // Lazily loaded value of entries[index_]; mutable because value() is const.
+  mutable std::string value_;
+  mutable bool value_loaded_ = false;
+  mutable Status status_;
+  // Scan detection: the last position whose value was read (n_: none), the
+  // direction from the one before, and how many reads in a row went that way.
+  mutable size_t last_loaded_ = n_;
+  mutable int direction_ = 0;
+  mutable int run_ = 0;
+  // A piece of the meta file's value section, at inline_buffer_offset_.
+  mutable std::string inline_buffer_;
+  mutable uint64_t inline_buffer_offset_ = 0;
+  // Created at the first scan over KV files; destroyed (stopping its reads)
+  // with the iterator, before the SstDir it reads is released.
+  mutable std::unique_ptr<ValuePrefetcher> prefetcher_;
+};
+
+}  // namespace
+
+Iterator* SstDir::NewIterator(const ReadOptions& options) const {
+  return new SstDirIterator(this, options);
+}
+
+}  // namespace leveldb
