@@ -226,9 +226,16 @@ Status DBImpl::MakeRoomForWrite(bool force) {
   while (true) {
     if (!bg_error_.ok()) return bg_error_;
     const int l0_dirs = versions_->NumLevelFiles(0);
-    if (allow_delay && l0_dirs >= tuning_.l0_slowdown_dirs) {
+    if (allow_delay && l0_dirs >= tuning_.l0_slowdown_dirs &&
+        l0_dirs < tuning_.l0_stop_dirs) {
+      // Graded back-pressure: each write past the slowdown mark waits a
+      // share of 1 ms that grows with how close L0 is to the stop mark, so
+      // the writer slows to the compaction's pace instead of dropping to
+      // 1000 writes/s as soon as L0 reaches the mark.
+      const int span = tuning_.l0_stop_dirs - tuning_.l0_slowdown_dirs + 1;
+      const int over = l0_dirs - tuning_.l0_slowdown_dirs + 1;
       mutex_.Unlock();
-      env_->SleepForMicroseconds(1000);
+      env_->SleepForMicroseconds(1000 * over / span);
       allow_delay = false;
       mutex_.Lock();
     } else if (!force &&

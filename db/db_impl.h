@@ -258,6 +258,12 @@ class DBImpl : public DB {
   std::vector<RetiredSst> retired_ssts_ GUARDED_BY(mutex_);
   // RemoveObsoleteFiles calls working without mutex_.
   int removals_in_flight_ GUARDED_BY(mutex_) = 0;
+  // Dead SST directories and files one RemoveObsoleteFiles call is removing
+  // (without mutex_): the flush and compaction threads both call it, and a
+  // second caller must not list and unlink the same entries again. Added
+  // and erased by the caller that removes them, under mutex_.
+  std::set<uint64_t> dirs_being_removed_ GUARDED_BY(mutex_);
+  std::set<std::string> files_being_removed_ GUARDED_BY(mutex_);
 
   ManualCompaction* manual_compaction_ GUARDED_BY(mutex_) = nullptr;
 

@@ -465,7 +465,9 @@ void DBImpl::RemoveObsoleteFiles() {
       default:
         break;
     }
-    if (!keep) files_to_delete.push_back(child);
+    if (!keep && files_being_removed_.insert(child).second) {
+      files_to_delete.push_back(child);
+    }
   }
   for (int level = 0; level < config::kNumLevels; level++) {
     const std::string level_dir = LevelDirName(dbname_, level);
@@ -474,7 +476,8 @@ void DBImpl::RemoveObsoleteFiles() {
     for (const std::string& d : dirs) {
       uint64_t number;
       if (ParseSstDirName(d, &number) && number < fence &&
-          live.count(number) == 0) {
+          live.count(number) == 0 &&
+          dirs_being_removed_.insert(number).second) {
         dirs_to_delete.push_back({number, level_dir + "/" + d});
       }
     }
@@ -500,6 +503,8 @@ void DBImpl::RemoveObsoleteFiles() {
     }
   }
   mutex_.Lock();
+  for (const std::string& f : files_to_delete) files_being_removed_.erase(f);
+  for (const auto& d : dirs_to_delete) dirs_being_removed_.erase(d.first);
   removals_in_flight_--;
   background_cv_.SignalAll();
   dentry_stats_.unlinks += unlinked;

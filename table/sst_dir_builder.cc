@@ -105,15 +105,21 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
     e.storage = ValueStorage::kNone;
     e.stored_crc = crc32c::Mask(crc32c::Value("", 0));
   } else {
+    const bool goes_inline = options_.inline_threshold > 0 &&
+                             value.size() <= options_.inline_threshold;
+    // A KV file takes whole blocks: a value that fits in one block cannot
+    // be made to take fewer, so compressing it would only cost time now and
+    // a decompression on every read.
+    const CompressionType compression =
+        !goes_inline && FileBlocks(value.size()) <= 1 ? kNoCompression
+                                                      : options_.compression;
     std::string scratch;
     bool compressed;
-    Slice stored =
-        EncodeKvValue(value, options_.compression, &scratch, &compressed);
+    Slice stored = EncodeKvValue(value, compression, &scratch, &compressed);
     e.value_size = value.size();
     e.stored_size = stored.size();
     e.stored_crc = crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
-    if (options_.inline_threshold > 0 &&
-        value.size() <= options_.inline_threshold) {
+    if (goes_inline) {
       e.storage =
           compressed ? ValueStorage::kInlineSnappy : ValueStorage::kInline;
       e.inline_value = stored.ToString();

@@ -219,6 +219,23 @@ TEST_F(SstDirTest, SnappyOnlyWhenItSaves) {
   EXPECT_TRUE(s.ok()) << s.ToString();
 }
 
+// A value of at most one block takes one block either way: it is stored
+// as written, however well it would compress.
+TEST_F(SstDirTest, OneBlockValuesAreNeverCompressed) {
+  options_.compression = kSnappyCompression;
+  const std::string path = Path("000008.sst");
+  Build(path, {{IKey("a", 1, kTypeValue), std::string(4096, 'a')},
+               {IKey("b", 1, kTypeValue), std::string(100, 'b')},
+               {IKey("c", 1, kTypeValue), std::string(4097, 'c')}});
+  auto dir = OpenDir(path);
+  EXPECT_EQ(dir->contents().entries[0].storage, ValueStorage::kFile);
+  EXPECT_EQ(dir->contents().entries[0].stored_size, 4096u);
+  EXPECT_EQ(dir->contents().entries[1].storage, ValueStorage::kFile);
+  EXPECT_EQ(dir->contents().entries[2].storage, ValueStorage::kFileSnappy);
+  EXPECT_EQ(Get(dir.get(), "a", 1).value, std::string(4096, 'a'));
+  EXPECT_EQ(Get(dir.get(), "c", 1).value, std::string(4097, 'c'));
+}
+
 TEST_F(SstDirTest, IteratorOrderAndLazyValues) {
   const std::string path = Path("000007.sst");
   std::vector<std::pair<std::string, std::string>> kvs;
