@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "db/c_handles.h"
 #include "leveldb/cache.h"
 #include "leveldb/comparator.h"
 #include "leveldb/db.h"
@@ -20,10 +21,8 @@
 #include "leveldb/status.h"
 #include "leveldb/write_batch.h"
 
-// The handle types. Each owns what `rep` points to unless noted.
-struct leveldb_t {
-  leveldb::DB *rep;
-};
+// The handle types. Each owns what `rep` points to unless noted (leveldb_t
+// and leveldb_options_t are in db/c_handles.h, shared with db/c_tuning.cc).
 struct leveldb_iterator_t {
   leveldb::Iterator *rep;
 };
@@ -38,9 +37,6 @@ struct leveldb_readoptions_t {
 };
 struct leveldb_writeoptions_t {
   leveldb::WriteOptions rep;
-};
-struct leveldb_options_t {
-  leveldb::Options rep;
 };
 struct leveldb_cache_t {
   leveldb::Cache *rep;

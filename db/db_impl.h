@@ -77,7 +77,8 @@ class DBImpl : public DB {
   void CompactRange(const Slice* begin, const Slice* end) override;
 
   // Open's work after construction: recover, start the background threads.
-  Status Open();
+  // `env_spec` is DELSM_OPTIONS as applied (nullptr: unset), for the LOG.
+  Status Open(const char* env_spec);
 
   // Test hooks. Flush the memtable and wait until no immutable remains.
   Status TEST_FlushMemTable();
@@ -277,7 +278,7 @@ class DBImpl : public DB {
 };
 
 // delsm::Open with the SST directories on `fs` (not owned; must outlive the
-// DB). For fault-injection tests.
+// DB). For fault-injection tests. Applies DELSM_OPTIONS like delsm::Open.
 Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
                           const std::string& name, FileSystem* fs, DB** dbptr);
 

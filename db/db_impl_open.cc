@@ -2,6 +2,7 @@
 // manifest and WALs, and cleaning what an interrupted flush or compaction
 // left on disk. Also DestroyDB.
 #include <algorithm>
+#include <cstdlib>
 #include <memory>
 #include <vector>
 
@@ -275,8 +276,12 @@ Status DBImpl::PlaceLiveDirectories() {
   return Status::OK();
 }
 
-Status DBImpl::Open() {
+Status DBImpl::Open(const char* env_spec) {
   MutexLock l(&mutex_);
+  Log(options_.info_log, "DeLSM tuning: %s%s%s%s\n",
+      delsm::TuningToString(tuning_).c_str(),
+      env_spec != nullptr ? " (DELSM_OPTIONS=\"" : "",
+      env_spec != nullptr ? env_spec : "", env_spec != nullptr ? "\")" : "");
   VersionEdit edit;
   bool save_manifest = false;
   Status s = Recover(&edit, &save_manifest);
@@ -373,11 +378,22 @@ Status DestroyDBWithFileSystem(const std::string& dbname,
 
 namespace leveldb {
 
-Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
+Status OpenWithFileSystem(const Options& options,
+                          const delsm::Tuning& requested,
                           const std::string& name, FileSystem* fs, DB** dbptr) {
   *dbptr = nullptr;
   if (options.comparator == nullptr || options.env == nullptr) {
     return Status::InvalidArgument(name, "options need a comparator and env");
+  }
+  // The operator's DELSM_OPTIONS reaches every program, including those
+  // that only know leveldb::DB::Open (the drop-in, the C API, bindings).
+  delsm::Tuning tuning = requested;
+  const char* env_spec = std::getenv("DELSM_OPTIONS");
+  if (env_spec != nullptr) {
+    Status s = delsm::ParseTuning(env_spec, &tuning);
+    if (!s.ok()) {
+      return Status::InvalidArgument("DELSM_OPTIONS", s.ToString());
+    }
   }
   if (tuning.l0_compaction_dirs < 1 ||
       tuning.l0_slowdown_dirs < tuning.l0_compaction_dirs ||
@@ -394,7 +410,7 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
   Status format = CheckDatabaseFormat(options.env, name, "DB::Open");
   if (!format.ok()) return format;
   DBImpl* impl = new DBImpl(options, tuning, name, fs);
-  Status s = impl->Open();
+  Status s = impl->Open(env_spec);
   if (s.ok()) {
     *dbptr = impl;
   } else {

@@ -14,10 +14,12 @@
 
 #include "tests/test_support.h"
 
-#if !defined(DROPIN_CLIENT) || !defined(DROPIN_LIBRARY_DIR)
-// tests/extra.cmake did not configure the client (no Debian libleveldb.so.1d
-// at configure time); the test below then fails saying so.
+#if !defined(DROPIN_CLIENT) || !defined(DROPIN_LIBRARY_DIR) || \
+    !defined(OPTIONS_CLIENT)
+// tests/extra.cmake did not configure the clients (no Debian
+// libleveldb.so.1d at configure time); the tests below then fail saying so.
 #define DROPIN_CLIENT ""
+#define OPTIONS_CLIENT ""
 #define DROPIN_LIBRARY_DIR ""
 #endif
 
@@ -38,14 +40,9 @@ struct ClientRun {
   std::vector<std::string> libs;  // the libleveldb files mapped
 };
 
-// Runs the client on a fresh scratch directory, with `env_prefix` (shell
-// assignments) in front of the command. stderr is merged into the output.
-ClientRun RunClient(const std::string& env_prefix) {
+// Runs a shell command line and collects its output.
+ClientRun RunCommand(const std::string& cmd) {
   ClientRun run;
-  delsm_test::TempDir scratch("dropin");
-  if (scratch.path().empty()) return run;
-  std::string cmd = env_prefix + " '" + std::string(DROPIN_CLIENT) + "' '" +
-                    scratch.path() + "' 2>&1";
   FILE* p = popen(cmd.c_str(), "r");
   if (p == nullptr) return run;
   std::string all;
@@ -63,6 +60,26 @@ ClientRun RunClient(const std::string& env_prefix) {
     }
   }
   return run;
+}
+
+// Runs the client on a fresh scratch directory, removed afterwards.
+ClientRun RunClient(const std::string& env_prefix) {
+  delsm_test::TempDir scratch("dropin");
+  if (scratch.path().empty()) return ClientRun();
+  return RunCommand(env_prefix + " '" + std::string(DROPIN_CLIENT) + "' '" +
+                    scratch.path() + "' 2>&1");
+}
+
+// The whole of a small text file, or "" if it cannot be read.
+std::string ReadText(const std::string& path) {
+  std::string all;
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (f == nullptr) return all;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), f)) > 0) all.append(buf, n);
+  std::fclose(f);
+  return all;
 }
 
 TEST(DropinTest, SameResultsOnDebianLevelDbAndOnDelsm) {
@@ -105,6 +122,50 @@ TEST(DropinTest, SameResultsOnDebianLevelDbAndOnDelsm) {
     if (!more_a || !more_b) break;
   }
   EXPECT_EQ(debian.output, delsm.output);
+}
+
+// Issue 15: DELSM_OPTIONS reaches a program that knows only LevelDB's API
+// and was built against Debian's LevelDB: on the drop-in its database runs
+// with the chosen durability and the LOG says so; an invalid value fails
+// the open with InvalidArgument.
+TEST(DropinTest, DelsmOptionsReachesProgramsBuiltForLevelDb) {
+  ASSERT_STRNE("", OPTIONS_CLIENT)
+      << "options_client was not configured: is libleveldb-dev installed?";
+  const std::string on_delsm =
+      std::string("env -u LD_PRELOAD LD_LIBRARY_PATH='") + DROPIN_LIBRARY_DIR +
+      "' ";
+  delsm_test::TempDir scratch("dropin_options");
+  ASSERT_FALSE(scratch.path().empty());
+  const std::string db = scratch.path() + "/db";
+  const std::string client =
+      std::string(" '") + OPTIONS_CLIENT + "' '" + db + "' 2>&1";
+
+  ClientRun run = RunCommand(
+      on_delsm + "DELSM_OPTIONS='durability=fsync; inline_threshold=64'" +
+      client);
+  ASSERT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0)
+      << run.output;
+  const std::string log = ReadText(db + "/LOG");
+  EXPECT_NE(std::string::npos, log.find("DeLSM tuning: durability=fsync;"))
+      << log;
+  EXPECT_NE(std::string::npos, log.find(";inline_threshold=64;")) << log;
+  EXPECT_NE(std::string::npos,
+            log.find("(DELSM_OPTIONS=\"durability=fsync; inline_threshold=64\")"))
+      << log;
+
+  // Without the variable the next open runs with the defaults again.
+  run = RunCommand(on_delsm + "env -u DELSM_OPTIONS" + client);
+  ASSERT_TRUE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0)
+      << run.output;
+  EXPECT_NE(std::string::npos,
+            ReadText(db + "/LOG").find("DeLSM tuning: durability=syncfs;"));
+
+  run = RunCommand(on_delsm + "DELSM_OPTIONS='durability=often'" + client);
+  EXPECT_FALSE(WIFEXITED(run.status) && WEXITSTATUS(run.status) == 0)
+      << run.output;
+  EXPECT_NE(std::string::npos, run.output.find("open: InvalidArgument"))
+      << run.output;
+  EXPECT_NE(std::string::npos, run.output.find("DELSM_OPTIONS")) << run.output;
 }
 
 }  // namespace

@@ -13,9 +13,16 @@ if(TARGET dropin_test AND DELSM_DEBIAN_LEVELDB)
   target_link_libraries(dropin_client PRIVATE ${DELSM_DEBIAN_LEVELDB} Threads::Threads)
   # No RPATH: the loader must be free to take LD_LIBRARY_PATH's library.
   set_target_properties(dropin_client PROPERTIES SKIP_BUILD_RPATH ON)
-  add_dependencies(dropin_test dropin_client leveldb_dropin)
+  # options_client: the same kind of program, keeping its database so the
+  # DELSM_OPTIONS test can read its LOG.
+  add_executable(options_client ${CMAKE_CURRENT_SOURCE_DIR}/dropin/options_client.cc)
+  target_include_directories(options_client PRIVATE ${LEVELDB_INCLUDE_DIR})
+  target_link_libraries(options_client PRIVATE ${DELSM_DEBIAN_LEVELDB} Threads::Threads)
+  set_target_properties(options_client PROPERTIES SKIP_BUILD_RPATH ON)
+  add_dependencies(dropin_test dropin_client options_client leveldb_dropin)
   target_compile_definitions(dropin_test PRIVATE
     DROPIN_CLIENT="$<TARGET_FILE:dropin_client>"
+    OPTIONS_CLIENT="$<TARGET_FILE:options_client>"
     DROPIN_LIBRARY_DIR="$<TARGET_FILE_DIR:leveldb_dropin>")
 elseif(TARGET dropin_test)
   message(WARNING "Debian's libleveldb.so.1d not found: dropin_test will fail")
@@ -26,7 +33,7 @@ endif()
 # it is an executable, not a ctest; scripts/soak.sh builds and runs it.
 add_executable(crash_soak ${CMAKE_CURRENT_SOURCE_DIR}/soak/crash_soak.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/soak/soak_child.cc)
-target_link_libraries(crash_soak delsm_static)
+target_link_libraries(crash_soak delsm_internal)
 
 # LevelDB oracle (issue 10, item 3): creates and dumps databases with
 # Debian's LevelDB in a separate process; the CLI is documented at the top

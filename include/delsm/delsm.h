@@ -61,10 +61,35 @@ struct DELSM_EXPORT Tuning {
   uint64_t l1_entries = 100000;
 };
 
-// Open with DeLSM tuning. Same contract as leveldb::DB::Open.
+// Open with DeLSM tuning. Same contract as leveldb::DB::Open. Fields named in
+// the environment variable DELSM_OPTIONS (see ParseTuning) override `tuning`;
+// an invalid DELSM_OPTIONS fails Open with InvalidArgument. leveldb::DB::Open
+// is this call with a default Tuning. The tuning in effect is written to the
+// LOG.
 DELSM_EXPORT leveldb::Status Open(const leveldb::Options& options,
                                   const Tuning& tuning,
                                   const std::string& name, leveldb::DB** dbptr);
+
+// Sets the Tuning fields named in `spec`, a list of `name=value` separated by
+// ';' (spaces around names and values are ignored, empty items skipped), e.g.
+// "durability=fsync;inline_threshold=512". Names are the field names above;
+// durability takes syncfs, fsync or deferred; numbers are decimal. Fields not
+// named keep their value. On an unknown name or a bad value returns
+// InvalidArgument saying which, and leaves *tuning unchanged.
+DELSM_EXPORT leveldb::Status ParseTuning(const std::string& spec,
+                                         Tuning* tuning);
+
+// Every field of `tuning` in ParseTuning's syntax, in declaration order.
+DELSM_EXPORT std::string TuningToString(const Tuning& tuning);
+
+// Sets one field by name from its text form (the same rules as ParseTuning).
+DELSM_EXPORT leveldb::Status SetTuningField(const std::string& name,
+                                            const std::string& value,
+                                            Tuning* tuning);
+
+// The text form of one field; false if there is no field of that name.
+DELSM_EXPORT bool GetTuningField(const Tuning& tuning, const std::string& name,
+                                 std::string* value);
 
 }  // namespace delsm
 

@@ -2,15 +2,17 @@
 """Checks what DeLSM's shared libraries export and what they contain.
 
 For each library given: every defined dynamic symbol must belong to
-LevelDB's C++ API (namespace leveldb), LevelDB's C API (leveldb_*) or DeLSM's
-namespace (delsm::); and no symbol at all (dynamic or in the full symbol
-table) may come from the test scaffolding: fault injection or power-loss
-models. Exits non-zero listing what is wrong.
+LevelDB's C++ API (namespace leveldb), LevelDB's C API (leveldb_*), DeLSM's
+namespace (delsm::) or DeLSM's C API (delsm_*, delsm/c.h); and no symbol at
+all (dynamic or in the full symbol table) may come from the test
+scaffolding: fault injection or power-loss models. Exits non-zero listing
+what is wrong.
 """
 import subprocess
 import sys
 
-ALLOWED_PREFIXES = ("leveldb::", "delsm::", "leveldb_", "typeinfo for leveldb::",
+ALLOWED_PREFIXES = ("leveldb::", "delsm::", "leveldb_", "delsm_",
+                    "typeinfo for leveldb::",
                     "typeinfo name for leveldb::", "vtable for leveldb::",
                     "typeinfo for delsm::", "typeinfo name for delsm::",
                     "vtable for delsm::")
@@ -42,6 +44,8 @@ def check(path):
         problems.append(f"{path}: does not export leveldb::DB::Open")
     if not any(n.startswith("leveldb_open") for _, n in exported):
         problems.append(f"{path}: does not export the C API (leveldb_open)")
+    if not any(n.startswith("delsm_open") for _, n in exported):
+        problems.append(f"{path}: does not export DeLSM's C API (delsm_open)")
     if not any(n.startswith("delsm::Open") for _, n in exported):
         problems.append(f"{path}: does not export delsm::Open")
     try:

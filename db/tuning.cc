@@ -1,0 +1,194 @@
+// delsm::Tuning as text: the DELSM_OPTIONS environment variable, the C API's
+// tuning functions and the LOG line all go through the one field table
+// below. A field added to delsm::Tuning is one line in Fields().
+#include <cerrno>
+#include <cinttypes>
+#include <cstdlib>
+#include <functional>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "delsm/delsm.h"
+
+namespace delsm {
+
+namespace {
+
+struct Field {
+  const char* name;
+  // Sets the field from `text`; false if the text is not a valid value.
+  std::function<bool(const std::string& text, Tuning* t)> parse;
+  std::function<std::string(const Tuning& t)> format;
+  const char* values;  // what parse accepts, for error messages
+};
+
+// Decimal text -> an integral field, rejecting signs where the field is
+// unsigned, trailing characters and values out of the field's range (a bool
+// field takes 0 or 1).
+template <typename T>
+Field Integer(const char* name, T Tuning::*member) {
+  static_assert(std::is_integral<T>::value, "integral fields only");
+  Field f;
+  f.name = name;
+  f.values = std::is_signed<T>::value ? "a decimal integer"
+                                      : "a non-negative decimal integer";
+  f.parse = [member](const std::string& text, Tuning* t) {
+    if (text.empty()) return false;
+    errno = 0;
+    char* end = nullptr;
+    if (std::is_signed<T>::value) {
+      long long v = std::strtoll(text.c_str(), &end, 10);
+      if (errno != 0 || *end != '\0') return false;
+      if (v < static_cast<long long>(std::numeric_limits<T>::min()) ||
+          v > static_cast<long long>(std::numeric_limits<T>::max())) {
+        return false;
+      }
+      t->*member = static_cast<T>(v);
+    } else {
+      if (text[0] == '-' || text[0] == '+') return false;
+      unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+      if (errno != 0 || *end != '\0') return false;
+      if (v > static_cast<unsigned long long>(std::numeric_limits<T>::max())) {
+        return false;
+      }
+      t->*member = static_cast<T>(v);
+    }
+    return true;
+  };
+  f.format = [member](const Tuning& t) { return std::to_string(t.*member); };
+  return f;
+}
+
+struct DurabilityName {
+  Durability mode;
+  const char* name;
+};
+constexpr DurabilityName kDurabilityNames[] = {
+    {Durability::kSyncfs, "syncfs"},
+    {Durability::kFsync, "fsync"},
+    {Durability::kDeferred, "deferred"},
+};
+
+Field DurabilityField(const char* name, Durability Tuning::*member) {
+  Field f;
+  f.name = name;
+  f.values = "syncfs, fsync or deferred";
+  f.parse = [member](const std::string& text, Tuning* t) {
+    for (const DurabilityName& d : kDurabilityNames) {
+      if (text == d.name) {
+        t->*member = d.mode;
+        return true;
+      }
+    }
+    return false;
+  };
+  f.format = [member](const Tuning& t) {
+    for (const DurabilityName& d : kDurabilityNames) {
+      if (t.*member == d.mode) return std::string(d.name);
+    }
+    return std::string("unknown");
+  };
+  return f;
+}
+
+// Every Tuning field, in declaration order.
+const std::vector<Field>& Fields() {
+  static const std::vector<Field>* fields = new std::vector<Field>{
+      DurabilityField("durability", &Tuning::durability),
+      Integer("deferred_wal_retention_micros",
+              &Tuning::deferred_wal_retention_micros),
+      Integer("inline_threshold", &Tuning::inline_threshold),
+      Integer("l0_compaction_entries", &Tuning::l0_compaction_entries),
+      Integer("l0_compaction_dirs", &Tuning::l0_compaction_dirs),
+      Integer("l0_slowdown_dirs", &Tuning::l0_slowdown_dirs),
+      Integer("l0_stop_dirs", &Tuning::l0_stop_dirs),
+      Integer("sst_entries", &Tuning::sst_entries),
+      Integer("l1_entries", &Tuning::l1_entries),
+  };
+  return *fields;
+}
+
+const Field* FindField(const std::string& name) {
+  for (const Field& f : Fields()) {
+    if (name == f.name) return &f;
+  }
+  return nullptr;
+}
+
+std::string Trim(const std::string& s) {
+  size_t b = s.find_first_not_of(" \t\n");
+  if (b == std::string::npos) return "";
+  size_t e = s.find_last_not_of(" \t\n");
+  return s.substr(b, e - b + 1);
+}
+
+std::string KnownNames() {
+  std::string names;
+  for (const Field& f : Fields()) {
+    if (!names.empty()) names += ", ";
+    names += f.name;
+  }
+  return names;
+}
+
+}  // namespace
+
+leveldb::Status SetTuningField(const std::string& name,
+                               const std::string& value, Tuning* tuning) {
+  const Field* f = FindField(name);
+  if (f == nullptr) {
+    return leveldb::Status::InvalidArgument(
+        "unknown tuning field '" + name + "'", "known: " + KnownNames());
+  }
+  if (!f->parse(value, tuning)) {
+    return leveldb::Status::InvalidArgument(
+        "bad value '" + value + "' for tuning field " + name,
+        std::string("want ") + f->values);
+  }
+  return leveldb::Status::OK();
+}
+
+bool GetTuningField(const Tuning& tuning, const std::string& name,
+                    std::string* value) {
+  const Field* f = FindField(name);
+  if (f == nullptr) return false;
+  *value = f->format(tuning);
+  return true;
+}
+
+leveldb::Status ParseTuning(const std::string& spec, Tuning* tuning) {
+  Tuning result = *tuning;
+  size_t pos = 0;
+  while (pos <= spec.size()) {
+    size_t semi = spec.find(';', pos);
+    if (semi == std::string::npos) semi = spec.size();
+    const std::string item = Trim(spec.substr(pos, semi - pos));
+    pos = semi + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) {
+      return leveldb::Status::InvalidArgument(
+          "tuning item '" + item + "' is not name=value");
+    }
+    leveldb::Status s = SetTuningField(Trim(item.substr(0, eq)),
+                                       Trim(item.substr(eq + 1)), &result);
+    if (!s.ok()) return s;
+  }
+  *tuning = result;
+  return leveldb::Status::OK();
+}
+
+std::string TuningToString(const Tuning& tuning) {
+  std::string out;
+  for (const Field& f : Fields()) {
+    if (!out.empty()) out += ";";
+    out += f.name;
+    out += "=";
+    out += f.format(tuning);
+  }
+  return out;
+}
+
+}  // namespace delsm
