@@ -6,7 +6,6 @@
 #include "db/filename.h"
 #include "db/memtable.h"
 #include "db/table_cache.h"
-#include "fs/posix_file_system.h"
 #include "db/version_set.h"
 #include "fs/posix_file_system.h"
 #include "util/mutexlock.h"
@@ -83,10 +82,10 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
       const std::string dir = LevelDirName(dbname_, level);
       uint64_t allocated = 0, inodes = 0;
       if (fs_->Exists(dir)) {
-        Status s = TreeDiskUsage(dir, nullptr, &allocated, &inodes);
+        // The level directory itself is not part of the level's data
+        // (neither its inode nor its blocks).
+        Status s = DiskUsageBelow(dir, nullptr, &allocated, &inodes);
         if (!s.ok() && !s.IsNotFound()) return false;
-        // The level directory itself is not part of the level's data.
-        inodes = inodes > 0 ? inodes - 1 : 0;
       }
       *value = std::to_string(bytes ? allocated : inodes);
       return true;

@@ -105,8 +105,14 @@ void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
       skipping = true;
       continue;
     }
-    valid_ = true;
     saved_key_.clear();
+    // Read the value now: a value that cannot be read (a damaged meta file
+    // or KV file) must end the iteration with that error before the caller
+    // sees the entry, never show up as an empty value (LevelDB's value()
+    // cannot fail either). Scans read every value anyway; this only moves
+    // the read before value().
+    iter_->value();
+    valid_ = iter_->status().ok();
     return;
   }
   saved_key_.clear();
@@ -131,6 +137,14 @@ void DBIter::FindPrevUserEntry() {
       ClearSavedValue();
     } else {
       const Slice v = iter_->value();
+      if (!iter_->status().ok()) {
+        // As in FindNextUserEntry: an unreadable value ends the iteration.
+        valid_ = false;
+        saved_key_.clear();
+        ClearSavedValue();
+        direction_ = kForward;
+        return;
+      }
       if (saved_value_.capacity() > v.size() + (1u << 20)) ClearSavedValue();
       saved_key_.assign(ikey.user_key.data(), ikey.user_key.size());
       saved_value_.assign(v.data(), v.size());

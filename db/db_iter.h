@@ -14,7 +14,10 @@ namespace leveldb {
 // <= `sequence`, and omits the key when that entry is a deletion. Entries
 // newer than `sequence` are invisible. Takes ownership of `internal_iter`.
 // An entry whose internal key cannot be parsed is skipped and reported as
-// Corruption by status().
+// Corruption by status(). The iterator reads an entry's value when it
+// lands on the entry; if the value cannot be read (or any internal
+// iterator has failed) it becomes invalid with that error in status(), so
+// value() never stands in an empty value for an unreadable one.
 Iterator* NewDBIterator(const Comparator* user_comparator,
                         Iterator* internal_iter, SequenceNumber sequence);
 

@@ -165,6 +165,17 @@ Status TreeDiskUsage(const std::string& path, std::set<uint64_t>* seen,
   return DiskUsageAt(fd, path, seen, allocated_bytes, inodes);
 }
 
+Status DiskUsageBelow(const std::string& path, std::set<uint64_t>* seen,
+                      uint64_t* allocated_bytes, uint64_t* inodes) {
+  std::set<uint64_t> own;
+  if (seen == nullptr) seen = &own;
+  *allocated_bytes = 0;
+  *inodes = 0;
+  int fd = open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+  if (fd < 0) return PosixError(path, errno, true);
+  return DiskUsageAt(fd, path, seen, allocated_bytes, inodes);
+}
+
 Status UnlinkDirectoryEntries(const std::string& dir) {
   DIR* d = opendir(dir.c_str());
   if (d == nullptr) return PosixError(dir, errno, false);

@@ -36,6 +36,10 @@ int RemoveTreeAt(const std::string& path);
 // followed.
 Status TreeDiskUsage(const std::string& path, std::set<uint64_t>* seen,
                      uint64_t* allocated_bytes, uint64_t* inodes);
+// The same for what lies below the directory `path`, without the directory
+// itself (a level's contents without the level directory).
+Status DiskUsageBelow(const std::string& path, std::set<uint64_t>* seen,
+                      uint64_t* allocated_bytes, uint64_t* inodes);
 
 // Unlink every entry of the directory `dir` (not the directory itself),
 // going on past failures; returns the first one (PosixError), else OK.

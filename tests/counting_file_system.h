@@ -1,0 +1,152 @@
+// A FileSystem for tests that passes every call to FileSystem::Default()
+// and counts what the engine reads: the bytes every read returned, the
+// number of reads, and which threads read KV files (Directory::ReadFileAt),
+// so a test can tell how much of a file a read touched and whether reads
+// ran on the read-ahead pool. Thread-safe.
+#ifndef DELSM_TESTS_COUNTING_FILE_SYSTEM_H_
+#define DELSM_TESTS_COUNTING_FILE_SYSTEM_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "fs/file_system.h"
+
+namespace delsm_test {
+
+class CountingFileSystem : public leveldb::FileSystem {
+ public:
+  // Bytes returned by every read (ReadFile, ReadFileAt, ReadOnlyFile::ReadAt).
+  std::atomic<uint64_t> bytes{0};
+  // Number of such reads.
+  std::atomic<uint64_t> reads{0};
+
+  // ReadFileAt calls made by threads other than `thread`.
+  uint64_t FileReadsNotOn(std::thread::id thread) {
+    std::lock_guard<std::mutex> l(mu_);
+    uint64_t n = 0;
+    for (const auto& t : file_reads_by_thread_) {
+      if (t.first != thread) n += t.second;
+    }
+    return n;
+  }
+
+  leveldb::Status OpenDirectory(
+      const std::string& path,
+      std::unique_ptr<leveldb::Directory>* result) override {
+    std::unique_ptr<leveldb::Directory> d;
+    leveldb::Status s = base_->OpenDirectory(path, &d);
+    if (s.ok()) result->reset(new Dir(this, std::move(d)));
+    return s;
+  }
+  leveldb::Status OpenMovableDirectory(
+      const std::string& path, const std::vector<std::string>& moved_to,
+      std::unique_ptr<leveldb::Directory>* result) override {
+    std::unique_ptr<leveldb::Directory> d;
+    leveldb::Status s = base_->OpenMovableDirectory(path, moved_to, &d);
+    if (s.ok()) result->reset(new Dir(this, std::move(d)));
+    return s;
+  }
+  leveldb::Status CreateDir(const std::string& p, bool ok) override {
+    return base_->CreateDir(p, ok);
+  }
+  leveldb::Status RemoveDir(const std::string& p) override {
+    return base_->RemoveDir(p);
+  }
+  leveldb::Status Rename(const std::string& f, const std::string& t) override {
+    return base_->Rename(f, t);
+  }
+  bool Exists(const std::string& p) override { return base_->Exists(p); }
+
+ private:
+  void Count(const std::string& data) {
+    bytes += data.size();
+    reads++;
+  }
+  void CountFileRead() {
+    std::lock_guard<std::mutex> l(mu_);
+    file_reads_by_thread_[std::this_thread::get_id()]++;
+  }
+
+  class File : public leveldb::ReadOnlyFile {
+   public:
+    File(CountingFileSystem* fs, std::unique_ptr<leveldb::ReadOnlyFile> f)
+        : fs_(fs), f_(std::move(f)) {}
+    uint64_t size() const override { return f_->size(); }
+    leveldb::Status ReadAt(uint64_t offset, size_t n,
+                           std::string* c) const override {
+      leveldb::Status s = f_->ReadAt(offset, n, c);
+      fs_->Count(*c);
+      return s;
+    }
+
+   private:
+    CountingFileSystem* const fs_;
+    const std::unique_ptr<leveldb::ReadOnlyFile> f_;
+  };
+
+  class Dir : public leveldb::Directory {
+   public:
+    Dir(CountingFileSystem* fs, std::unique_ptr<leveldb::Directory> d)
+        : fs_(fs), d_(std::move(d)) {}
+    const std::string& path() const override { return d_->path(); }
+    leveldb::Status WriteFile(const std::string& n, const leveldb::Slice& data,
+                              bool sync) override {
+      return d_->WriteFile(n, data, sync);
+    }
+    leveldb::Status ReadFile(const std::string& n, std::string* c) override {
+      leveldb::Status s = d_->ReadFile(n, c);
+      fs_->Count(*c);
+      return s;
+    }
+    leveldb::Status ReadFileAt(const std::string& n, uint64_t off, size_t len,
+                               std::string* c) override {
+      leveldb::Status s = d_->ReadFileAt(n, off, len, c);
+      fs_->Count(*c);
+      fs_->CountFileRead();
+      return s;
+    }
+    leveldb::Status OpenFile(
+        const std::string& n,
+        std::unique_ptr<leveldb::ReadOnlyFile>* r) override {
+      std::unique_ptr<leveldb::ReadOnlyFile> f;
+      leveldb::Status s = d_->OpenFile(n, &f);
+      if (s.ok()) r->reset(new File(fs_, std::move(f)));
+      return s;
+    }
+    leveldb::Status LinkFrom(leveldb::Directory* source,
+                             const std::string& n) override {
+      // Every Directory the engine holds came from this file system.
+      return d_->LinkFrom(static_cast<Dir*>(source)->d_.get(), n);
+    }
+    leveldb::Status Unlink(const std::string& n) override {
+      return d_->Unlink(n);
+    }
+    leveldb::Status Stat(const std::string& n,
+                         leveldb::KvFileInfo* i) override {
+      return d_->Stat(n, i);
+    }
+    leveldb::Status List(std::vector<std::string>* names) override {
+      return d_->List(names);
+    }
+    leveldb::Status Sync() override { return d_->Sync(); }
+    leveldb::Status SyncFileSystem() override { return d_->SyncFileSystem(); }
+
+   private:
+    CountingFileSystem* const fs_;
+    const std::unique_ptr<leveldb::Directory> d_;
+  };
+
+  leveldb::FileSystem* const base_ = leveldb::FileSystem::Default();
+  std::mutex mu_;
+  std::map<std::thread::id, uint64_t> file_reads_by_thread_;  // under mu_
+};
+
+}  // namespace delsm_test
+
+#endif  // DELSM_TESTS_COUNTING_FILE_SYSTEM_H_
