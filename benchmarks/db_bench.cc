@@ -217,6 +217,7 @@ class Benchmark {
     engine_opts_.inline_threshold = FLAGS.inline_threshold;
     engine_opts_.l0_compaction_entries = FLAGS.l0_compaction_entries;
     engine_opts_.sst_entries = FLAGS.sst_entries;
+    engine_opts_.read_ahead_files = FLAGS.read_ahead_files;
     db_path_ = FLAGS.db;
     if (db_path_.empty()) {
       std::string e = EngineName();
@@ -703,7 +704,8 @@ class Benchmark {
     }
     bool delsm_knobs =
         !FLAGS.durability.empty() || FLAGS.inline_threshold >= 0 ||
-        FLAGS.l0_compaction_entries >= 0 || FLAGS.sst_entries >= 0;
+        FLAGS.l0_compaction_entries >= 0 || FLAGS.sst_entries >= 0 ||
+        FLAGS.read_ahead_files >= 0;
     if (delsm_knobs && EngineName() != "DeLSM") {
       std::fprintf(stdout, "WARNING: DeLSM knobs are ignored by %s\n",
                    EngineName().c_str());

@@ -96,6 +96,7 @@ std::map<std::string, Setter> SettersFor(Flags* f) {
       {"inline_threshold", IntSetter(&f->inline_threshold)},
       {"l0_compaction_entries", IntSetter(&f->l0_compaction_entries)},
       {"sst_entries", IntSetter(&f->sst_entries)},
+      {"read_ahead_files", IntSetter(&f->read_ahead_files)},
   };
 }
 
@@ -172,6 +173,7 @@ std::string FlagsUsage() {
   RocksDB: --blob=0|1 (BlobDB) --min_blob_size=N --blob_gc=0|1
   DeLSM:   --durability=syncfs|fsync|deferred --inline_threshold=N
            --l0_compaction_entries=N --sst_entries=N
+           --read_ahead_files=N (0: scans read no values ahead)
 )";
 }
 

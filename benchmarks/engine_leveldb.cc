@@ -195,7 +195,10 @@ std::string DescribeOptions(const EngineOptions& opts) {
                           ? opts.l0_compaction_entries
                           : t.l0_compaction_entries) +
        " sst_entries=" +
-       std::to_string(opts.sst_entries >= 0 ? opts.sst_entries : t.sst_entries);
+       std::to_string(opts.sst_entries >= 0 ? opts.sst_entries : t.sst_entries) +
+       " read_ahead_files=" +
+       std::to_string(opts.read_ahead_files >= 0 ? opts.read_ahead_files
+                                                 : t.read_ahead_files);
 #endif
   return d;
 }
@@ -236,6 +239,9 @@ Status OpenEngine(const EngineOptions& opts, const std::string& path,
     tuning.l0_compaction_entries = opts.l0_compaction_entries;
   }
   if (opts.sst_entries >= 0) tuning.sst_entries = opts.sst_entries;
+  if (opts.read_ahead_files >= 0) {
+    tuning.read_ahead_files = static_cast<int>(opts.read_ahead_files);
+  }
   s = delsm::Open(options, tuning, path, &db);
 #else
   s = leveldb::DB::Open(options, path, &db);
