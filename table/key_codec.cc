@@ -19,7 +19,13 @@ namespace {
 constexpr size_t kSequenceDigits = 14;
 // '@' plus the sequence digits.
 constexpr size_t kSuffixLength = 1 + kSequenceDigits;
-constexpr size_t kMaxEscapedKeyLength = kMaxKvFileNameLength - kSuffixLength;
+// The stored name of a compressed value adds one 'z' (KvStoredFileName), and
+// whether a value is compressed is known only once it is written: the
+// escaped key must leave room for it, or a flush fails with ENAMETOOLONG on
+// a value that happens to compress, and every reopen replays the same entry.
+constexpr size_t kCompressedMarkLength = 1;
+constexpr size_t kMaxEscapedKeyLength =
+    kMaxKvFileNameLength - kSuffixLength - kCompressedMarkLength;
 constexpr size_t kHashHexDigits = 32;
 constexpr char kHashMarker[] = "%L";
 

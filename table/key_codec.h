@@ -8,7 +8,9 @@
 // empty, ".", "..", and never holds '/' or NUL. A key whose escaped form
 // would make the name longer than 255 bytes is named
 // '#' <hex of a 128-bit hash of the key> ... '@' <sequence>; its full bytes
-// live in the meta file and in the directory's LONGKEYS file.
+// live in the meta file and in the directory's LONGKEYS file. Names are
+// hashed from 240 escaped bytes on (not 241): KvStoredFileName may add a
+// 'z', and the stored name must stay within kMaxKvFileNameLength too.
 #ifndef DELSM_TABLE_KEY_CODEC_H_
 #define DELSM_TABLE_KEY_CODEC_H_
 
@@ -35,8 +37,10 @@ bool ParseKvFileName(const Slice& name, std::string* user_key,
                      uint64_t* sequence, bool* hashed);
 
 // The name of the KV file of an entry as stored: KvFileName, plus a 'z' when
-// the file holds snappy-compressed bytes, so that the directory listing
-// alone tells how to read a file (RepairDB relies on it).
+// the file holds snappy-compressed bytes; never longer than
+// kMaxKvFileNameLength. KvFileName itself is at most one byte shorter
+// (so that the directory listing alone tells how to read a file; RepairDB
+// relies on it).
 std::string KvStoredFileName(const Slice& user_key, uint64_t sequence,
                              bool compressed);
 

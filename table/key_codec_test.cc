@@ -89,17 +89,47 @@ TEST(KeyCodecTest, SequenceRange) {
 }
 
 TEST(KeyCodecTest, LengthBoundary) {
-  // 240 bytes of escaped key plus "@" and 14 digits is exactly 255.
-  const std::string fits(240, 'a');
+  // 239 bytes of escaped key plus "@", 14 digits and the 'z' of a compressed
+  // value is exactly 255.
+  const std::string fits(239, 'a');
   EXPECT_FALSE(KvFileNameIsHashed(fits));
-  EXPECT_EQ(KvFileName(fits, 3).size(), 255u);
+  EXPECT_EQ(KvFileName(fits, 3).size(), 254u);
+  EXPECT_EQ(KvStoredFileName(fits, 3, /*compressed=*/true).size(), 255u);
   ExpectRoundTrip(fits, 3);
-  const std::string too_long(241, 'a');
+  const std::string too_long(240, 'a');
   EXPECT_TRUE(KvFileNameIsHashed(too_long));
   ExpectRoundTrip(too_long, 3);
-  // 80 escaped bytes are 240 characters; 81 are too many.
-  EXPECT_FALSE(KvFileNameIsHashed(std::string(80, '\x01')));
-  EXPECT_TRUE(KvFileNameIsHashed(std::string(81, '\x01')));
+  // 79 escaped bytes are 237 characters; 80 (240) are too many.
+  EXPECT_FALSE(KvFileNameIsHashed(std::string(79, '\x01')));
+  EXPECT_TRUE(KvFileNameIsHashed(std::string(80, '\x01')));
+}
+
+// Issue 10 item 1: every stored name, compressed or not, fits a path
+// component, for printable, escaped and '/' keys of every length up to 300.
+TEST(KeyCodecTest, StoredNamesFitForEveryKeyLength) {
+  for (size_t len = 1; len <= 300; len++) {
+    for (int kind = 0; kind < 3; kind++) {
+      std::string key;
+      for (size_t i = 0; i < len; i++) {
+        key.push_back(kind == 0   ? static_cast<char>('a' + i % 26)
+                      : kind == 1 ? static_cast<char>(0x80 + i % 100)
+                                  : (i % 3 == 2 ? '/' : 'u'));
+      }
+      for (bool compressed : {false, true}) {
+        const std::string name = KvStoredFileName(key, 0x123456, compressed);
+        ExpectSafeName(name);
+        std::string parsed;
+        uint64_t seq;
+        bool hashed, was_compressed;
+        ASSERT_TRUE(ParseKvStoredFileName(name, &parsed, &seq, &hashed,
+                                          &was_compressed))
+            << name;
+        EXPECT_EQ(was_compressed, compressed);
+        EXPECT_EQ(seq, 0x123456u);
+        if (!hashed) EXPECT_EQ(parsed, key);
+      }
+    }
+  }
 }
 
 TEST(KeyCodecTest, LongKeys) {
