@@ -14,8 +14,16 @@
 // 3. All of it is merged by one dentry compaction (links only) into new
 //    directories of a single level, keeping the newest version of each key
 //    and dropping tombstones (nothing is left below them).
-// 4. A new manifest lists the result; only then are the old directories,
-//    WALs and manifests removed.
+// 4. A new manifest lists the result; only then are the old files put
+//    away. As LevelDB's repair does, nothing repair could not use is
+//    deleted: every WAL and old manifest, every SST directory that could
+//    not be loaded, and every entry of a loaded one that the merge was not
+//    given (an unreadable meta file or KV file, a file it does not know)
+//    are moved into <dbname>/lost/. Entries the merge was given are
+//    unlinked (the new directories hold links to those it kept; those it
+//    dropped were superseded or deleted).
+// Every step is logged to options.info_log, or to the DB's LOG (the old
+// one renamed LOG.old, as Open does) when none is given.
 #include <algorithm>
 #include <memory>
 #include <set>
@@ -69,14 +77,19 @@ class Repairer {
     FileLock* lock = nullptr;
     Status s = env_->LockFile(LockFileName(dbname_), &lock);
     if (!s.ok()) return s;
+    if (options_.info_log == nullptr) OpenInfoLog();
+    Log(options_.info_log, "RepairDB %s: starting\n", dbname_.c_str());
     s = FindFiles();
     if (s.ok()) s = LoadDirectories();
     if (s.ok()) s = ConvertLogs();
     if (s.ok()) s = MergeAndCommit();
-    if (s.ok()) RemoveOldFiles();
+    if (s.ok()) PutAwayOldFiles();
     env_->UnlockFile(lock);
-    Log(options_.info_log, "RepairDB %s: %s; %zu directories, %zu logs read\n",
-        dbname_.c_str(), s.ToString().c_str(), old_dirs_.size(), logs_.size());
+    Log(options_.info_log,
+        "RepairDB %s: %s; %zu directories, %zu logs read, %zu files moved "
+        "to lost/\n",
+        dbname_.c_str(), s.ToString().c_str(), old_dirs_.size(), logs_.size(),
+        moved_to_lost_);
     return s;
   }
 
@@ -85,7 +98,24 @@ class Repairer {
     int level;
     uint64_t number;
     std::string path;
+    // Whether its entries were given to the merge, and which names they
+    // were (meta, LONGKEYS and KV files); PutAwayOldFiles moves the others
+    // to lost/.
+    bool loaded = false;
+    std::set<std::string> used;
   };
+
+  // As Open does (SanitizeOptions): LOG in the DB directory, the previous
+  // one kept as LOG.old. Without it repair runs unlogged.
+  void OpenInfoLog() {
+    env_->CreateDir(dbname_);  // exists already, since it is locked
+    env_->RenameFile(InfoLogFileName(dbname_), OldInfoLogFileName(dbname_));
+    Logger* logger = nullptr;
+    if (env_->NewLogger(InfoLogFileName(dbname_), &logger).ok()) {
+      owned_info_log_.reset(logger);
+      options_.info_log = logger;
+    }
+  }
 
   uint64_t NewNumber() { return next_number_++; }
 
@@ -111,23 +141,34 @@ class Repairer {
       for (const std::string& d : dirs) {
         uint64_t number;
         if (!ParseSstDirName(d, &number)) continue;
-        old_dirs_.push_back({level, number, level_dir + "/" + d});
+        OldDir old;
+        old.level = level;
+        old.number = number;
+        old.path = level_dir + "/" + d;
+        old_dirs_.push_back(std::move(old));
         next_number_ = std::max(next_number_, number + 1);
       }
     }
     std::sort(logs_.begin(), logs_.end());
+    Log(options_.info_log,
+        "RepairDB: found %zu WALs, %zu manifests, %zu SST directories\n",
+        logs_.size(), manifests_.size(), old_dirs_.size());
     return Status::OK();
   }
 
   Status LoadDirectories() {
-    for (const OldDir& d : old_dirs_) {
+    for (OldDir& d : old_dirs_) {
       std::unique_ptr<SstDir> dir;
-      Status s = LoadDirectory(d, &dir);
+      Status s = LoadDirectory(&d, &dir);
       if (!s.ok()) {
-        Log(options_.info_log, "RepairDB: skipping %s: %s\n", d.path.c_str(),
-            s.ToString().c_str());
+        Log(options_.info_log, "RepairDB: cannot use %s: %s\n",
+            d.path.c_str(), s.ToString().c_str());
+        d.used.clear();
         continue;
       }
+      Log(options_.info_log, "RepairDB: %s: %zu entries\n", d.path.c_str(),
+          dir->contents().entries.size());
+      d.loaded = true;
       AddInput(std::move(dir), d.number);
     }
     return Status::OK();
@@ -137,7 +178,8 @@ class Repairer {
   // compaction added SSTs to it, or its META is unusable) its entries are
   // gathered from every readable meta file and the listing into a new
   // directory.
-  Status LoadDirectory(const OldDir& d, std::unique_ptr<SstDir>* result) {
+  Status LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result) {
+    const OldDir& d = *old;
     std::unique_ptr<Directory> src;
     Status s = sst_options_.fs->OpenDirectory(d.path, &src);
     std::vector<std::string> names;
@@ -153,13 +195,22 @@ class Repairer {
       // Its inline values must be readable too (the index's checksum does
       // not cover them), or the merge would fail on them.
       if (s.ok()) s = CheckInlineValues(result->get());
-      if (s.ok()) return s;
+      if (s.ok()) {
+        old->used.insert(kMetaFileName);
+        old->used.insert(kLongKeysFileName);
+        for (std::string& name : KvFileNamesOf((*result)->contents())) {
+          old->used.insert(std::move(name));
+        }
+        return s;
+      }
       result->reset();
       Log(options_.info_log, "RepairDB: %s: %s; rebuilding from listing\n",
           d.path.c_str(), s.ToString().c_str());
       metas.clear();
     }
     std::vector<std::unique_ptr<SstDir>> loaded;
+    Log(options_.info_log, "RepairDB: %s: rebuilding from %zu meta files\n",
+        d.path.c_str(), metas.size());
     for (const std::string& meta : metas) {
       std::unique_ptr<SstDir> sst;
       Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
@@ -170,7 +221,7 @@ class Repairer {
             meta.c_str(), m.ToString().c_str());
       }
     }
-    return RebuildDirectory(src.get(), names, loaded, result);
+    return RebuildDirectory(src.get(), names, loaded, &old->used, result);
   }
 
   static Status CheckInlineValues(const SstDir* dir) {
@@ -199,15 +250,16 @@ class Repairer {
 
   // Full keys of hash-named KV files, from one of the directory's LONGKEYS
   // files.
-  static void ReadLongKeys(
+  // Returns false if the file could not be read or is damaged.
+  static bool ReadLongKeys(
       Directory* dir, const std::string& file_name,
       std::vector<std::pair<std::string, std::string>>* out) {
     std::string data;
-    if (!dir->ReadFile(file_name, &data).ok() || data.size() < 4) return;
+    if (!dir->ReadFile(file_name, &data).ok() || data.size() < 4) return false;
     const size_t body = data.size() - 4;
     if (crc32c::Unmask(DecodeFixed32(data.data() + body)) !=
         crc32c::Value(data.data(), body)) {
-      return;  // damaged: hashed-name files of this directory are lost
+      return false;  // hashed-name files it alone names go to lost/
     }
     Slice in(data.data(), body);
     Slice name, key;
@@ -215,19 +267,23 @@ class Repairer {
            GetLengthPrefixedSlice(&in, &key)) {
       out->push_back({name.ToString(), key.ToString()});
     }
+    return true;
   }
 
   // Build a new directory from the entries of `src`: those of its readable
   // meta files whose KV files are still there, plus a value entry for every
   // listed KV file none of them names. Link them in and open the result.
+  // Adds to *used the names whose contents the result holds.
   Status RebuildDirectory(Directory* src, const std::vector<std::string>& names,
                           const std::vector<std::unique_ptr<SstDir>>& metas,
+                          std::set<std::string>* used,
                           std::unique_ptr<SstDir>* result) {
     std::set<std::string> present(names.begin(), names.end());
     std::set<std::string> seen_keys;  // internal keys taken so far
     std::set<std::string> named;      // KV files some meta entry names
     std::vector<MetaEntry> entries;
     for (const auto& meta : metas) {
+      bool meta_whole = true;  // false once an inline value is lost
       for (const MetaEntry& e : meta->contents().entries) {
         ParsedInternalKey k;
         if (!ParseInternalKey(e.internal_key, &k)) continue;
@@ -248,18 +304,23 @@ class Repairer {
           if (!meta->ReadInlineStored(index, 0, 0, &buffer, &offset, &stored)
                    .ok()) {
             entries.pop_back();
+            meta_whole = false;
             continue;
           }
           entries.back().inline_value = stored.ToString();
         }
       }
+      if (meta_whole) used->insert(meta->meta_name());
     }
     std::vector<std::pair<std::string, std::string>> long_keys;
     for (const std::string& name : names) {
       uint64_t n;
-      if (ParseLongKeysFileName(name, 0, &n))
-        ReadLongKeys(src, name, &long_keys);
+      if (ParseLongKeysFileName(name, 0, &n) &&
+          ReadLongKeys(src, name, &long_keys)) {
+        used->insert(name);
+      }
     }
+    used->insert(named.begin(), named.end());
 
     for (const std::string& name : names) {
       std::string user_key;
@@ -296,6 +357,7 @@ class Repairer {
         e.value_size = n;
       }
       e.stored_crc = crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
+      used->insert(name);
       if (seen_keys.insert(e.internal_key).second) {
         entries.push_back(std::move(e));
       }
@@ -324,10 +386,8 @@ class Repairer {
   Status ConvertLogs() {
     for (uint64_t log_number : logs_) {
       Status s = ConvertLog(log_number);
-      if (!s.ok()) {
-        Log(options_.info_log, "RepairDB: log #%llu: %s\n",
-            static_cast<unsigned long long>(log_number), s.ToString().c_str());
-      }
+      Log(options_.info_log, "RepairDB: log #%llu: %s\n",
+          static_cast<unsigned long long>(log_number), s.ToString().c_str());
     }
     return Status::OK();
   }
@@ -353,15 +413,29 @@ class Repairer {
     std::string scratch;
     Slice record;
     WriteBatch batch;
+    uint64_t entries = 0;
     while (reader.ReadRecord(&record, &scratch)) {
-      if (record.size() < WriteBatchInternal::kHeader) continue;
+      if (record.size() < WriteBatchInternal::kHeader) {
+        reporter.Corruption(record.size(),
+                            Status::Corruption("log record too small"));
+        continue;
+      }
       WriteBatchInternal::SetContents(&batch, record);
-      if (WriteBatchInternal::InsertInto(&batch, mem).ok()) {
+      Status b = WriteBatchInternal::InsertInto(&batch, mem);
+      if (b.ok()) {
         const SequenceNumber last = WriteBatchInternal::Sequence(&batch) +
                                     WriteBatchInternal::Count(&batch) - 1;
         max_sequence_ = std::max(max_sequence_, last);
+        entries += WriteBatchInternal::Count(&batch);
+      } else {
+        Log(options_.info_log, "RepairDB: log #%llu: ignoring a batch: %s\n",
+            static_cast<unsigned long long>(log_number),
+            b.ToString().c_str());
       }
     }
+    Log(options_.info_log, "RepairDB: log #%llu: %llu entries read\n",
+        static_cast<unsigned long long>(log_number),
+        static_cast<unsigned long long>(entries));
     const uint64_t number = NewNumber();
     const std::string path = SstDirName(dbname_, 0, number);
     SstDirBuilder builder(sst_options_, path);
@@ -436,18 +510,70 @@ class Repairer {
     return s;
   }
 
-  void RemoveOldFiles() {
-    inputs_.clear();  // close directories before removing them
-    for (const OldDir& d : old_dirs_) {
-      RemoveSstDirectory(sst_options_.fs, d.path, nullptr);
+  // Moves `path` to lost/<lost_name>, through the Env for the files it
+  // carries (WALs, manifests) and the FileSystem for SST directories; logs
+  // it. On failure the file is left where it is, never deleted.
+  void MoveToLost(const std::string& path, const std::string& lost_name,
+                  bool env_file) {
+    const std::string lost_dir = dbname_ + "/lost";
+    const std::string to = lost_dir + "/" + lost_name;
+    Status s;
+    if (env_file) {
+      env_->CreateDir(lost_dir);  // may exist; the rename reports failure
+      s = env_->RenameFile(path, to);
+    } else {
+      s = sst_options_.fs->CreateDir(lost_dir, true);
+      if (s.ok()) s = sst_options_.fs->Rename(path, to);
     }
+    if (s.ok()) moved_to_lost_++;
+    Log(options_.info_log, "RepairDB: moving %s to %s: %s\n", path.c_str(),
+        to.c_str(), s.ToString().c_str());
+  }
+
+  // An old SST directory: entries the merge was given are unlinked, the
+  // others moved to lost/L<level>-<directory>/, then the directory is
+  // removed. A directory that could not be loaded is moved whole.
+  void PutAwayOldDirectory(const OldDir& d) {
+    const std::string base = d.path.substr(d.path.rfind('/') + 1);
+    const std::string lost_name = "L" + std::to_string(d.level) + "-" + base;
+    if (!d.loaded) {
+      MoveToLost(d.path, lost_name, false);
+      return;
+    }
+    std::unique_ptr<Directory> dir;
+    std::vector<std::string> names;
+    Status s = sst_options_.fs->OpenDirectory(d.path, &dir);
+    if (s.ok()) s = dir->List(&names);
+    size_t unlinked = 0, kept = 0;
+    for (size_t i = 0; s.ok() && i < names.size(); i++) {
+      if (d.used.count(names[i]) > 0) {
+        s = dir->Unlink(names[i]);
+        unlinked++;
+      } else {
+        kept++;
+      }
+    }
+    dir.reset();
+    if (s.ok() && kept == 0) s = sst_options_.fs->RemoveDir(d.path);
+    Log(options_.info_log, "RepairDB: %s: %zu entries removed, %zu kept: %s\n",
+        d.path.c_str(), unlinked, kept, s.ToString().c_str());
+    if (kept > 0 || !s.ok()) MoveToLost(d.path, lost_name, false);
+  }
+
+  void PutAwayOldFiles() {
+    inputs_.clear();  // close directories before removing them
     for (const std::string& path : new_dirs_) {
+      // Intermediate: everything in them is linked from the old files or
+      // the WALs, which are kept or put away.
       RemoveSstDirectory(sst_options_.fs, path, nullptr);
     }
-    for (uint64_t n : logs_) env_->RemoveFile(LogFileName(dbname_, n));
+    for (const OldDir& d : old_dirs_) PutAwayOldDirectory(d);
+    for (uint64_t n : logs_) {
+      MoveToLost(LogFileName(dbname_, n), LogFileName("", n).substr(1), true);
+    }
     for (const std::string& m : manifests_) {
       if (m != DescriptorFileName("", new_manifest_).substr(1)) {
-        env_->RemoveFile(dbname_ + "/" + m);
+        MoveToLost(dbname_ + "/" + m, m, true);
       }
     }
   }
@@ -459,7 +585,9 @@ class Repairer {
 
   const std::string dbname_;
   Env* const env_;
-  const Options options_;
+  Options options_;  // info_log set by OpenInfoLog if none was given
+  std::unique_ptr<Logger> owned_info_log_;
+  size_t moved_to_lost_ = 0;
   const InternalKeyComparator icmp_;
   const std::unique_ptr<const FilterPolicy> default_filter_;
   SstDirOptions sst_options_;

@@ -1,9 +1,13 @@
 // RepairDB: rebuilds a DB from the SST directories, KV files and WALs that
-// survive the loss of the manifest, of CURRENT, or of a meta file.
+// survive the loss of the manifest, of CURRENT, or of a meta file; moves
+// what it cannot use into lost/ and logs every step (issue 10, item 2).
 #include <unistd.h>
 
 #include <cstdio>
+#include <fstream>
+#include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -129,6 +133,94 @@ TEST_F(RepairTest, RepairOfHealthyDbKeepsEverything) {
   Status s = RepairDB(dbname_, options_);
   ASSERT_TRUE(s.ok()) << s.ToString();
   Check(true);
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool WriteAll(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << data;
+  return static_cast<bool>(out);
+}
+
+// LevelDB's promise: RepairDB never deletes what it could not use; it moves
+// it into lost/ and says so in the DB's LOG (created if options.info_log is
+// null).
+TEST_F(RepairTest, WhatCannotBeUsedGoesToLostAndEveryStepIsLogged) {
+  Fill();
+  // A WAL whose contents are not records at all.
+  const std::string bad_wal(5000, '\x42');
+  ASSERT_TRUE(WriteAll(dbname_ + "/009990.log", bad_wal));
+  std::vector<std::string> wals;
+  for (const std::string& name : ListDir(dbname_)) {
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
+      wals.push_back(name);
+    }
+  }
+  ASSERT_GE(wals.size(), 2u);
+  std::map<std::string, std::string> wal_bytes;
+  for (const std::string& w : wals) wal_bytes[w] = ReadAll(dbname_ + "/" + w);
+  // A damaged meta file, and a file no SST names, in a directory of values.
+  std::string damaged_dir, damaged_meta;
+  for (int level = 0; level < 7 && damaged_dir.empty(); level++) {
+    const std::string ldir = "L" + std::to_string(level);
+    for (const std::string& d : ListDir(dbname_ + "/" + ldir)) {
+      const std::string path = dbname_ + "/" + ldir + "/" + d;
+      const std::vector<std::string> names = ListDir(path);
+      if (names.size() <= 10) continue;
+      for (const std::string& name : names) {
+        if (name.rfind("META", 0) == 0) {
+          damaged_dir = ldir + "-" + d;
+          damaged_meta = name;
+          ASSERT_TRUE(WriteAll(path + "/" + name, "not a meta file"));
+          ASSERT_TRUE(WriteAll(path + "/stray", "stray bytes"));
+          break;
+        }
+      }
+      if (!damaged_dir.empty()) break;
+    }
+  }
+  ASSERT_FALSE(damaged_dir.empty());
+  // An "SST directory" that is not a directory: it cannot be loaded.
+  ASSERT_TRUE(WriteAll(dbname_ + "/L2/008880.sst", "unreadable"));
+  std::vector<std::string> manifests;
+  for (const std::string& name : ListDir(dbname_)) {
+    if (name.rfind("MANIFEST-", 0) == 0) manifests.push_back(name);
+  }
+
+  ASSERT_TRUE(options_.info_log == nullptr);
+  Status s = RepairDB(dbname_, options_);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  const std::string lost = dbname_ + "/lost";
+  for (const auto& w : wal_bytes) {
+    EXPECT_EQ(ReadAll(lost + "/" + w.first), w.second)
+        << "WAL " << w.first << " was not kept in lost/";
+  }
+  for (const std::string& m : manifests) {
+    EXPECT_EQ(access((lost + "/" + m).c_str(), F_OK), 0) << m;
+  }
+  EXPECT_EQ(ReadAll(lost + "/" + damaged_dir + "/" + damaged_meta),
+            "not a meta file");
+  EXPECT_EQ(ReadAll(lost + "/" + damaged_dir + "/stray"), "stray bytes");
+  EXPECT_EQ(ReadAll(lost + "/L2-008880.sst"), "unreadable");
+
+  const std::string log = ReadAll(dbname_ + "/LOG");
+  EXPECT_NE(log.find("RepairDB"), std::string::npos) << log;
+  EXPECT_NE(log.find("009990"), std::string::npos) << log;
+  EXPECT_NE(log.find("008880.sst"), std::string::npos) << log;
+  EXPECT_NE(log.find(damaged_meta), std::string::npos) << log;
+  EXPECT_NE(log.find("lost/"), std::string::npos) << log;
+  Check(false);
+  // A second repair of the repaired DB finds nothing to put away but works.
+  s = RepairDB(dbname_, options_);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  Check(false);
 }
 
 }  // namespace
