@@ -82,7 +82,8 @@ class DBImpl : public DB {
 
   // Test hooks. Flush the memtable and wait until no immutable remains.
   Status TEST_FlushMemTable();
-  // Wait until no compaction is needed or running.
+  // Wait until no flush, compaction, removal or grouped syncfs is needed or
+  // running.
   Status TEST_WaitForBackgroundWork();
 
  private:
@@ -133,6 +134,14 @@ class DBImpl : public DB {
   static void FlushThreadEntry(void* db);
   static void CompactionThreadEntry(void* db);
   void FlushThreadMain();
+  static void DurabilityThreadEntry(void* db);
+  void DurabilityThreadMain();
+  // The oldest WAL still needed: that of imms_[first_unflushed] (or the live
+  // one), or a retained one (deferred_logs_, unsynced_logs_) if older.
+  uint64_t LogFloor(size_t first_unflushed) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Move the manifest's log floor up to LogFloor(0) and delete the WALs
+  // below it.
+  void AdvanceLogFloor() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void CompactionThreadMain();
   // *retryable: it failed before committing anything, for want of file
   // descriptors (transient: the flush is retried rather than the error
@@ -140,7 +149,10 @@ class DBImpl : public DB {
   Status FlushOldestImmutable(bool* retryable) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Build an L0 SST directory from `mem`; fills *edit. Releases mutex_
   // while building.
-  Status WriteLevel0(MemTable* mem, VersionEdit* edit)
+  // `make_durable`: sync the SST as the durability mode says before
+  // returning (recovery, kFsync, kDeferred's no-op); false leaves that to
+  // the grouped syncfs (kSyncfs flushes).
+  Status WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status RunCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -226,6 +238,7 @@ class DBImpl : public DB {
   std::atomic<bool> shutting_down_{false};
   bool flush_thread_running_ GUARDED_BY(mutex_) = false;
   bool compaction_thread_running_ GUARDED_BY(mutex_) = false;
+  bool durability_thread_running_ GUARDED_BY(mutex_) = false;
   bool compaction_running_ GUARDED_BY(mutex_) = false;
 
   MemTable* mem_ GUARDED_BY(mutex_) = nullptr;
@@ -244,6 +257,15 @@ class DBImpl : public DB {
   // WALs kept by Durability::kDeferred after their flush: number -> time
   // (micros) after which they may be deleted.
   std::deque<std::pair<uint64_t, uint64_t>> deferred_logs_ GUARDED_BY(mutex_);
+  // WALs of flushes committed in Durability::kSyncfs mode whose SSTs have
+  // not been made durable yet, oldest first: appended by the flush thread at
+  // its commit, popped by the durability thread once a syncfs that started
+  // after that commit has returned. The manifest's log floor stays at or
+  // below the front, so these WALs are replayed after a power loss.
+  std::deque<uint64_t> unsynced_logs_ GUARDED_BY(mutex_);
+  // True while the durability thread runs a round (syncfs, log floor,
+  // removal of the WALs freed); set and cleared by that thread.
+  bool durability_round_running_ GUARDED_BY(mutex_) = false;
 
   std::deque<Writer*> writers_ GUARDED_BY(mutex_);
   WriteBatch* tmp_batch_ GUARDED_BY(mutex_);

@@ -66,6 +66,40 @@ void DBImpl::FlushThreadEntry(void* db) {
   reinterpret_cast<DBImpl*>(db)->FlushThreadMain();
 }
 
+namespace {
+// kSyncfs: flushes committed but not yet durable before the flush thread
+// waits for the durability thread. Bounds the WALs kept (and replayed after
+// a power loss) to this many memtables.
+constexpr size_t kMaxUnsyncedFlushes = 8;
+}  // namespace
+
+uint64_t DBImpl::LogFloor(size_t first_unflushed) {
+  mutex_.AssertHeld();
+  uint64_t floor = imms_.size() > first_unflushed
+                       ? imms_[first_unflushed].log_number
+                       : logfile_number_;
+  if (!deferred_logs_.empty()) {
+    floor = std::min(floor, deferred_logs_.front().first);
+  }
+  if (!unsynced_logs_.empty()) floor = std::min(floor, unsynced_logs_.front());
+  return floor;
+}
+
+void DBImpl::AdvanceLogFloor() {
+  mutex_.AssertHeld();
+  const uint64_t floor = LogFloor(0);
+  if (floor <= versions_->LogNumber()) return;  // nothing to free
+  VersionEdit edit;
+  edit.SetPrevLogNumber(0);
+  edit.SetLogNumber(floor);
+  Status s = ApplyEdit(&edit);
+  if (s.ok()) {
+    RemoveObsoleteFiles();
+  } else {
+    RecordBackgroundError(s);
+  }
+}
+
 void DBImpl::FlushThreadMain() {
   MutexLock l(&mutex_);
   uint64_t retry_backoff_micros = 0;
@@ -75,23 +109,11 @@ void DBImpl::FlushThreadMain() {
       // A retained WAL's time is up (Durability::kDeferred): move the
       // manifest's log floor past it so it is deleted.
       deferred_logs_.pop_front();
-      VersionEdit edit;
-      uint64_t floor =
-          imms_.empty() ? logfile_number_ : imms_.front().log_number;
-      if (!deferred_logs_.empty()) {
-        floor = std::min(floor, deferred_logs_.front().first);
-      }
-      edit.SetPrevLogNumber(0);
-      edit.SetLogNumber(floor);
-      Status s = ApplyEdit(&edit);
-      if (s.ok()) {
-        RemoveObsoleteFiles();
-      } else {
-        RecordBackgroundError(s);
-      }
+      AdvanceLogFloor();
       continue;
     }
-    if (imms_.empty() || !bg_error_.ok()) {
+    const bool throttled = unsynced_logs_.size() >= kMaxUnsyncedFlushes;
+    if (imms_.empty() || !bg_error_.ok() || throttled) {
       if (deferred_logs_.empty()) {
         background_cv_.Wait();
       } else {
@@ -117,23 +139,29 @@ void DBImpl::FlushThreadMain() {
 Status DBImpl::FlushOldestImmutable(bool* retryable) {
   mutex_.AssertHeld();
   const Immutable imm = imms_.front();
+  const bool grouped = tuning_.durability == delsm::Durability::kSyncfs;
   VersionEdit edit;
-  Status s = WriteLevel0(imm.mem, &edit);
+  Status s = WriteLevel0(imm.mem, &edit, /*make_durable=*/!grouped);
   // Nothing is committed yet: the flush can simply be run again.
   *retryable = IsOutOfDescriptors(s);
   if (s.ok()) {
-    // Every write of this memtable is now durable in L0 (as the durability
-    // mode promises); the WALs before the next memtable's may go.
-    uint64_t floor = imms_.size() > 1 ? imms_[1].log_number : logfile_number_;
+    // Every write of this memtable is now in L0. Its WAL may go now
+    // (kFsync), after the next grouped syncfs (kSyncfs) or after the
+    // retention time (kDeferred).
     if (tuning_.durability == delsm::Durability::kDeferred) {
       deferred_logs_.push_back(
           {imm.log_number,
            env_->NowMicros() + tuning_.deferred_wal_retention_micros});
-      floor = std::min(floor, deferred_logs_.front().first);
+    } else if (grouped && !edit.new_files().empty()) {
+      unsynced_logs_.push_back(imm.log_number);
     }
     edit.SetPrevLogNumber(0);
-    edit.SetLogNumber(floor);
+    edit.SetLogNumber(LogFloor(1));
     s = ApplyEdit(&edit);
+    if (!s.ok() && grouped && !unsynced_logs_.empty() &&
+        unsynced_logs_.back() == imm.log_number) {
+      unsynced_logs_.pop_back();  // not committed: still imms_.front()'s
+    }
   }
   for (const auto& added : edit.new_files()) {
     pending_outputs_.erase(added.second.number);
@@ -148,7 +176,57 @@ Status DBImpl::FlushOldestImmutable(bool* retryable) {
   return s;
 }
 
-Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
+// ---------------------------------------------------------------------------
+// Grouped durability (Durability::kSyncfs)
+//
+// A flush commits its L0 SST without waiting for it to reach the disk; its
+// WAL stays (unsynced_logs_). This thread makes every such SST durable with
+// one syncfs, however many flushes committed while the previous one ran, and
+// then moves the manifest's log floor past their WALs. The promise is
+// kSyncfs's: a write is always in a synced WAL or in a durable SST (an
+// acknowledged sync=true write survives power loss), and the flush thread
+// never waits for the disk unless kMaxUnsyncedFlushes are pending.
+
+void DBImpl::DurabilityThreadEntry(void* db) {
+  reinterpret_cast<DBImpl*>(db)->DurabilityThreadMain();
+}
+
+void DBImpl::DurabilityThreadMain() {
+  MutexLock l(&mutex_);
+  while (true) {
+    const bool stopping = shutting_down_.load(std::memory_order_acquire);
+    if (unsynced_logs_.empty() || !bg_error_.ok()) {
+      if (stopping) break;
+      background_cv_.Wait();
+      continue;
+    }
+    // (When stopping, one last round, so that the next Open need not
+    // replay these WALs.)
+    const size_t covered = unsynced_logs_.size();
+    durability_round_running_ = true;
+    mutex_.Unlock();
+    Status s = MakeDirectoriesDurable(fs_, delsm::Durability::kSyncfs,
+                                      {LevelDirName(dbname_, 0)});
+    mutex_.Lock();
+    if (!s.ok()) {
+      // The SSTs may not be durable: keep their WALs, stop writes.
+      durability_round_running_ = false;
+      RecordBackgroundError(s);
+      continue;
+    }
+    dentry_stats_.durability_syncs++;
+    unsynced_logs_.erase(unsynced_logs_.begin(),
+                         unsynced_logs_.begin() + covered);
+    AdvanceLogFloor();
+    durability_round_running_ = false;
+    background_cv_.SignalAll();  // a throttled flush may go on
+  }
+  durability_thread_running_ = false;
+  background_cv_.SignalAll();
+}
+
+Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit,
+                           bool make_durable) {
   mutex_.AssertHeld();
   const uint64_t start_micros = env_->NowMicros();
   const uint64_t number = versions_->NewFileNumber();
@@ -179,7 +257,7 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
   delete iter;
   if (s.ok() && builder.NumEntries() > 0) {
     s = builder.Finish();
-    if (s.ok()) {
+    if (s.ok() && make_durable) {
       // KV files and META were fsynced as written in kFsync mode.
       s = MakeDirectoriesDurable(fs_, tuning_.durability,
                                  {builder.path(), LevelDirName(dbname_, 0)});
@@ -204,7 +282,7 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit) {
   }
   dentry_stats_.kv_files_created += builder.files_created();
   dentry_stats_.bytes_written += builder.bytes_written();
-  if (tuning_.durability != delsm::Durability::kDeferred) {
+  if (make_durable && tuning_.durability != delsm::Durability::kDeferred) {
     dentry_stats_.durability_syncs++;
   }
   LevelStats stats;
@@ -570,8 +648,10 @@ Status DBImpl::TEST_FlushMemTable() {
 
 Status DBImpl::TEST_WaitForBackgroundWork() {
   MutexLock l(&mutex_);
-  while (bg_error_.ok() && (!imms_.empty() || compaction_running_ ||
-                            CompactionWanted() || removals_in_flight_ > 0)) {
+  while (bg_error_.ok() &&
+         (!imms_.empty() || compaction_running_ || CompactionWanted() ||
+          removals_in_flight_ > 0 || !unsynced_logs_.empty() ||
+          durability_round_running_)) {
     background_cv_.Wait();
   }
   return bg_error_;

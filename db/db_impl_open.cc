@@ -16,6 +16,7 @@
 #include "db/version_edit.h"
 #include "db/version_set.h"
 #include "db/write_batch_internal.h"
+#include "fs/durability.h"
 #include "fs/file_system.h"
 #include "db/sst_dir_removal.h"
 #include "leveldb/write_batch.h"
@@ -101,7 +102,7 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     if (!s.ok()) return s;
     versions_->MarkFileNumberUsed(number);
   }
-  if (tuning_.durability == delsm::Durability::kDeferred) {
+  if (FlushCommitsBeforeDurable(tuning_.durability)) {
     DropLevel0CoveredByWal(min_sequence, edit);
   }
   if (versions_->LastSequence() < max_sequence) {
@@ -194,7 +195,7 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
                                       VersionEdit* edit) {
   mutex_.AssertHeld();
   if (imms_.empty()) {
-    Status s = WriteLevel0(mem, edit);
+    Status s = WriteLevel0(mem, edit, /*make_durable=*/true);
     if (s.ok() || !s.IsIOError()) {
       mem->Unref();
       return s;
@@ -267,7 +268,7 @@ Status DBImpl::PlaceLiveDirectories() {
       // (A deferred-mode flush output may be lost to a power failure; its
       // retained WAL replaces it, see DropLevel0CoveredByWal.)
       const bool replaceable =
-          level == 0 && tuning_.durability == delsm::Durability::kDeferred;
+          level == 0 && FlushCommitsBeforeDurable(tuning_.durability);
       if (!found && options_.paranoid_checks && !replaceable) {
         return Status::Corruption("missing SST directory", want);
       }
@@ -316,6 +317,10 @@ Status DBImpl::Open(const char* env_spec) {
     compaction_thread_running_ = true;
     env_->StartThread(&DBImpl::FlushThreadEntry, this);
     env_->StartThread(&DBImpl::CompactionThreadEntry, this);
+    if (tuning_.durability == delsm::Durability::kSyncfs) {
+      durability_thread_running_ = true;
+      env_->StartThread(&DBImpl::DurabilityThreadEntry, this);
+    }
   }
   return s;
 }

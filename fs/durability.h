@@ -28,6 +28,15 @@ inline delsm::Durability CompactionDurability(delsm::Durability mode) {
                                               : mode;
 }
 
+// True if a flush commits its L0 SST before the SST is durable, keeping the
+// flushed memtable's WAL until it is: kDeferred (for a retention time) and
+// kSyncfs (until the next grouped syncfs, see DBImpl::DurabilityThreadMain).
+// After a power loss such an SST may be missing or torn; recovery replaces
+// it by replaying its WAL. kFsync syncs every file before the commit.
+inline bool FlushCommitsBeforeDurable(delsm::Durability mode) {
+  return mode != delsm::Durability::kFsync;
+}
+
 }  // namespace leveldb
 
 #endif  // DELSM_FS_DURABILITY_H_
