@@ -80,7 +80,8 @@ class DBImpl : public DB {
   // `env_spec` is DELSM_OPTIONS as applied (nullptr: unset), for the LOG.
   Status Open(const char* env_spec);
 
-  // Test hooks. Flush the memtable and wait until no immutable remains.
+  // Test hooks. Flush the memtable and wait until no immutable remains and
+  // what the flushes wrote is durable.
   Status TEST_FlushMemTable();
   // Wait until no flush, compaction, removal or grouped syncfs is needed or
   // running.

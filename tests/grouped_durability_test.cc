@@ -1,0 +1,167 @@
+// Grouped durability (Durability::kSyncfs): a flush commits its L0 SST
+// before the SST is durable and keeps its memtable's WAL until a later
+// syncfs covers the SST. These tests hold that syncfs back (it fails, so it
+// never completes) while flushes commit, then cut the power: an engine that
+// let a WAL go at the flush's commit, before the syncfs, loses the writes the
+// rolled-back SST held. Every write acknowledged with sync=true must be
+// there after the reopen, and the reopen must not trip over the torn or
+// missing SST.
+#include <sys/stat.h>
+
+#include <map>
+#include <memory>
+#include <string>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "fs/file_system.h"
+#include "gtest/gtest.h"
+#include "leveldb/db.h"
+#include "leveldb/env.h"
+#include "tests/orphan_check.h"
+#include "tests/test_support.h"
+#include "testing/fault_injection_env.h"
+#include "testing/fault_injection_file_system.h"
+#include "testing/power_loss_file_system.h"
+
+namespace leveldb {
+namespace {
+
+using delsm_test::TempDir;
+
+std::string KeyName(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "key%05d", i);
+  return buf;
+}
+
+std::string ValueFor(int i) {
+  return "value-" + std::to_string(i) + std::string(900, 'a' + i % 26);
+}
+
+delsm::Tuning SmallTuning() {
+  delsm::Tuning t;
+  t.durability = delsm::Durability::kSyncfs;
+  // No compaction: its own syncfs would make the flushes durable.
+  t.l0_compaction_entries = 1 << 30;
+  t.l0_compaction_dirs = 1 << 20;
+  t.l0_slowdown_dirs = 1 << 20;
+  t.l0_stop_dirs = 1 << 20;
+  return t;
+}
+
+uint64_t StatsField(DB* db, const std::string& field) {
+  std::string stats;
+  if (!db->GetProperty("delsm.stats", &stats)) return 0;
+  const std::string key = field + ": ";
+  const size_t at = stats.find(key);
+  if (at == std::string::npos) return 0;
+  return std::strtoull(stats.c_str() + at + key.size(), nullptr, 10);
+}
+
+class GroupedDurabilityTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(tmp_.path().empty());
+    dbname_ = tmp_.path() + "/db";
+    // The DB directory predates the test, as in power_loss_test.
+    ASSERT_EQ(0, mkdir(dbname_.c_str(), 0755));
+  }
+
+  TempDir tmp_{"delsm_grouped"};
+  std::string dbname_;
+};
+
+TEST_F(GroupedDurabilityTest, PowerLossBeforeTheGroupedSyncfsLosesNoSyncedWrite) {
+  PowerLossFileSystem power(FileSystem::Default(), tmp_.path() + "/fs_shadow");
+  FaultInjectionEnv env(Env::Default(), tmp_.path() + "/env_shadow");
+  power.SetSyncfsHook([&env] { env.MarkAllDurable(); });
+  power.SetDirectorySyncHook(
+      [&env](const std::string& dir) { env.MarkDirectorySynced(dir); });
+  env.SetDirectorySyncHook(
+      [&power](const std::string& dir) { power.MarkDirectorySynced(dir); });
+  FaultInjectionFileSystem faults(&power);
+  // Every syncfs of the SST directories fails: no flush becomes durable.
+  FaultSpec spec;
+  spec.sticky = true;
+  faults.Arm(FsOp::kSyncfs, spec);
+
+  Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 32 << 10;
+  options.env = &env;
+  DB* db = nullptr;
+  Status s = OpenWithFileSystem(options, SmallTuning(), dbname_, &faults, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  // Write with sync=true until the failed syncfs stops writes (it is a
+  // background error, as a failed sync is in LevelDB) or 400 writes.
+  WriteOptions sync;
+  sync.sync = true;
+  int acked = 0;
+  for (int i = 0; i < 400; i++) {
+    s = db->Put(sync, KeyName(i), ValueFor(i));
+    if (!s.ok()) break;
+    acked++;
+  }
+  // Let the flush of what is queued commit (or fail) before the cut.
+  static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();
+  const uint64_t flushes = StatsField(db, "flushes");
+  // The test means something only if an SST was committed undurable.
+  ASSERT_GE(flushes, 1u) << "no flush committed before the syncfs failed";
+  ASSERT_TRUE(faults.Fired());
+
+  env.CutPower();
+  power.CutPower();
+  delete db;
+  ASSERT_GT(power.PendingChanges(), 0u) << "nothing for the power loss to undo";
+  ASSERT_TRUE(env.SimulatePowerLoss().ok());
+  ASSERT_TRUE(power.SimulatePowerLoss().ok());
+
+  options.env = Env::Default();
+  db = nullptr;
+  s = delsm::Open(options, SmallTuning(), dbname_, &db);
+  ASSERT_TRUE(s.ok()) << "reopen after power loss: " << s.ToString();
+  std::unique_ptr<DB> holder(db);
+  for (int i = 0; i < acked; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), KeyName(i), &v);
+    ASSERT_TRUE(s.ok()) << "lost " << KeyName(i) << " (" << acked
+                        << " acknowledged, " << flushes
+                        << " flushes committed): " << s.ToString();
+    ASSERT_EQ(ValueFor(i), v) << KeyName(i);
+  }
+  ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork().ok());
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+  std::printf("%d synced writes, %llu flushes committed before the cut\n",
+              acked, static_cast<unsigned long long>(flushes));
+}
+
+// Once the grouped syncfs has run, the WALs of the flushes it covered are
+// deleted: retention is bounded by the syncfs, not kept forever.
+TEST_F(GroupedDurabilityTest, WalsGoOnceTheirFlushesAreDurable) {
+  Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 32 << 10;
+  DB* db = nullptr;
+  Status s = delsm::Open(options, SmallTuning(), dbname_, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> holder(db);
+  for (int i = 0; i < 400; i++) {
+    ASSERT_TRUE(db->Put(WriteOptions(), KeyName(i), ValueFor(i)).ok());
+  }
+  ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_FlushMemTable().ok());
+  ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork().ok());
+  EXPECT_GE(StatsField(db, "flushes"), 5u);
+  EXPECT_GE(StatsField(db, "durability-syncs"), 1u);
+  int logs = 0;
+  for (const std::string& name : delsm_test::ListDir(dbname_)) {
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
+      logs++;
+    }
+  }
+  EXPECT_EQ(1, logs) << "only the live WAL should remain";
+}
+
+}  // namespace
+}  // namespace leveldb
