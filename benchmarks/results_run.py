@@ -34,9 +34,21 @@ _spec = importlib.util.spec_from_loader("compare", _loader)
 compare = importlib.util.module_from_spec(_spec)
 _loader.exec_module(compare)
 
+# compare's engines, plus DeLSM with every value in a KV file of its own
+# (inline_threshold=0: the paper's design, whatever the default).
+ENGINES = dict(compare.ENGINES, **{"delsm-pure": ("db_bench", ["--inline_threshold=0"])})
+
 FIELDS = ["value_size", "workload", "line", "engine", "micros_op", "found", "tried",
           "expected", "write_bytes", "user_bytes", "wa", "disk_bytes", "inodes",
-          "peak_rss_kb", "wall_s", "rc", "build"]
+          "peak_rss_kb", "wall_s", "rc", "build", "device_bytes", "device_wa"]
+
+
+def read_device_kbytes(path):
+    """The file system's write counter, after writing back everything dirty
+    (so the bytes a run leaves in the page cache are charged to it)."""
+    os.sync()
+    with open(path) as f:
+        return int(f.read().strip())
 
 
 def main():
@@ -49,6 +61,10 @@ def main():
     ap.add_argument("--phases", default="fillrandom+readrandom,fillseq,writedeletewrite")
     ap.add_argument("--db-root", default=None)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--device-counter", default=None,
+                    help="a write counter in KiB of the file system under --db-root, "
+                         "e.g. /sys/fs/ext4/loop0/session_write_kbytes: each run's "
+                         "device bytes (journal and metadata included) are recorded")
     args = ap.parse_args()
 
     os.makedirs(os.path.join(args.out, "logs"), exist_ok=True)
@@ -60,16 +76,20 @@ def main():
     with open(csv_path, "w", newline="") as f:
         csv.DictWriter(f, fieldnames=FIELDS).writeheader()
 
-    def record(r, workload, vs, engine, du, inodes):
+    def record(r, workload, vs, engine, du, inodes, device_bytes):
         wa = None
         if r["user_bytes"] and r["write_bytes"] is not None:
             wa = r["write_bytes"] / r["user_bytes"]
+        device_wa = None
+        if r["user_bytes"] and device_bytes is not None:
+            device_wa = device_bytes / r["user_bytes"]
         for line in r["lines"]:
             row = dict(line, value_size=vs, workload=workload, line=line["name"],
                        engine=engine, rc=r["rc"], wall_s=r["wall_s"],
                        write_bytes=r["write_bytes"], user_bytes=r["user_bytes"], wa=wa,
                        disk_bytes=du, inodes=inodes, build=r["build"],
-                       peak_rss_kb=r["vmhwm_kb"] or r["maxrss_kb"])
+                       peak_rss_kb=r["vmhwm_kb"] or r["maxrss_kb"],
+                       device_bytes=device_bytes, device_wa=device_wa)
             rows.append(row)
             with open(csv_path, "a", newline="") as f:
                 csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore").writerow(row)
@@ -78,14 +98,15 @@ def main():
             f.write(compare.render_markdown(tables))
         print("%-36s rc=%d %7.1fs %s" % (
             "%s-%d-%s" % (workload, vs, engine), r["rc"], r["wall_s"],
-            " ".join("%s=%.3f" % (l["name"], l["micros_op"]) for l in r["lines"])),
+            " ".join("%s=%.3f" % (l["name"], l["micros_op"]) for l in r["lines"])
+            + ("" if device_bytes is None else " device_MB=%.0f" % (device_bytes / 1e6))),
             flush=True)
 
     for phase in args.phases.split(","):
         steps = phase.split("+")
         for vs in sizes:
             for e in engines:
-                binary, flags = compare.ENGINES[e]
+                binary, flags = ENGINES[e]
                 db = os.path.join(db_root, "%s-%d-%s" % (steps[0], vs, e))
                 shutil.rmtree(db, ignore_errors=True)
                 base = [os.path.join(args.bin_dir, binary), "--db=" + db,
@@ -96,9 +117,14 @@ def main():
                     if i > 0:
                         argv.append("--use_existing_db=1")
                     log = os.path.join(args.out, "logs", "%s-%d-%s" % (step, vs, e))
+                    before = (read_device_kbytes(args.device_counter)
+                              if args.device_counter else None)
                     r = compare.run_db_bench(argv, log, None)
+                    device_bytes = None
+                    if args.device_counter:
+                        device_bytes = 1024 * (read_device_kbytes(args.device_counter) - before)
                     du, inodes = compare.disk_usage(db) if os.path.isdir(db) else (None, None)
-                    record(r, step, vs, e, du, inodes)
+                    record(r, step, vs, e, du, inodes, device_bytes)
                     if r["rc"] != 0:
                         break
                 shutil.rmtree(db, ignore_errors=True)
