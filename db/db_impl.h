@@ -162,7 +162,8 @@ class DBImpl : public DB {
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Commits `edit` to the manifest and installs the new version
   // (VersionSet::LogAndApply, which serialises concurrent callers).
-  Status ApplyEdit(VersionEdit* edit) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  Status ApplyEdit(VersionEdit* edit, bool sync = true)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void RecordBackgroundError(const Status& s) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // After a transient failure of background work: log it and wait
   // *backoff_micros (doubled each time, 10 ms to 1 s) before the retry.

@@ -52,11 +52,11 @@ void DBImpl::RecordBackgroundError(const Status& s) {
   }
 }
 
-Status DBImpl::ApplyEdit(VersionEdit* edit) {
+Status DBImpl::ApplyEdit(VersionEdit* edit, bool sync) {
   mutex_.AssertHeld();
   // LogAndApply releases the mutex while it writes the manifest and applies
   // concurrent edits (flush and compaction threads) one after another.
-  return versions_->LogAndApply(edit, &mutex_);
+  return versions_->LogAndApply(edit, &mutex_, sync);
 }
 
 // ---------------------------------------------------------------------------
@@ -157,7 +157,15 @@ Status DBImpl::FlushOldestImmutable(bool* retryable) {
     }
     edit.SetPrevLogNumber(0);
     edit.SetLogNumber(LogFloor(1));
-    s = ApplyEdit(&edit);
+    // An SST committed before it is durable keeps its WAL, so its record
+    // need not be durable either: lost in a power loss, the WAL replays and
+    // the orphan directory is swept, as when the SST itself is lost. The
+    // record is synced with the next synced one (the durability round's
+    // log-floor edit, which must precede deleting the WAL, or a
+    // compaction's); a record that frees a WAL is synced at once.
+    const bool sync = !FlushCommitsBeforeDurable(tuning_.durability) ||
+                      edit.log_number() > versions_->LogNumber();
+    s = ApplyEdit(&edit, sync);
     if (!s.ok() && grouped && !unsynced_logs_.empty() &&
         unsynced_logs_.back() == imm.log_number) {
       unsynced_logs_.pop_back();  // not committed: still imms_.front()'s

@@ -80,7 +80,8 @@ void VersionSet::AbandonManifest() {
   manifest_file_number_ = NewFileNumber();
 }
 
-Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu) {
+Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu,
+                               bool sync) {
   mu->AssertHeld();
   // Edits are applied strictly one after another: each builds on the
   // version the previous one installed.
@@ -131,7 +132,7 @@ Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu) {
       if (s.ok()) s = manifest_->AddRecord(snapshot);
     }
     if (s.ok()) s = manifest_->AddRecord(record);
-    if (s.ok()) s = manifest_->Sync();
+    if (s.ok() && (sync || !new_manifest.empty())) s = manifest_->Sync();
     if (s.ok() && !new_manifest.empty()) {
       current_attempted = true;
       s = manifest_->MakeCurrent();

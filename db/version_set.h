@@ -50,7 +50,13 @@ class VersionSet {
   // file number and last sequence when it does not set them. Releases *mu
   // while writing; concurrent calls are applied one after another. On error
   // nothing is installed.
-  Status LogAndApply(VersionEdit* edit, port::Mutex* mu)
+  //
+  // With sync == false the record is written but not synced (a new manifest
+  // is still synced before CURRENT names it): a process crash keeps it, a
+  // power loss may drop it and any unsynced record after it, each on its
+  // own. Only for edits whose loss recovery repairs by itself (a flush
+  // whose WAL outlives the edit); the next synced record makes it durable.
+  Status LogAndApply(VersionEdit* edit, port::Mutex* mu, bool sync = true)
       EXCLUSIVE_LOCKS_REQUIRED(mu);
 
   // Loads the state CURRENT and its manifest describe. Returns the Env's
