@@ -22,5 +22,13 @@ set_target_properties(so1_client PROPERTIES SKIP_BUILD_RPATH ON)
 add_test(NAME install_and_consume
   COMMAND bash ${CMAKE_CURRENT_LIST_DIR}/install_test.sh ${PROJECT_BINARY_DIR}
           ${PROJECT_SOURCE_DIR} ${CMAKE_INSTALL_LIBDIR} $<TARGET_FILE:so1_client>)
+# A sanitized build installs sanitized libraries: the consumers must link
+# the same runtime (CONSUMER_FLAGS), as a user building with it would.
+set(DELSM_CONSUMER_FLAGS "")
+if(DELSM_SANITIZE STREQUAL "address")
+  set(DELSM_CONSUMER_FLAGS "-fsanitize=address,undefined")
+elseif(DELSM_SANITIZE STREQUAL "thread")
+  set(DELSM_CONSUMER_FLAGS "-fsanitize=thread")
+endif()
 set_tests_properties(install_and_consume PROPERTIES TIMEOUT 600
-  ENVIRONMENT "CMAKE=${CMAKE_COMMAND};CC=${CMAKE_C_COMPILER}")
+  ENVIRONMENT "CMAKE=${CMAKE_COMMAND};CC=${CMAKE_C_COMPILER};CONSUMER_FLAGS=${DELSM_CONSUMER_FLAGS}")

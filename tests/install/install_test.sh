@@ -9,6 +9,8 @@
 #   libdir:     CMAKE_INSTALL_LIBDIR (relative to the prefix)
 #   so1 client: dropin_client linked by soname against a libleveldb.so.1
 #               that is not on any search path (tests/install/install.cmake)
+# Environment: CMAKE, CC, and CONSUMER_FLAGS (compiler and linker flags for
+# the consumers, e.g. the sanitizer a sanitized build was made with).
 # Everything happens under one scratch folder ($TMPDIR or /tmp), removed at
 # the end.
 set -u
@@ -54,7 +56,9 @@ fi
 echo "-- find_package(delsm) consumer"
 cbuild=$scratch/consumer-build
 if "$CMAKE" -S "$SRC/tests/install/consumer" -B "$cbuild" \
-      -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release >"$scratch/c.log" 2>&1 &&
+      -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_CXX_FLAGS="${CONSUMER_FLAGS:-}" \
+      -DCMAKE_EXE_LINKER_FLAGS="${CONSUMER_FLAGS:-}" >"$scratch/c.log" 2>&1 &&
     "$CMAKE" --build "$cbuild" >>"$scratch/c.log" 2>&1; then
   [ "$(cat "$cbuild/dropin_dir.txt")" = "$dropin" ] ||
     fail "delsm_DROPIN_DIR is '$(cat "$cbuild/dropin_dir.txt")', want $dropin"
@@ -78,7 +82,7 @@ export PKG_CONFIG_PATH=$lib/pkgconfig
 if flags=$(pkg-config --cflags --libs delsm); then
   echo "pkg-config --cflags --libs delsm: $flags"
   # shellcheck disable=SC2086
-  if ${CC:-cc} -o "$scratch/consumer_c" "$SRC/tests/install/consumer_c.c" $flags \
+  if ${CC:-cc} ${CONSUMER_FLAGS:-} -o "$scratch/consumer_c" "$SRC/tests/install/consumer_c.c" $flags \
       2>"$scratch/cc.log"; then
     out=$(LD_LIBRARY_PATH=$lib "$scratch/consumer_c" "$scratch/db-c" 2>&1)
     echo "consumer_c: $out"
