@@ -32,7 +32,7 @@ fi
 
 lib=$prefix/$LIBDIR
 dropin=$lib/delsm/leveldb-dropin
-for f in include/delsm/delsm.h include/delsm/c.h "$LIBDIR/libdelsm.a" \
+for f in include/delsm/delsm.h include/delsm/c.h bin/delsm "$LIBDIR/libdelsm.a" \
          "$LIBDIR/libdelsm.so.1.23.0" "$LIBDIR/cmake/delsm/delsmConfig.cmake" \
          "$LIBDIR/cmake/delsm/delsmConfigVersion.cmake" \
          "$LIBDIR/pkgconfig/delsm.pc"; do

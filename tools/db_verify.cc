@@ -1,0 +1,258 @@
+#include "tools/db_verify.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <set>
+
+#include "db/dbformat.h"
+#include "db/filename.h"
+#include "db/version.h"
+#include "table/key_codec.h"
+#include "table/meta_file.h"
+#include "tools/tool_util.h"
+#include "util/crc32c.h"
+
+namespace delsm_tool {
+
+namespace {
+
+using leveldb::Status;
+
+std::string ErrnoText(const char* call) {
+  return std::string(call) + ": " + std::strerror(errno);
+}
+
+// Names in `path`; false (with errno set) if it cannot be listed.
+bool ListNames(const std::string& path, std::set<std::string>* names) {
+  names->clear();
+  DIR* d = opendir(path.c_str());
+  if (d == nullptr) return false;
+  errno = 0;
+  while (dirent* e = readdir(d)) {
+    const std::string n = e->d_name;
+    if (n != "." && n != "..") names->insert(n);
+    errno = 0;
+  }
+  const int err = errno;
+  if (closedir(d) != 0) return false;
+  errno = err;
+  return err == 0;
+}
+
+// Reads the KV file at `path` whole and compares length and masked crc32c.
+void CheckKvFile(const std::string& path, const leveldb::MetaEntry& e,
+                 VerifyReport* report) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    report->problems.push_back(
+        {errno == ENOENT ? "missing" : "read", path, ErrnoText("open")});
+    return;
+  }
+  uint32_t crc = 0;
+  uint64_t length = 0;
+  char buf[1 << 16];
+  for (;;) {
+    const ssize_t n = read(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      report->problems.push_back({"read", path, ErrnoText("read")});
+      close(fd);
+      return;
+    }
+    if (n == 0) break;
+    crc = leveldb::crc32c::Extend(crc, buf, n);
+    length += n;
+  }
+  if (close(fd) != 0) {
+    report->problems.push_back({"read", path, ErrnoText("close")});
+    return;
+  }
+  report->kv_files++;
+  report->kv_bytes += length;
+  if (length != e.stored_size) {
+    report->problems.push_back({"length", path,
+                                "holds " + std::to_string(length) +
+                                    " bytes, the meta file says " +
+                                    std::to_string(e.stored_size)});
+  } else if (leveldb::crc32c::Mask(crc) != e.stored_crc) {
+    report->problems.push_back(
+        {"checksum", path, "crc32c does not match the meta file's"});
+  }
+}
+
+}  // namespace
+
+Status VerifyDatabase(leveldb::DbView* view, bool progress,
+                      VerifyReport* report) {
+  const std::string& db = view->dbname();
+  leveldb::Version* v = view->current();
+  // Live SSTs by (level, directory number).
+  std::map<std::pair<int, uint64_t>, std::vector<uint64_t>> live;
+  uint64_t total_dirs = 0;
+  for (int level = 0; level < leveldb::config::kNumLevels; ++level) {
+    for (const leveldb::FileMetaData* f : v->files(level)) {
+      auto& ssts = live[{level, f->dir}];
+      if (ssts.empty()) total_dirs++;
+      ssts.push_back(f->number);
+    }
+  }
+  Progress meter("verify: SST directories", total_dirs, progress);
+  uint64_t done = 0;
+
+  for (int level = 0; level < leveldb::config::kNumLevels; ++level) {
+    const std::string level_dir = leveldb::LevelDirName(db, level);
+    std::set<std::string> dirs;
+    if (!ListNames(level_dir, &dirs)) {
+      if (errno != ENOENT) {
+        return Status::IOError(level_dir, ErrnoText("list"));
+      }
+      dirs.clear();
+    }
+    // Directories the manifest names must exist.
+    for (auto it = live.lower_bound({level, 0});
+         it != live.end() && it->first.first == level; ++it) {
+      const std::string name = leveldb::SstDirName(db, level, it->first.second);
+      if (dirs.count(name.substr(level_dir.size() + 1)) == 0) {
+        report->problems.push_back(
+            {"missing", name, "the manifest names this SST directory"});
+      }
+    }
+    for (const std::string& name : dirs) {
+      const std::string path = level_dir + "/" + name;
+      uint64_t dir_number = 0;
+      if (!leveldb::ParseSstDirName(name, &dir_number)) {
+        report->problems.push_back({"orphan", path, "not an SST directory"});
+        continue;
+      }
+      auto owners = live.find({level, dir_number});
+      if (owners == live.end()) {
+        report->problems.push_back(
+            {"orphan", path, "no live SST is in this directory"});
+        continue;
+      }
+      std::set<std::string> names;
+      if (!ListNames(path, &names)) {
+        report->problems.push_back({"read", path, ErrnoText("list")});
+        continue;
+      }
+      std::set<std::string> owned;
+      for (uint64_t number : owners->second) {
+        const std::string meta_name = leveldb::MetaFileName(number, dir_number);
+        const std::string long_keys =
+            leveldb::LongKeysFileName(number, dir_number);
+        owned.insert(meta_name);
+        if (names.count(long_keys) != 0) owned.insert(long_keys);
+        leveldb::MetaFileContents meta;
+        Status s = leveldb::ReadMetaFile(path + "/" + meta_name, &meta);
+        report->meta_files++;
+        if (!s.ok()) {
+          report->problems.push_back(
+              {"meta", path + "/" + meta_name, s.ToString()});
+          continue;
+        }
+        for (const leveldb::MetaEntry& e : meta.entries) {
+          leveldb::ParsedInternalKey ikey;
+          if (!leveldb::ParseInternalKey(e.internal_key, &ikey)) {
+            report->problems.push_back(
+                {"meta", path + "/" + meta_name, "unparsable internal key"});
+            continue;
+          }
+          if (leveldb::StoredInline(e.storage)) {
+            report->inline_values++;
+            const uint32_t crc = leveldb::crc32c::Mask(leveldb::crc32c::Value(
+                e.inline_value.data(), e.inline_value.size()));
+            if (crc != e.stored_crc) {
+              report->problems.push_back({"checksum", path + "/" + meta_name,
+                                          "inline value of key " +
+                                              Printable(ikey.user_key) +
+                                              " does not match its crc"});
+            }
+            continue;
+          }
+          if (!leveldb::StoredInFile(e.storage)) continue;
+          const std::string kv = leveldb::KvStoredFileName(
+              ikey.user_key, ikey.sequence,
+              e.storage == leveldb::ValueStorage::kFileSnappy);
+          owned.insert(kv);
+          if (names.count(kv) == 0) {
+            report->problems.push_back(
+                {"missing", path + "/" + kv,
+                 "the meta file " + meta_name + " names this KV file"});
+            continue;
+          }
+          CheckKvFile(path + "/" + kv, e, report);
+        }
+      }
+      for (const std::string& n : names) {
+        if (owned.count(n) == 0) {
+          report->problems.push_back(
+              {"orphan", path + "/" + n, "no live SST owns this file"});
+        }
+      }
+      meter.Update(++done);
+    }
+  }
+  return Status::OK();
+}
+
+void PrintVerifyReport(const std::string& dbname, const VerifyReport& r,
+                       bool json) {
+  if (json) {
+    JsonWriter w;
+    w.BeginObject();
+    w.Key("db");
+    w.String(dbname);
+    w.Key("ok");
+    w.Bool(r.problems.empty());
+    w.Key("meta_files");
+    w.Number(r.meta_files);
+    w.Key("kv_files");
+    w.Number(r.kv_files);
+    w.Key("kv_bytes");
+    w.Number(r.kv_bytes);
+    w.Key("inline_values");
+    w.Number(r.inline_values);
+    w.Key("problems");
+    w.BeginArray();
+    for (const VerifyProblem& p : r.problems) {
+      w.BeginObject();
+      w.Key("kind");
+      w.String(p.kind);
+      w.Key("path");
+      w.String(p.path);
+      w.Key("detail");
+      w.String(p.detail);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.EndObject();
+    w.Finish();
+    return;
+  }
+  std::printf(
+      "checked %llu meta files, %llu KV files (%llu bytes), %llu inline "
+      "values\n",
+      static_cast<unsigned long long>(r.meta_files),
+      static_cast<unsigned long long>(r.kv_files),
+      static_cast<unsigned long long>(r.kv_bytes),
+      static_cast<unsigned long long>(r.inline_values));
+  if (r.problems.empty()) {
+    std::printf("%s: OK\n", dbname.c_str());
+    return;
+  }
+  Table t({"problem", "path", "detail"});
+  for (const VerifyProblem& p : r.problems) {
+    t.AddRow({p.kind, Printable(p.path), p.detail});
+  }
+  t.Print();
+  std::printf("%s: %zu problem(s)\n", dbname.c_str(), r.problems.size());
+}
+
+}  // namespace delsm_tool
