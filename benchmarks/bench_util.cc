@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
+#include <string>
 
 namespace bench {
 
@@ -167,6 +168,34 @@ uint64_t NowNanos() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
              std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+void PrintCpuInfo() {
+  std::FILE* f = std::fopen("/proc/cpuinfo", "r");
+  if (f == nullptr) return;
+  char line[512];
+  int cpus = 0;
+  std::string model, cache;
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    const char* colon = std::strchr(line, ':');
+    if (colon == nullptr) continue;
+    std::string key(line, colon - line);
+    while (!key.empty() && (key.back() == ' ' || key.back() == '\t')) {
+      key.pop_back();
+    }
+    std::string val(colon + 1);
+    while (!val.empty() && (val[0] == ' ')) val.erase(0, 1);
+    while (!val.empty() && val.back() == '\n') val.pop_back();
+    if (key == "model name") {
+      cpus++;
+      model = val;
+    } else if (key == "cache size") {
+      cache = val;
+    }
+  }
+  std::fclose(f);
+  std::fprintf(stdout, "CPU:        %d * %s\n", cpus, model.c_str());
+  std::fprintf(stdout, "CPUCache:   %s\n", cache.c_str());
 }
 
 }  // namespace bench

@@ -81,6 +81,10 @@ bool ProcessWriteBytes(uint64_t* write_bytes, uint64_t* cancelled);
 // process this one was exec'ed from (a forking parent). False if unreadable.
 bool PeakRssKb(uint64_t* kb);
 
+// Prints LevelDB db_bench's "CPU:" and "CPUCache:" header lines from
+// /proc/cpuinfo (nothing if it cannot be read).
+void PrintCpuInfo();
+
 // Monotonic clock in microseconds.
 uint64_t NowMicros();
 // Monotonic clock in nanoseconds (for per-operation latencies).

@@ -89,6 +89,10 @@ std::map<std::string, Setter> SettersFor(Flags* f) {
       {"seed", IntSetter(&f->seed)},
       {"delete_ratio", DoubleSetter(&f->delete_ratio)},
       {"stats_interval", IntSetter(&f->stats_interval)},
+      {"block_size", IntSetter(&f->block_size)},
+      {"max_file_size", IntSetter(&f->max_file_size)},
+      {"reuse_logs", BoolSetter(&f->reuse_logs)},
+      {"comparisons", BoolSetter(&f->comparisons)},
       {"blob", BoolSetter(&f->blob)},
       {"min_blob_size", IntSetter(&f->min_blob_size)},
       {"blob_gc", BoolSetter(&f->blob_gc)},
@@ -132,11 +136,12 @@ bool ParseFlags(int argc, char** argv, Flags* flags, bool* help,
   if (flags->num < 0 || flags->value_size < 0 || flags->key_size < 1 ||
       flags->threads < 1 || flags->delete_ratio < 0 ||
       flags->delete_ratio > 1 || flags->stats_interval < 0 ||
-      flags->min_blob_size < 0) {
+      flags->min_blob_size < 0 || flags->block_size < 0 ||
+      flags->max_file_size < 0) {
     *error =
         "out of range: need --num>=0 --value_size>=0 --key_size>=1 "
         "--threads>=1 0<=--delete_ratio<=1 --stats_interval>=0 "
-        "--min_blob_size>=0";
+        "--min_blob_size>=0 --block_size>=0 --max_file_size>=0";
     return false;
   }
   return true;
@@ -148,6 +153,8 @@ std::string FlagsUsage() {
       fillseq fillrandom fillsync fillbatch overwrite fill100K
       readseq readreverse readrandom readmissing readhot seekrandom
       deleteseq deleterandom compact stats
+      open readrandomsmall crc32c snappycomp snappyuncomp sstables
+      heapprofile  (as LevelDB's db_bench)
       writedeletewrite writedeleteread  (fill N random keys, delete
           --delete_ratio of them, then write N new keys / read the first N)
       fsmeta  (16-byte parent-id + name-hash keys, 128-byte values, 20 per
@@ -170,6 +177,10 @@ std::string FlagsUsage() {
   --seed=N               key-order seed; 0 (default) draws a fresh one
   --delete_ratio=R       share deleted by the three-stage workloads (0.5)
   --stats_interval=N     progress line with ops/s and write_bytes every N ops
+  --block_size=N --max_file_size=N --reuse_logs=0|1
+                         LevelDB's table-format options (LevelDB, RocksDB;
+                         no effect on DeLSM, which has no tables)
+  --comparisons=0|1      accepted; comparator calls are not counted
   RocksDB: --blob=0|1 (BlobDB) --min_blob_size=N --blob_gc=0|1
   DeLSM:   --durability=syncfs|fsync|deferred --inline_threshold=N
            --l0_compaction_entries=N --sst_entries=N

@@ -13,7 +13,8 @@ namespace bench {
 struct Flags {
   std::string benchmarks =
       "fillseq,fillsync,fillrandom,overwrite,readrandom,readrandom,readseq,"
-      "readreverse,compact,readrandom,readseq,readreverse,fill100K";
+      "readreverse,compact,readrandom,readseq,readreverse,fill100K,crc32c,"
+      "snappycomp,snappyuncomp";
   int64_t num = 1000000;
   int64_t reads = -1;  // <0: same as num
   int value_size = 100;
@@ -32,6 +33,12 @@ struct Flags {
   uint64_t seed = 0;  // 0: draw a fresh seed
   double delete_ratio = 0.5;
   int64_t stats_interval = 0;  // ops between progress lines; 0: off
+  // LevelDB's table-format flags (0 / false: engine default); --comparisons
+  // is accepted and not counted.
+  int64_t block_size = 0;
+  int64_t max_file_size = 0;
+  bool reuse_logs = false;
+  bool comparisons = false;
   // RocksDB (db_bench_rocksdb) only.
   bool blob = false;
   int64_t min_blob_size = 0;

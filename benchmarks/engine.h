@@ -48,6 +48,12 @@ struct EngineOptions {
   int64_t cache_size = 8 << 20;        // block/value cache bytes; 0 = none
   int bloom_bits = -1;                 // <0: engine default (LevelDB: none)
   int open_files = 1000;               // max_open_files
+  // LevelDB's table-format options; 0 / false = the engine's default. DeLSM
+  // has no data blocks, table files or reusable logs and ignores them;
+  // RocksDB takes block_size and max_file_size (target_file_size_base).
+  size_t block_size = 0;
+  size_t max_file_size = 0;
+  bool reuse_logs = false;
   // RocksDB only: key-value separation (BlobDB).
   bool blob = false;
   uint64_t min_blob_size = 0;
@@ -135,6 +141,11 @@ std::string EngineBuild();
 bool EngineHasAssertions();
 // One line stating the engine-specific options applied for `opts`.
 std::string DescribeOptions(const EngineOptions& opts);
+
+// The engine library's own crc32c of data[0, n) (what LevelDB's crc32c
+// benchmark measures) in *crc; false when the linked build does not export
+// it (Debian's shared LevelDB hides it).
+bool EngineCrc32c(const char* data, size_t n, uint32_t* crc);
 
 // Opens (creating per opts) the database at `path`.
 Status OpenEngine(const EngineOptions& opts, const std::string& path,

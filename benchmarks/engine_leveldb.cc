@@ -16,6 +16,14 @@
 
 #ifdef DB_BENCH_DELSM
 #include "delsm/delsm.h"
+#include "util/crc32c.h"
+#elif defined(DB_BENCH_LEVELDB_STATIC)
+// LevelDB's util/crc32c.h is not installed; the static library defines it.
+namespace leveldb {
+namespace crc32c {
+uint32_t Extend(uint32_t init_crc, const char* data, size_t n);
+}  // namespace crc32c
+}  // namespace leveldb
 #endif
 
 #ifndef DB_BENCH_ENGINE_BUILD
@@ -212,6 +220,9 @@ Status OpenEngine(const EngineOptions& opts, const std::string& path,
   options.max_open_files = opts.open_files;
   options.compression =
       opts.compression ? leveldb::kSnappyCompression : leveldb::kNoCompression;
+  if (opts.block_size > 0) options.block_size = opts.block_size;
+  if (opts.max_file_size > 0) options.max_file_size = opts.max_file_size;
+  options.reuse_logs = opts.reuse_logs;
   leveldb::Cache* cache = nullptr;
   if (opts.cache_size > 0) {
     cache = leveldb::NewLRUCache(static_cast<size_t>(opts.cache_size));
@@ -257,6 +268,15 @@ Status OpenEngine(const EngineOptions& opts, const std::string& path,
 
 Status DestroyEngine(const std::string& path) {
   return FromLevelDB(leveldb::DestroyDB(path, leveldb::Options()));
+}
+
+bool EngineCrc32c(const char* data, size_t n, uint32_t* crc) {
+#if defined(DB_BENCH_DELSM) || defined(DB_BENCH_LEVELDB_STATIC)
+  *crc = leveldb::crc32c::Extend(0, data, n);
+  return true;
+#else
+  return false;
+#endif
 }
 
 }  // namespace bench

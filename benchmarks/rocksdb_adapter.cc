@@ -17,6 +17,14 @@
 #define DB_BENCH_ENGINE_BUILD "unknown build"
 #endif
 
+// RocksDB's util/crc32c.h is not installed; both its static and shared
+// libraries export this function.
+namespace rocksdb {
+namespace crc32c {
+uint32_t Extend(uint32_t init_crc, const char* data, size_t n);
+}  // namespace crc32c
+}  // namespace rocksdb
+
 namespace bench {
 
 namespace {
@@ -157,6 +165,10 @@ rocksdb::Options RocksDBOptionsFor(const EngineOptions& opts) {
   if (opts.bloom_bits >= 0) {
     table.filter_policy.reset(rocksdb::NewBloomFilterPolicy(opts.bloom_bits));
   }
+  if (opts.block_size > 0) table.block_size = opts.block_size;
+  if (opts.max_file_size > 0) {
+    options.target_file_size_base = opts.max_file_size;
+  }
   options.table_factory.reset(rocksdb::NewBlockBasedTableFactory(table));
   if (opts.blob) {
     options.enable_blob_files = true;
@@ -212,6 +224,11 @@ Status OpenEngine(const EngineOptions& opts, const std::string& path,
 
 Status DestroyEngine(const std::string& path) {
   return FromRocks(rocksdb::DestroyDB(path, rocksdb::Options()));
+}
+
+bool EngineCrc32c(const char* data, size_t n, uint32_t* crc) {
+  *crc = rocksdb::crc32c::Extend(0, data, n);
+  return true;
 }
 
 }  // namespace bench

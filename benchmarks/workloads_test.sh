@@ -37,9 +37,9 @@ check() {
     / : / {
       split($0, parts, " : "); name = parts[1]; sub(/ +$/, "", name); seen[name] = 1
       sub(/\/.*/, "", name); seen[name] = 1
-      if (match($0, /\(found [0-9]+ of [0-9]+(, expected [0-9]+)?\)/)) {
+      if (match($0, /\([0-9]+ of [0-9]+ found(, expected [0-9]+)?\)/)) {
         f = substr($0, RSTART + 1, RLENGTH - 2); split(f, w, /[ ,]+/)
-        found = w[2] + 0; tried = w[4] + 0; wexp = (w[5] == "expected") ? w[6] + 0 : -1
+        found = w[1] + 0; tried = w[3] + 0; wexp = (w[5] == "expected") ? w[6] + 0 : -1
         r++; wish = want[r]
         ok = (wish == "all" && tried > 0 && found == tried) ||
              (wish == "none" && tried > 0 && found == 0) ||

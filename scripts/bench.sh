@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The README's main command: installs the dependencies and builds a Release
 # tree in build-release/ (through scripts/setup.sh; build/ is left alone),
-# then runs benchmarks/compare with 100,000 keys for DeLSM vs LevelDB and
-# prints the table. Output (table, CSV, markdown, per-run logs) goes to
+# builds (once, cached) a Release LevelDB from Debian's source to compare
+# against, then runs benchmarks/compare with 100,000 keys for DeLSM vs
+# LevelDB and prints the table. Output (table, CSV, markdown, per-run logs) goes to
 # out/bench-<timestamp>/.
 #
 # The databases go on a dedicated ext4 (with a journal, default format) on a
@@ -24,6 +25,32 @@ export BUILD_DIR=${BUILD_DIR:-build-release}
 export BUILD_TYPE=Release
 export CMAKE_EXTRA=${CMAKE_EXTRA:--DDELSM_BUILD_TESTS=OFF}
 bash scripts/setup.sh
+
+# The LevelDB to compare against: a Release build of Debian's own LevelDB
+# source (benchmarks/peers/build.sh, about a minute once, then cached in
+# $DELSM_PEERS_DIR), because Debian's binary package keeps its assertions
+# on. Only if that cannot be built does the comparison fall back to
+# Debian's library, and it says so.
+peers_dir=${DELSM_PEERS_DIR:-/var/cache/delsm-peers}
+if [ ! -f "$peers_dir/leveldb/BUILD_INFO" ]; then
+  echo "bench: building a Release LevelDB from Debian's source (cached in $peers_dir)"
+  if sh benchmarks/peers/build.sh leveldb; then
+    bash scripts/setup.sh  # re-configure so db_bench_leveldb links it
+  fi
+fi
+if ldd "$BUILD_DIR/benchmarks/db_bench_leveldb" | grep -q 'libleveldb\.so'; then
+  cat >&2 <<'WARN'
+########################################################################
+bench: WARNING: comparing against Debian's LevelDB shared library, which
+is built with assertions on and so slower than a Release LevelDB: the
+LevelDB figures below understate it. benchmarks/peers/build.sh could not
+build the Release peer (it needs root for `apt-get source`; see its log
+above). Fix that and re-run for a fair comparison.
+########################################################################
+WARN
+else
+  echo "bench: LevelDB peer: $(cat "$peers_dir/leveldb/BUILD_INFO")"
+fi
 
 ALL_ENGINES=delsm,leveldb,rocksdb,blobdb
 # 100k keys: enough for flushes and compactions through two levels, and
