@@ -17,7 +17,8 @@
 # "--engines all" means every engine (DeLSM, LevelDB, RocksDB, BlobDB):
 #   bash scripts/bench.sh --engines all --num 1000000
 # Environment: BUILD_DIR (build-release), CMAKE_EXTRA (default: tests off,
-# the benchmark does not need them), BENCH_LOOP (1), BENCH_LOOP_SIZE (16G).
+# the benchmark does not need them), BENCH_LOOP (1), BENCH_LOOP_SIZE (16G),
+# PYTHON (/usr/bin/python3 when present), DELSM_PEERS_DIR (/var/cache/delsm-peers).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -93,7 +94,17 @@ if [ "${BENCH_LOOP:-1}" = 1 ] && [ "$(id -u)" -eq 0 ] &&
 else
   echo "bench: databases under /tmp (a shared file system; run as root for a dedicated one)"
 fi
+# The Python that scripts/setup.sh gave python3-matplotlib: Debian's, not
+# whichever python3 comes first on PATH (a pyenv one has no matplotlib, and
+# the chart would be missing). PYTHON overrides.
+python=${PYTHON:-python3}
+if [ -z "${PYTHON:-}" ] && [ -x /usr/bin/python3 ]; then
+  python=/usr/bin/python3
+fi
+if ! "$python" -c 'import matplotlib' 2>/dev/null; then
+  echo "bench: WARNING: $python cannot import matplotlib: no chart (results.png)" >&2
+fi
 # compare prints the table on stdout; keep a copy next to its CSV.
-python3 benchmarks/compare --bin-dir "$BUILD_DIR/benchmarks" --out "$out" "${args[@]}" \
+"$python" benchmarks/compare --bin-dir "$BUILD_DIR/benchmarks" --out "$out" "${args[@]}" \
   | tee "$out/table.txt"
 echo "bench: results in $out/"
