@@ -207,28 +207,19 @@ void PrintVerifyReport(const std::string& dbname, const VerifyReport& r,
   if (json) {
     JsonWriter w;
     w.BeginObject();
-    w.Key("db");
-    w.String(dbname);
-    w.Key("ok");
-    w.Bool(r.problems.empty());
-    w.Key("meta_files");
-    w.Number(r.meta_files);
-    w.Key("kv_files");
-    w.Number(r.kv_files);
-    w.Key("kv_bytes");
-    w.Number(r.kv_bytes);
-    w.Key("inline_values");
-    w.Number(r.inline_values);
+    w.Field("db", dbname);
+    w.Field("ok", r.problems.empty());
+    w.Field("meta_files", r.meta_files);
+    w.Field("kv_files", r.kv_files);
+    w.Field("kv_bytes", r.kv_bytes);
+    w.Field("inline_values", r.inline_values);
     w.Key("problems");
     w.BeginArray();
     for (const VerifyProblem& p : r.problems) {
       w.BeginObject();
-      w.Key("kind");
-      w.String(p.kind);
-      w.Key("path");
-      w.String(p.path);
-      w.Key("detail");
-      w.String(p.detail);
+      w.Field("kind", p.kind);
+      w.Field("path", p.path);
+      w.Field("detail", p.detail);
       w.EndObject();
     }
     w.EndArray();

@@ -113,13 +113,10 @@ int RunGet(const Args& args) {
   if (args.Has("json")) {
     JsonWriter w;
     w.BeginObject();
-    w.Key("key");
-    w.String(Output(args, key));
-    w.Key("found");
-    w.Bool(found);
+    w.Field("key", Output(args, key));
+    w.Field("found", found);
     if (found) {
-      w.Key("value");
-      w.String(Output(args, it->value()));
+      w.Field("value", Output(args, it->value()));
     }
     w.EndObject();
     w.Finish();
@@ -196,11 +193,9 @@ int RunScan(const Args& args) {
     ++n;
     if (json) {
       w.BeginObject();
-      w.Key("key");
-      w.String(Output(args, k));
+      w.Field("key", Output(args, k));
       if (!keys_only) {
-        w.Key("value");
-        w.String(Output(args, it->value()));
+        w.Field("value", Output(args, it->value()));
       }
       w.EndObject();
     } else if (keys_only) {

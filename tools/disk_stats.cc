@@ -193,8 +193,7 @@ void PrintDiskStats(const std::string& dbname, const DiskStats& stats,
   if (json) {
     JsonWriter w;
     w.BeginObject();
-    w.Key("db");
-    w.String(dbname);
+    w.Field("db", dbname);
     w.Key("areas");
     w.BeginArray();
     std::vector<const AreaStats*> rows;
@@ -202,8 +201,7 @@ void PrintDiskStats(const std::string& dbname, const DiskStats& stats,
     rows.push_back(&stats.total);
     for (const AreaStats* a : rows) {
       w.BeginObject();
-      w.Key("name");
-      w.String(a->name);
+      w.Field("name", a->name);
       const std::pair<const char*, uint64_t> fields[] = {
           {"sst_dirs", a->sst_dirs},
           {"ssts", a->ssts},
@@ -216,24 +214,18 @@ void PrintDiskStats(const std::string& dbname, const DiskStats& stats,
           {"inodes", a->inodes},
           {"extra_link_files", a->extra_link_files}};
       for (const auto& f : fields) {
-        w.Key(f.first);
-        w.Number(f.second);
+        w.Field(f.first, f.second);
       }
       w.EndObject();
     }
     w.EndArray();
-    w.Key("wal_files");
-    w.Number(stats.wal_files);
+    w.Field("wal_files", stats.wal_files);
     w.Key("filesystem");
     w.BeginObject();
-    w.Key("total_bytes");
-    w.Number(stats.fs_total_bytes);
-    w.Key("free_bytes");
-    w.Number(stats.fs_free_bytes);
-    w.Key("total_inodes");
-    w.Number(stats.fs_total_inodes);
-    w.Key("free_inodes");
-    w.Number(stats.fs_free_inodes);
+    w.Field("total_bytes", stats.fs_total_bytes);
+    w.Field("free_bytes", stats.fs_free_bytes);
+    w.Field("total_inodes", stats.fs_total_inodes);
+    w.Field("free_inodes", stats.fs_free_inodes);
     w.EndObject();
     w.EndObject();
     w.Finish();

@@ -176,6 +176,21 @@ void JsonWriter::Bool(bool b) {
   std::fputs(b ? "true" : "false", stdout);
 }
 
+void JsonWriter::Field(const std::string& key, const leveldb::Slice& s) {
+  Key(key);
+  String(s);
+}
+
+void JsonWriter::Field(const std::string& key, uint64_t n) {
+  Key(key);
+  Number(n);
+}
+
+void JsonWriter::Field(const std::string& key, bool b) {
+  Key(key);
+  Bool(b);
+}
+
 void JsonWriter::Finish() { std::fputc('\n', stdout); }
 
 Table::Table(std::vector<std::string> header) {

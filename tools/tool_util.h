@@ -50,6 +50,14 @@ class JsonWriter {
   void String(const leveldb::Slice& s);
   void Number(uint64_t n);
   void Bool(bool b);
+  // Key(key) then the value: one member of the object being written. The
+  // const char* overload keeps a string literal from converting to bool.
+  void Field(const std::string& key, const leveldb::Slice& s);
+  void Field(const std::string& key, const char* s) {
+    Field(key, leveldb::Slice(s));
+  }
+  void Field(const std::string& key, uint64_t n);
+  void Field(const std::string& key, bool b);
   // Ends the document with a newline.
   void Finish();
 
