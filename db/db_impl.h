@@ -86,6 +86,10 @@ class DBImpl : public DB {
   // Wait until no flush, compaction, removal or grouped syncfs is needed or
   // running.
   Status TEST_WaitForBackgroundWork();
+  // Compact the SSTs of `level` overlapping [begin, end] (null: unbounded)
+  // into level + 1, as one manual compaction of that level only (LevelDB's
+  // TEST_CompactRange). Returns the compaction's status.
+  Status TEST_CompactRange(int level, const Slice* begin, const Slice* end);
 
  private:
   struct Writer;
@@ -153,8 +157,16 @@ class DBImpl : public DB {
   // `make_durable`: sync the SST as the durability mode says before
   // returning (recovery, kFsync, kDeferred's no-op); false leaves that to
   // the grouped syncfs (kSyncfs flushes).
-  Status WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable)
-      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // `replayed` (a memtable replayed from a WAL): leave out the entries
+  // HeldBelowLevel0 finds in the current version's L1 and below.
+  Status WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable,
+                     bool replayed = false) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // True if a level below L0 of `v` holds `key`'s user key at `key`'s
+  // sequence or a later one: a write a replayed WAL brings back although
+  // its flush was compacted out of L0 before the crash (kDeferred keeps
+  // WALs that long), or one a newer version there shadows. False when
+  // unknown (a meta file cannot be read): the entry is then kept.
+  bool HeldBelowLevel0(Version* v, const ParsedInternalKey& key);
   Status RunCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // *retryable as for FlushOldestImmutable.
@@ -249,6 +261,7 @@ class DBImpl : public DB {
   struct Immutable {
     MemTable* mem;
     uint64_t log_number;
+    bool replayed = false;  // recovery's, flushed by the flush thread
   };
   std::deque<Immutable> imms_ GUARDED_BY(mutex_);
   std::atomic<int> num_imms_{0};  // imms_.size(), readable without mutex_

@@ -141,7 +141,8 @@ Status DBImpl::FlushOldestImmutable(bool* retryable) {
   const Immutable imm = imms_.front();
   const bool grouped = tuning_.durability == delsm::Durability::kSyncfs;
   VersionEdit edit;
-  Status s = WriteLevel0(imm.mem, &edit, /*make_durable=*/!grouped);
+  Status s =
+      WriteLevel0(imm.mem, &edit, /*make_durable=*/!grouped, imm.replayed);
   // Nothing is committed yet: the flush can simply be run again.
   *retryable = IsOutOfDescriptors(s);
   if (s.ok()) {
@@ -233,14 +234,17 @@ void DBImpl::DurabilityThreadMain() {
   background_cv_.SignalAll();
 }
 
-Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit,
-                           bool make_durable) {
+Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable,
+                           bool replayed) {
   mutex_.AssertHeld();
   const uint64_t start_micros = env_->NowMicros();
   const uint64_t number = versions_->NewFileNumber();
   pending_outputs_.insert(number);
   const SequenceNumber smallest_snapshot = SmallestLiveSnapshot();
   Iterator* iter = mem->NewIterator();
+  // What the levels below L0 hold, for a replayed memtable.
+  Version* below = replayed ? versions_->current() : nullptr;
+  if (below != nullptr) below->Ref();
   mutex_.Unlock();
 
   SstDirBuilder builder(sst_options_, SstDirName(dbname_, 0, number));
@@ -248,6 +252,7 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit,
   ShadowedVersions shadowed(internal_comparator_.user_comparator(),
                             smallest_snapshot);
   uint64_t dropped = 0;
+  uint64_t held_below = 0;
   for (iter->SeekToFirst(); s.ok() && iter->Valid(); iter->Next()) {
     ParsedInternalKey ikey;
     if (!ParseInternalKey(iter->key(), &ikey)) {
@@ -257,6 +262,14 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit,
     // A shadowed version never needs a KV file.
     if (shadowed.Shadowed(ikey)) {
       dropped++;
+      continue;
+    }
+    // A replayed write a deeper level already holds (or shadows) must not
+    // come back at L0: the copy would be a second KV file of the same name,
+    // which a later compaction could not link into a directory where the
+    // deeper copy's name lingers.
+    if (below != nullptr && HeldBelowLevel0(below, ikey)) {
+      held_below++;
       continue;
     }
     s = builder.Add(iter->key(), iter->value());
@@ -275,6 +288,13 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit,
   if (!s.ok() || entries == 0) builder.Abandon();
 
   mutex_.Lock();
+  if (below != nullptr) below->Unref();
+  if (held_below > 0) {
+    Log(options_.info_log,
+        "Flush #%llu: %llu replayed writes left out, already held below L0\n",
+        static_cast<unsigned long long>(number),
+        static_cast<unsigned long long>(held_below));
+  }
   Log(options_.info_log,
       "Flush #%llu: %llu entries (%llu shadowed versions dropped), %llu KV "
       "files, %s\n",
@@ -638,6 +658,24 @@ void DBImpl::CompactRange(const Slice* begin, const Slice* end) {
     m.end = end != nullptr ? &end_key : nullptr;
     if (!WaitForManualCompaction(&m).ok()) break;
   }
+}
+
+Status DBImpl::TEST_CompactRange(int level, const Slice* begin,
+                                 const Slice* end) {
+  if (level < 0 || level + 1 >= config::kNumLevels) {
+    return Status::InvalidArgument("TEST_CompactRange: no level below");
+  }
+  InternalKey begin_key, end_key;
+  if (begin != nullptr) {
+    begin_key = InternalKey(*begin, kMaxSequenceNumber, kValueTypeForSeek);
+  }
+  if (end != nullptr) end_key = InternalKey(*end, 0, kTypeDeletion);
+  ManualCompaction m;
+  m.level = level;
+  m.begin = begin != nullptr ? &begin_key : nullptr;
+  m.end = end != nullptr ? &end_key : nullptr;
+  MutexLock l(&mutex_);
+  return WaitForManualCompaction(&m);
 }
 
 Status DBImpl::TEST_FlushMemTable() {

@@ -203,7 +203,8 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
                                       VersionEdit* edit) {
   mutex_.AssertHeld();
   if (imms_.empty()) {
-    Status s = WriteLevel0(mem, edit, /*make_durable=*/true);
+    Status s = WriteLevel0(mem, edit, /*make_durable=*/true,
+                           /*replayed=*/true);
     if (s.ok() || !s.IsIOError()) {
       mem->Unref();
       return s;
@@ -212,9 +213,52 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
         "Recovery keeps log #%llu in memory, flushing it failed: %s\n",
         static_cast<unsigned long long>(log_number), s.ToString().c_str());
   }
-  imms_.push_back({mem, log_number});
+  imms_.push_back({mem, log_number, /*replayed=*/true});
   num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
   return Status::OK();
+}
+
+bool DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key) {
+  const Comparator* ucmp = internal_comparator_.user_comparator();
+  const InternalKey newest(key.user_key, kMaxSequenceNumber, kValueTypeForSeek);
+  for (int level = 1; level < config::kNumLevels; level++) {
+    // Levels below L0 are sorted and disjoint: the first SST whose largest
+    // key is not before the user key is the only one that may hold it.
+    const std::vector<FileMetaData*>& files = v->files(level);
+    auto f =
+        std::lower_bound(files.begin(), files.end(), key.user_key,
+                         [ucmp](const FileMetaData* a, const Slice& k) {
+                           return ucmp->Compare(a->largest.user_key(), k) < 0;
+                         });
+    if (f == files.end() ||
+        ucmp->Compare((*f)->smallest.user_key(), key.user_key) > 0) {
+      continue;
+    }
+    Cache::Handle* h = nullptr;
+    if (!table_cache_->Find(level, (*f)->number, (*f)->dir, &h).ok()) {
+      return false;
+    }
+    const std::vector<MetaEntry>& entries =
+        table_cache_->Value(h)->contents().entries;
+    auto e = std::lower_bound(entries.begin(), entries.end(), newest.Encode(),
+                              [this](const MetaEntry& a, const Slice& k) {
+                                return internal_comparator_.Compare(
+                                           a.internal_key, k) < 0;
+                              });
+    bool found = false;
+    bool held = false;
+    ParsedInternalKey there;
+    if (e != entries.end() && ParseInternalKey(e->internal_key, &there) &&
+        ucmp->Compare(there.user_key, key.user_key) == 0) {
+      // The newest version below L0 is at the shallowest level holding
+      // the key, and first in its SST.
+      found = true;
+      held = there.sequence >= key.sequence;
+    }
+    table_cache_->Release(h);
+    if (found) return held;
+  }
+  return false;
 }
 
 // In kDeferred mode a flush's SST directory is not made durable: the WAL it

@@ -44,9 +44,10 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
   targets_ = targets;
   next_target_ = 0;
   // Inputs already in a target's directory. Of two copies of one internal
-  // key (a WAL replayed after its flush was compacted, in deferred mode)
-  // such an input's is kept: the other could not be linked in under the
-  // same name, and both hold the same write.
+  // key such an input's is kept: the other could not be linked in under
+  // the same name, and both hold the same write. (Recovery no longer makes
+  // such copies, see DBImpl::HeldBelowLevel0; databases replayed by older
+  // versions may still hold them.)
   std::vector<bool> resident(inputs.size(), false);
   for (size_t i = 0; i < inputs.size(); i++) {
     for (const Target& t : targets_) {
@@ -113,7 +114,7 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
   const MetaEntry& entry = source->contents().entries[index];
   entries_read_++;
   if (entry.internal_key == last_internal_key_) {
-    entries_dropped_++;  // exact duplicate (replayed WAL in deferred mode)
+    entries_dropped_++;  // exact duplicate (an L0 SST and its WAL's replay)
     return Status::OK();
   }
   last_internal_key_ = entry.internal_key;

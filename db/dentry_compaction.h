@@ -15,8 +15,9 @@
 // Dropped: versions that no live snapshot needs (a newer version of the same
 // user key is visible to every snapshot), tombstones at or below the
 // smallest snapshot with nothing for them to hide in deeper levels, and
-// exact duplicates of an internal key (a WAL replayed after a flush in
-// deferred mode).
+// exact duplicates of an internal key (an L0 SST kept at recovery and the
+// replay of its WAL; recovery leaves out replayed writes a deeper level
+// already holds, see DBImpl::HeldBelowLevel0).
 //
 // The caller commits the outputs to the manifest only after MakeDurable()
 // succeeds, and removes the inputs only after that commit. Not thread-safe.

@@ -223,12 +223,13 @@ class Soak {
 
   // Keeps the engine's info logs of the failing cycle: LOG.old is the
   // killed child's (or the opener's) when the verifying open was the last.
-  void SaveLogs(int cycle) {
+  // `tag` goes before the names of the copies.
+  void SaveLogs(int cycle, const std::string& tag = "") {
     for (const char* name : {"LOG", "LOG.old"}) {
       std::ifstream in(dbname_ + "/" + name, std::ios::binary);
       if (!in) continue;
       const std::string to =
-          dir_ + "/cycle" + std::to_string(cycle) + "-" + name;
+          dir_ + "/cycle" + std::to_string(cycle) + "-" + tag + name;
       std::ofstream out(to, std::ios::binary);
       out << in.rdbuf();
       std::printf("crash_soak: saved %s\n", to.c_str());
@@ -369,6 +370,9 @@ class Soak {
     Lap("run");
     if (!child_text.empty()) {
       Violation(cycle, "writer child: " + child_text);
+      // The writer's own LOG, before an opener or the verifying open
+      // rotates it away.
+      SaveLogs(cycle, "writer-");
     } else if (!killed || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL) {
       Violation(cycle, "writer ended on its own, wait status " +
                            std::to_string(status) + " (see its stderr)");
