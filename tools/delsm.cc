@@ -8,8 +8,11 @@
 //   delsm verify DB [--json] [--quiet]  exit 1 if anything is wrong
 //   delsm put    DB KEY VALUE --allow-writes [--hex]
 //   delsm delete DB KEY --allow-writes [--hex]
+//   delsm export DB OUT [--json] [--quiet] [--batch-bytes N] [--log-bytes N]
+//                writes a LevelDB 1.23 database (tools/leveldb_export.h)
 //
-// Every subcommand but put and delete is read-only: it reads the database
+// Every subcommand but put and delete is read-only (export writes only
+// into OUT): it reads the database
 // through tools/db_view.h, which takes the LOCK and writes nothing (no new
 // manifest, WAL or LOG), so a database another process has open is refused.
 // put and delete open the database normally (DB::Open, which recovers and
@@ -38,6 +41,7 @@
 #include "tools/db_verify.h"
 #include "tools/db_view.h"
 #include "tools/disk_stats.h"
+#include "tools/leveldb_export.h"
 #include "tools/tool_util.h"
 
 namespace delsm_tool {
@@ -268,6 +272,48 @@ int RunWrite(const Args& args, bool is_put) {
 int RunPut(const Args& args) { return RunWrite(args, true); }
 int RunDelete(const Args& args) { return RunWrite(args, false); }
 
+// A positive byte count given as --name N (with an optional K/M/G suffix).
+bool ByteCount(const Args& args, const std::string& name, uint64_t* value) {
+  if (!args.Has(name)) return true;
+  const std::string text = args.Get(name);
+  char* end = nullptr;
+  uint64_t v = std::strtoull(text.c_str(), &end, 10);
+  if (text.empty() || end == text.c_str()) return false;
+  const std::string suffix = end;
+  if (suffix == "K") {
+    v <<= 10;
+  } else if (suffix == "M") {
+    v <<= 20;
+  } else if (suffix == "G") {
+    v <<= 30;
+  } else if (!suffix.empty()) {
+    return false;
+  }
+  if (v == 0) return false;
+  *value = v;
+  return true;
+}
+
+int RunExport(const Args& args) {
+  ExportOptions options;
+  options.progress = !args.Has("quiet");
+  if (!ByteCount(args, "batch-bytes", &options.batch_bytes) ||
+      !ByteCount(args, "log-bytes", &options.log_bytes)) {
+    return Usage(
+        "--batch-bytes and --log-bytes take a positive size (N[K|M|G])");
+  }
+  // The source first: a typo in DB must not leave an OUT behind.
+  std::unique_ptr<leveldb::DbView> view;
+  Status s = OpenView(args, &view);
+  if (!s.ok()) return Fail(s);
+  ExportSummary summary;
+  s = ExportToLevelDb(view.get(), args.positional[1], options, &summary);
+  if (!s.ok()) return Fail(s);
+  PrintExportSummary(args.positional[0], args.positional[1], summary,
+                     args.Has("json"));
+  return 0;
+}
+
 struct Command {
   const char* name;
   int positionals;  // exact count required
@@ -323,6 +369,14 @@ const Command kCommands[] = {
      {"allow-writes", "hex"},
      {},
      RunDelete},
+    {"export",
+     2,
+     "DB OUT [--json] [--quiet] [--batch-bytes N] [--log-bytes N]   a "
+     "LevelDB 1.23 database with every key of DB, in the new or empty "
+     "directory OUT",
+     {"json", "quiet"},
+     {"batch-bytes", "log-bytes"},
+     RunExport},
 };
 
 void PrintHelp(FILE* f) {

@@ -238,11 +238,17 @@ void Progress::Update(uint64_t done) {
   if (now - start_micros_ < 1000000 || now - last_micros_ < 1000000) return;
   last_micros_ = now;
   const double elapsed = (now - start_micros_) / 1e6;
-  const double eta = done > 0 ? elapsed * (total_ - done) / done : 0;
-  std::fprintf(stderr, "%s%s: %llu of %llu, %.0f s elapsed, ~%.0f s left",
-               isatty(STDERR_FILENO) ? "\r" : "", what_.c_str(),
-               static_cast<unsigned long long>(done),
-               static_cast<unsigned long long>(total_), elapsed, eta);
+  if (total_ == 0) {  // total unknown: no "of N", no estimate
+    std::fprintf(stderr, "%s%s: %llu, %.0f s elapsed",
+                 isatty(STDERR_FILENO) ? "\r" : "", what_.c_str(),
+                 static_cast<unsigned long long>(done), elapsed);
+  } else {
+    const double eta = done > 0 ? elapsed * (total_ - done) / done : 0;
+    std::fprintf(stderr, "%s%s: %llu of %llu, %.0f s elapsed, ~%.0f s left",
+                 isatty(STDERR_FILENO) ? "\r" : "", what_.c_str(),
+                 static_cast<unsigned long long>(done),
+                 static_cast<unsigned long long>(total_), elapsed, eta);
+  }
   if (!isatty(STDERR_FILENO)) std::fputc('\n', stderr);
   printed_ = isatty(STDERR_FILENO);
 }

@@ -81,7 +81,8 @@ class Table {
 
 // Reports the progress of a long walk to stderr, at most once a second and
 // only after the first second (short walks stay quiet). Disabled when
-// `enabled` is false (--quiet).
+// `enabled` is false (--quiet). A `total` of 0 means not known in advance:
+// only the count done so far is shown.
 class Progress {
  public:
   Progress(const std::string& what, uint64_t total, bool enabled);

@@ -1,0 +1,366 @@
+// `delsm export` (issue 14, "a way back"): a DeLSM database with overwrites,
+// deletions, binary keys and values, empty values, values over 1 MiB, writes
+// only its WAL holds, and enough data for several LevelDB log files is
+// exported, and Debian's LevelDB (tests/leveldb_oracle, its own process)
+// must read exactly its keys and values, no more, with paranoid checks and
+// checksums on. The source must not change. Bad input (no database, an OUT
+// that is not empty, is a file, is inside the database, has no parent, a
+// database in use) must fail with a clear message, a non-zero exit and
+// nothing created or changed.
+//
+// Randomised: the seed is printed; DELSM_EXPORT_SEED=<n> replays one.
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "delsm/delsm.h"
+#include "gtest/gtest.h"
+#include "leveldb/db.h"
+#include "tests/leveldb_oracle/oracle.h"
+#include "tests/test_support.h"
+
+#ifndef DELSM_TOOL
+#error "DELSM_TOOL (path of the delsm binary) must be defined"
+#endif
+
+namespace {
+
+using Contents = std::map<std::string, std::string>;
+
+struct ToolRun {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string ReadWhole(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(f), {});
+}
+
+// Runs the delsm tool with `args` (already shell-quoted where needed);
+// stderr goes through `scratch`.err.
+ToolRun RunTool(const std::string& args, const std::string& scratch) {
+  ToolRun r;
+  const std::string command =
+      std::string(DELSM_TOOL) + " " + args + " 2>" + scratch + ".err";
+  FILE* p = popen(command.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.err = ReadWhole(scratch + ".err");
+  return r;
+}
+
+// Every path under `root` with its type, size, inode, links, mtime and
+// bytes: equal snapshots mean nothing there changed.
+std::map<std::string, std::string> Snapshot(const std::string& root) {
+  std::map<std::string, std::string> snap;
+  std::vector<std::string> todo = {""};
+  while (!todo.empty()) {
+    const std::string rel = todo.back();
+    todo.pop_back();
+    struct stat st;
+    if (lstat((root + rel).c_str(), &st) != 0) {
+      snap[rel] = "missing";
+      continue;
+    }
+    std::ostringstream id;
+    id << st.st_mode << ' ' << st.st_size << ' ' << st.st_ino << ' '
+       << st.st_nlink << ' ' << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec;
+    if (S_ISREG(st.st_mode)) id << ' ' << ReadWhole(root + rel);
+    snap[rel] = id.str();
+    if (S_ISDIR(st.st_mode)) {
+      for (const std::string& n : delsm_test::ListDir(root + rel)) {
+        todo.push_back(rel + "/" + n);
+      }
+    }
+  }
+  return snap;
+}
+
+bool Exists(const std::string& path) {
+  struct stat st;
+  return lstat(path.c_str(), &st) == 0;
+}
+
+// Names which keys differ between the two contents (at most a few).
+std::string Differences(const Contents& want, const Contents& got) {
+  std::string out;
+  int shown = 0;
+  for (const auto& kv : want) {
+    auto it = got.find(kv.first);
+    if (it == got.end() || it->second != kv.second) {
+      if (shown++ < 5) {
+        out += (it == got.end() ? "missing " : "wrong value for ") +
+               delsm_test::OracleHex(kv.first).substr(0, 80) + "\n";
+      }
+    }
+  }
+  for (const auto& kv : got) {
+    if (want.count(kv.first) == 0 && shown++ < 10) {
+      out += "extra " + delsm_test::OracleHex(kv.first).substr(0, 80) + "\n";
+    }
+  }
+  return out;
+}
+
+uint64_t JsonNumber(const std::string& json, const std::string& field) {
+  const size_t at = json.find("\"" + field + "\":");
+  if (at == std::string::npos) return UINT64_MAX;
+  return std::strtoull(json.c_str() + at + field.size() + 3, nullptr, 10);
+}
+
+class DelsmExportTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dir_.path().empty());
+    db_ = dir_.path() + "/db";
+    const char* env = std::getenv("DELSM_EXPORT_SEED");
+    seed_ = env != nullptr ? std::strtoull(env, nullptr, 10)
+                           : std::random_device{}();
+    std::printf("DELSM_EXPORT_SEED=%llu\n",
+                static_cast<unsigned long long>(seed_));
+    rng_.seed(seed_);
+  }
+
+  std::string RandomBytes(size_t n) {
+    std::string s(n, '\0');
+    for (char& c : s) c = static_cast<char>(rng_() & 0xff);
+    return s;
+  }
+
+  leveldb::Status OpenDb(std::unique_ptr<leveldb::DB>* db) {
+    leveldb::Options options;
+    options.create_if_missing = true;
+    options.write_buffer_size = 256 * 1024;  // several flushes and levels
+    delsm::Tuning tuning;
+    tuning.inline_threshold = 64;  // values both inline and in KV files
+    leveldb::DB* raw = nullptr;
+    leveldb::Status s = delsm::Open(options, tuning, db_, &raw);
+    db->reset(raw);
+    return s;
+  }
+
+  void Put(leveldb::DB* db, const std::string& k, const std::string& v) {
+    ASSERT_TRUE(db->Put({}, k, v).ok());
+    model_[k] = v;
+  }
+  void Delete(leveldb::DB* db, const std::string& k) {
+    ASSERT_TRUE(db->Delete({}, k).ok());
+    model_.erase(k);
+  }
+  // A key of the model picked at random (the model is not empty).
+  std::string SomeKey() {
+    auto it = model_.begin();
+    std::advance(it, rng_() % model_.size());
+    return it->first;
+  }
+
+  // The database the export tests start from; closed when this returns.
+  void MakeDatabase() {
+    {
+      std::unique_ptr<leveldb::DB> db;
+      ASSERT_TRUE(OpenDb(&db).ok());
+      char key[32];
+      for (int i = 0; i < 6000; i++) {
+        std::snprintf(key, sizeof(key), "key%06d", i);
+        // Sizes 0..300: empty, inline and KV-file values, random bytes.
+        Put(db.get(), key, RandomBytes(rng_() % 301));
+      }
+      // Binary keys: NUL and 0xff bytes, '/' and random bytes.
+      Put(db.get(), std::string("\0", 1), "nul key");
+      Put(db.get(), std::string("a\0b\xff/", 5), std::string("\0\xff", 2));
+      Put(db.get(), std::string(3, '\xff'), "");
+      for (int i = 0; i < 300; i++) {
+        Put(db.get(), RandomBytes(1 + rng_() % 40), RandomBytes(rng_() % 200));
+      }
+      // Values over 1 MiB, incompressible.
+      Put(db.get(), "large-1", RandomBytes(1536 * 1024));
+      Put(db.get(), "large-2", RandomBytes(2300 * 1024));
+      db->CompactRange(nullptr, nullptr);
+      for (int i = 0; i < 1000; i++) {
+        Put(db.get(), SomeKey(), RandomBytes(rng_() % 301));
+      }
+      for (int i = 0; i < 800; i++) Delete(db.get(), SomeKey());
+      Put(db.get(), "empty-value", "");
+      Put(db.get(), "deleted-then-put", "first");
+      Delete(db.get(), "deleted-then-put");
+      Put(db.get(), "deleted-then-put", "second");
+      Put(db.get(), "put-then-deleted", "gone");
+      Delete(db.get(), "put-then-deleted");
+    }
+    // Reopened: these writes are only in the WAL when the DB is closed.
+    std::unique_ptr<leveldb::DB> db;
+    ASSERT_TRUE(OpenDb(&db).ok());
+    Put(db.get(), "large-1", RandomBytes(1100 * 1024));
+    Put(db.get(), "wal-only", "in the log");
+    for (int i = 0; i < 50; i++) Delete(db.get(), SomeKey());
+    for (int i = 0; i < 50; i++) Put(db.get(), SomeKey(), "overwritten");
+    Put(db.get(), "large-wal", RandomBytes(1100 * 1024));
+    Put(db.get(), "empty-value", "");
+  }
+
+  // What Debian's LevelDB reads from `path`, with paranoid checks (a
+  // damaged log record fails the open instead of being skipped) and
+  // checksums verified.
+  void LevelDbContents(const std::string& path, Contents* contents) {
+    const delsm_test::OracleRun run = delsm_test::RunOracle(
+        {"dump", path, "--paranoid_checks", "--verify_checksums"}, "",
+        dir_.path() + "/oracle");
+    ASSERT_TRUE(run.ok) << run.err;
+    ASSERT_TRUE(delsm_test::ParseOracleDump(run.out, contents));
+  }
+
+  delsm_test::TempDir dir_{"delsm_export"};
+  std::string db_;
+  uint64_t seed_ = 0;
+  std::mt19937_64 rng_;
+  Contents model_;
+};
+
+TEST_F(DelsmExportTest, LevelDbReadsEveryKeyAndValueAndNothingElse) {
+  MakeDatabase();
+  const auto before = Snapshot(db_);
+  const std::string out = dir_.path() + "/exported";
+  // Small batches and logs, so the export spans many WAL files.
+  const ToolRun r = RunTool("export " + db_ + " " + out +
+                                " --json --batch-bytes 64K --log-bytes 256K",
+                            dir_.path() + "/export");
+  ASSERT_EQ(0, r.exit_code) << r.err;
+  EXPECT_EQ(before, Snapshot(db_)) << "export changed the source database";
+  EXPECT_EQ(model_.size(), JsonNumber(r.out, "entries")) << r.out;
+  EXPECT_EQ(model_.size(), JsonNumber(r.out, "last_sequence")) << r.out;
+  const uint64_t logs = JsonNumber(r.out, "log_files");
+  EXPECT_GE(logs, 5u) << r.out;
+  EXPECT_GT(JsonNumber(r.out, "batches"), logs) << r.out;
+
+  // Before LevelDB opens it: CURRENT, one manifest, the logs; nothing else.
+  std::vector<std::string> names = delsm_test::ListDir(out);
+  std::sort(names.begin(), names.end());
+  std::vector<std::string> want = {"CURRENT", "MANIFEST-000001"};
+  char name[32];
+  for (uint64_t i = 0; i < logs; i++) {
+    std::snprintf(name, sizeof(name), "%06llu.log",
+                  static_cast<unsigned long long>(i + 2));
+    want.push_back(name);
+  }
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(want, names);
+  EXPECT_EQ("MANIFEST-000001\n", ReadWhole(out + "/CURRENT"));
+
+  Contents leveldb;
+  LevelDbContents(out, &leveldb);
+  EXPECT_EQ(model_.size(), leveldb.size());
+  EXPECT_TRUE(model_ == leveldb) << Differences(model_, leveldb);
+  EXPECT_EQ(1100u * 1024, leveldb["large-wal"].size());
+  EXPECT_EQ("", leveldb["empty-value"]);
+  // LevelDB opens it again, now from the tables it wrote itself.
+  Contents again;
+  LevelDbContents(out, &again);
+  EXPECT_TRUE(model_ == again) << Differences(model_, again);
+}
+
+TEST_F(DelsmExportTest, IntoAnExistingEmptyDirectoryAndOfAnEmptyDatabase) {
+  {
+    std::unique_ptr<leveldb::DB> db;
+    ASSERT_TRUE(OpenDb(&db).ok());
+    ASSERT_TRUE(db->Put({}, "k", "v").ok());
+    ASSERT_TRUE(db->Delete({}, "k").ok());
+  }
+  const std::string out = dir_.path() + "/empty-out";
+  ASSERT_EQ(0, mkdir(out.c_str(), 0755));
+  const ToolRun r =
+      RunTool("export --quiet " + db_ + " " + out, dir_.path() + "/export");
+  ASSERT_EQ(0, r.exit_code) << r.err;
+  EXPECT_NE(std::string::npos, r.out.find("exported 0 entries")) << r.out;
+  Contents leveldb;
+  LevelDbContents(out, &leveldb);
+  EXPECT_TRUE(leveldb.empty());
+}
+
+TEST_F(DelsmExportTest, BadInputIsRefusedAndTouchesNothing) {
+  {
+    std::unique_ptr<leveldb::DB> db;
+    ASSERT_TRUE(OpenDb(&db).ok());
+    ASSERT_TRUE(db->Put({}, "k", "v").ok());
+  }
+  const std::string scratch = dir_.path() + "/run";
+  const std::string out = dir_.path() + "/out";
+
+  // No database: nothing is created, neither OUT nor the source.
+  ToolRun r = RunTool("export " + dir_.path() + "/no-db " + out, scratch);
+  EXPECT_EQ(2, r.exit_code);
+  EXPECT_NE(std::string::npos, r.err.find("no DeLSM database")) << r.err;
+  EXPECT_FALSE(Exists(out));
+  EXPECT_FALSE(Exists(dir_.path() + "/no-db"));
+
+  const auto db_before = Snapshot(db_);
+  struct Case {
+    std::string out;
+    std::string message;
+  };
+  // OUT not empty (a file, and a hidden file), OUT a file, OUT inside the
+  // database, OUT's parent missing.
+  ASSERT_EQ(0, mkdir(out.c_str(), 0755));
+  std::ofstream(out + "/keep") << "user data";
+  const std::string hidden = dir_.path() + "/hidden";
+  ASSERT_EQ(0, mkdir(hidden.c_str(), 0755));
+  std::ofstream(hidden + "/.dot") << "x";
+  const std::string file = dir_.path() + "/a-file";
+  std::ofstream(file) << "not a directory";
+  const Case cases[] = {
+      {out, "is not empty"},
+      {hidden, "is not empty"},
+      {file, "not a directory"},
+      {db_ + "/exported", "inside the database"},
+      {db_, "inside the database"},
+      {dir_.path() + "/missing/out", "parent directory does not exist"},
+  };
+  for (const Case& c : cases) {
+    const auto around = Snapshot(dir_.path());
+    r = RunTool("export " + db_ + " " + c.out, scratch);
+    EXPECT_EQ(2, r.exit_code) << c.out;
+    EXPECT_NE(std::string::npos, r.err.find(c.message))
+        << c.out << ": " << r.err;
+    auto after = Snapshot(dir_.path());
+    after.erase("/run.err");
+    auto expected = around;
+    expected.erase("/run.err");
+    EXPECT_EQ(expected, after) << c.out;
+  }
+  EXPECT_EQ("user data", ReadWhole(out + "/keep"));
+  EXPECT_EQ(db_before, Snapshot(db_));
+
+  // A database another process (here: this one) has open is refused.
+  {
+    std::unique_ptr<leveldb::DB> db;
+    ASSERT_TRUE(OpenDb(&db).ok());
+    const std::string fresh = dir_.path() + "/fresh";
+    r = RunTool("export " + db_ + " " + fresh, scratch);
+    EXPECT_EQ(2, r.exit_code);
+    EXPECT_FALSE(r.err.empty());
+    EXPECT_FALSE(Exists(fresh));
+  }
+  EXPECT_EQ(2,
+            RunTool("export " + db_ + " " + dir_.path() + "/o --batch-bytes 0",
+                    scratch)
+                .exit_code);
+  EXPECT_FALSE(Exists(dir_.path() + "/o"));
+}
+
+}  // namespace

@@ -1,0 +1,71 @@
+// `delsm export DB OUT`: the way back from DeLSM to LevelDB. Writes every
+// live key and value of a (closed) DeLSM database into a new LevelDB 1.23
+// database that Debian's (or any) LevelDB 1.23 opens as it opens its own.
+//
+// What OUT holds when export succeeds (LevelDB's formats,
+// tools/leveldb_files.h):
+//   000002.log, 000003.log, ...  WALs of WriteBatches of Puts in key order,
+//                                sequence numbers 1..N; a batch holds about
+//                                `batch_bytes`, a log about `log_bytes`
+//                                (a single larger entry gets a batch alone)
+//   MANIFEST-000001              one VersionEdit: comparator
+//                                leveldb.BytewiseComparator, log number 2,
+//                                next file number, last sequence N; no tables
+//   CURRENT                      "MANIFEST-000001\n", written last
+// LevelDB's Open replays the logs into its memtable and writes its own
+// tables (level 0) and a new manifest, then goes on as any LevelDB database.
+//
+// Contract:
+//   - The source is only read, through a DbView (tools/db_view.h), which
+//     holds its LOCK for the whole export: the copy is of one moment, and a
+//     database another process has open is refused. Nothing in it changes.
+//   - OUT must not exist (its parent must) or be an empty directory, and must
+//     not be inside the source database; otherwise InvalidArgument and
+//     nothing is created. Files are created with O_EXCL, never replacing one.
+//   - Durability and interruption: every log and the manifest are fsynced and
+//     the directory synced before CURRENT is written (to 000001.dbtmp,
+//     fsynced, renamed, directory synced). An export killed at any point
+//     leaves no CURRENT, so OUT is not a database (LevelDB refuses to open it
+//     without create_if_missing); delete OUT and run again.
+//   - Any error after OUT was prepared removes every file export created
+//     (and OUT itself if export created it), and only those.
+//   - A source whose WALs hold damaged records (that Open would skip) is
+//     refused with Corruption: export copies everything or nothing.
+#ifndef DELSM_TOOLS_LEVELDB_EXPORT_H_
+#define DELSM_TOOLS_LEVELDB_EXPORT_H_
+
+#include <cstdint>
+#include <string>
+
+#include "leveldb/status.h"
+#include "tools/db_view.h"
+
+namespace delsm_tool {
+
+struct ExportOptions {
+  uint64_t batch_bytes = 1 << 20;  // a WriteBatch is closed at this size
+  uint64_t log_bytes = 64 << 20;   // a new log file is begun at this size
+  bool progress = true;            // report a long export on stderr
+};
+
+struct ExportSummary {
+  uint64_t entries = 0;        // keys written (= last sequence)
+  uint64_t key_bytes = 0;      // their bytes
+  uint64_t value_bytes = 0;    // their values' bytes
+  uint64_t batches = 0;        // WriteBatches (WAL records)
+  uint64_t log_files = 0;      // WAL files
+  uint64_t bytes_written = 0;  // all files' bytes, CURRENT included
+  bool created_dir = false;    // OUT did not exist before
+};
+
+leveldb::Status ExportToLevelDb(leveldb::DbView* view,
+                                const std::string& out_dir,
+                                const ExportOptions& options,
+                                ExportSummary* summary);
+
+void PrintExportSummary(const std::string& dbname, const std::string& out_dir,
+                        const ExportSummary& summary, bool json);
+
+}  // namespace delsm_tool
+
+#endif  // DELSM_TOOLS_LEVELDB_EXPORT_H_
