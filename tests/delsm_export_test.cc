@@ -6,10 +6,16 @@
 // checksums on. The source must not change. Bad input (no database, an OUT
 // that is not empty, is a file, is inside the database, has no parent, a
 // database in use) must fail with a clear message, a non-zero exit and
-// nothing created or changed.
+// nothing created or changed. An export killed with SIGKILL at random
+// moments leaves no CURRENT (and LevelDB refuses it) or a whole database.
 //
-// Randomised: the seed is printed; DELSM_EXPORT_SEED=<n> replays one.
+// Randomised: the seed is printed; DELSM_EXPORT_SEED=<n> replays its data
+// and its kill delays (what an export has done by a given delay depends on
+// the machine's load).
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -273,6 +279,85 @@ TEST_F(DelsmExportTest, LevelDbReadsEveryKeyAndValueAndNothingElse) {
   Contents again;
   LevelDbContents(out, &again);
   EXPECT_TRUE(model_ == again) << Differences(model_, again);
+}
+
+uint64_t NowMicros() {
+  struct timeval tv;
+  gettimeofday(&tv, nullptr);
+  return static_cast<uint64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
+}
+
+// Starts `delsm export db out ...` (output discarded); returns its pid.
+pid_t StartExport(const std::string& db, const std::string& out) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) _exit(126);
+    execl(DELSM_TOOL, DELSM_TOOL, "export", db.c_str(), out.c_str(),
+          "--batch-bytes", "64K", "--log-bytes", "256K", "--quiet",
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  return pid;
+}
+
+// An export killed with SIGKILL at random moments (the seed picks them,
+// spread over one whole export's duration) leaves either no CURRENT, and
+// then LevelDB refuses OUT and OUT holds only export's own files, or a
+// complete database that LevelDB reads in full. Never a CURRENT naming
+// something incomplete.
+TEST_F(DelsmExportTest, KilledExportLeavesNoCurrentOrAWholeDatabase) {
+  MakeDatabase();
+  const auto before = Snapshot(db_);
+  // One uninterrupted run sets the span the kill points are drawn from.
+  const uint64_t start = NowMicros();
+  int status = 0;
+  const pid_t whole = StartExport(db_, dir_.path() + "/whole");
+  ASSERT_GT(whole, 0);
+  ASSERT_EQ(whole, waitpid(whole, &status, 0));
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  const uint64_t span = NowMicros() - start;
+  int killed = 0, finished = 0;
+  for (int i = 0; i < 8; i++) {
+    const std::string out = dir_.path() + "/out" + std::to_string(i);
+    const uint64_t delay = rng_() % (span + span / 10 + 1);
+    const pid_t pid = StartExport(db_, out);
+    ASSERT_GT(pid, 0);
+    usleep(static_cast<useconds_t>(delay));
+    kill(pid, SIGKILL);  // a zombie if it finished: no effect
+    ASSERT_EQ(pid, waitpid(pid, &status, 0));
+    const bool was_killed = WIFSIGNALED(status);
+    if (!was_killed) {
+      ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+    }
+    killed += was_killed;
+    if (!Exists(out + "/CURRENT")) {
+      // Not a database: only export's files, and LevelDB will not open it.
+      ASSERT_TRUE(was_killed) << "a finished export left no CURRENT";
+      for (const std::string& name : delsm_test::ListDir(out)) {
+        const bool ours =
+            name == "MANIFEST-000001" || name == "000001.dbtmp" ||
+            (name.size() == 10 && name.compare(6, 4, ".log") == 0);
+        EXPECT_TRUE(ours) << name;
+      }
+      const delsm_test::OracleRun run =
+          delsm_test::RunOracle({"dump", out}, "", dir_.path() + "/oracle");
+      EXPECT_FALSE(run.ok) << "LevelDB opened an unfinished export " << out;
+      EXPECT_FALSE(Exists(out + "/CURRENT"));
+      std::printf("kill %d at %llu us: no CURRENT\n", i,
+                  static_cast<unsigned long long>(delay));
+    } else {
+      finished++;
+      Contents leveldb;
+      LevelDbContents(out, &leveldb);
+      EXPECT_TRUE(model_ == leveldb) << out << Differences(model_, leveldb);
+      std::printf("kill %d at %llu us: complete\n", i,
+                  static_cast<unsigned long long>(delay));
+    }
+  }
+  std::printf("%d of 8 exports killed, %d left a complete database\n", killed,
+              finished);
+  EXPECT_EQ(before, Snapshot(db_)) << "an export changed the source database";
 }
 
 TEST_F(DelsmExportTest, IntoAnExistingEmptyDirectoryAndOfAnEmptyDatabase) {
