@@ -406,9 +406,13 @@ SequenceNumber DBImpl::SmallestLiveSnapshot() {
 }
 
 void DBImpl::GetApproximateSizes(const Range* range, int n, uint64_t* sizes) {
-  MutexLock l(&mutex_);
-  Version* v = versions_->current();
-  v->Ref();
+  Version* v;
+  {
+    MutexLock l(&mutex_);
+    v = versions_->current();
+    v->Ref();
+  }
+  // Meta files may be read: not under mutex_ (as LevelDB).
   for (int i = 0; i < n; i++) {
     InternalKey k1(range[i].start, kMaxSequenceNumber, kValueTypeForSeek);
     InternalKey k2(range[i].limit, kMaxSequenceNumber, kValueTypeForSeek);

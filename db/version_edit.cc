@@ -31,6 +31,8 @@ enum FieldTag : uint32_t {
   kAddedSstTag = 7008,        // varint32 level, varint64 number, dir,
                               // dir entries, entries, value bytes,
                               // length-prefixed smallest, largest
+  kAddedSstWithDiskBytesTag = 7009,  // kAddedSstTag's fields, then varint64
+                                     // bytes on disk (FileMetaData)
 };
 
 constexpr uint32_t kFormatVersion = 1;
@@ -62,6 +64,7 @@ FileMetaData BuiltSstMetaData(uint64_t number, uint64_t dir,
   meta.dir_entries = builder.DirEntries();
   meta.entries = builder.NumEntries();
   meta.value_bytes = builder.ValueBytes();
+  meta.disk_bytes = builder.DiskBytes();
   meta.smallest.DecodeFrom(builder.smallest());
   meta.largest.DecodeFrom(builder.largest());
   return meta;
@@ -118,7 +121,7 @@ void VersionEdit::EncodeTo(std::string* dst) const {
   }
   for (const auto& added : new_files_) {
     const FileMetaData& f = added.second;
-    PutVarint32(dst, kAddedSstTag);
+    PutVarint32(dst, kAddedSstWithDiskBytesTag);
     PutVarint32(dst, static_cast<uint32_t>(added.first));
     PutVarint64(dst, f.number);
     PutVarint64(dst, f.dir);
@@ -127,6 +130,7 @@ void VersionEdit::EncodeTo(std::string* dst) const {
     PutVarint64(dst, f.value_bytes);
     PutLengthPrefixedSlice(dst, f.smallest.Encode());
     PutLengthPrefixedSlice(dst, f.largest.Encode());
+    PutVarint64(dst, f.disk_bytes);
   }
 }
 
@@ -210,7 +214,8 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
         }
         break;
       }
-      case kAddedSstTag: {
+      case kAddedSstTag:
+      case kAddedSstWithDiskBytesTag: {
         int level;
         FileMetaData f;
         if (GetLevel(&input, &level) && GetVarint64(&input, &f.number) &&
@@ -219,7 +224,8 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
             GetVarint64(&input, &f.entries) &&
             GetVarint64(&input, &f.value_bytes) &&
             GetInternalKey(&input, &f.smallest) &&
-            GetInternalKey(&input, &f.largest)) {
+            GetInternalKey(&input, &f.largest) &&
+            (tag == kAddedSstTag || GetVarint64(&input, &f.disk_bytes))) {
           new_files_.push_back(std::make_pair(level, f));
         } else {
           bad_field = "added SST";
@@ -289,6 +295,8 @@ std::string VersionEdit::DebugString() const {
     AppendNumberTo(&r, f.entries);
     r.append(" value_bytes=");
     AppendNumberTo(&r, f.value_bytes);
+    r.append(" disk_bytes=");
+    AppendNumberTo(&r, f.disk_bytes);
     r.append(" [");
     r.append(f.smallest.DebugString());
     r.append(" .. ");

@@ -31,6 +31,9 @@ struct FileMetaData {
                                 // meta file, LONGKEYS); 0 = not recorded
   uint64_t entries = 0;         // entries in its meta file
   uint64_t value_bytes = 0;     // sum of user value sizes
+  uint64_t disk_bytes = 0;      // bytes its files allocate on disk (KV files
+                                // in whole blocks, meta file, LONGKEYS);
+                                // 0 = not recorded (an older manifest)
   InternalKey smallest;
   InternalKey largest;
 };

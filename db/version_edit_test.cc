@@ -15,6 +15,7 @@ FileMetaData MakeDir(uint64_t number, uint64_t entries, uint64_t value_bytes,
   f.number = number;
   f.entries = entries;
   f.value_bytes = value_bytes;
+  f.disk_bytes = value_bytes + 8192;
   f.smallest = InternalKey(smallest, s_seq, kTypeValue);
   f.largest = InternalKey(largest, l_seq, kTypeDeletion);
   return f;
@@ -40,6 +41,25 @@ VersionEdit FullEdit() {
   return edit;
 }
 
+// A manifest written before SSTs recorded their bytes on disk (tag 7008)
+// still reads; the SST's disk_bytes is 0 (not recorded).
+TEST(VersionEditTest, AddedSstWithoutDiskBytesDecodes) {
+  std::string record;
+  PutVarint32(&record, 7000);  // format marker, version 1
+  PutVarint32(&record, 1);
+  PutVarint32(&record, 7008);  // added SST: level, number, dir, dir entries,
+  PutVarint32(&record, 2);     // entries, value bytes, smallest, largest
+  for (uint64_t v : {9u, 9u, 3u, 2u, 400u}) PutVarint64(&record, v);
+  PutLengthPrefixedSlice(&record, InternalKey("a", 1, kTypeValue).Encode());
+  PutLengthPrefixedSlice(&record, InternalKey("b", 2, kTypeValue).Encode());
+  VersionEdit parsed;
+  Status s = parsed.DecodeFrom(record);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(1u, parsed.new_files().size());
+  EXPECT_EQ(400u, parsed.new_files()[0].second.value_bytes);
+  EXPECT_EQ(0u, parsed.new_files()[0].second.disk_bytes);
+}
+
 TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
   VersionEdit edit = FullEdit();
   std::string encoded;
@@ -59,6 +79,7 @@ TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
   EXPECT_EQ(21u, f.dir);  // unset: the SST owns the directory of its number
   EXPECT_EQ(10000u, f.entries);
   EXPECT_EQ(4096ull * 10000, f.value_bytes);
+  EXPECT_EQ(4096ull * 10000 + 8192, f.disk_bytes);
   EXPECT_EQ(std::string("\0a", 2), f.smallest.user_key().ToString());
   EXPECT_EQ("z/\xff", f.largest.user_key().ToString());
   EXPECT_EQ(6, parsed.new_files()[1].first);

@@ -12,6 +12,7 @@
 #include "db/table_cache.h"
 #include "db/version_builder.h"
 #include "table/merging_iterator.h"
+#include "table/meta_file.h"
 #include "util/logging.h"
 
 namespace leveldb {
@@ -400,12 +401,24 @@ void VersionSet::LiveSstsInDir(uint64_t dir, const Slice& smallest_user_key,
   }
 }
 
+namespace {
+
+// Bytes SST `f` occupies on disk: recorded when it was built; for an SST
+// from a manifest that predates the record, estimated from its entries and
+// value bytes as if its values were of equal size.
+uint64_t SstDiskBytes(const FileMetaData& f) {
+  if (f.disk_bytes > 0 || f.entries == 0) return f.disk_bytes;
+  return f.entries * AllocatedBytes(f.value_bytes / f.entries);
+}
+
+}  // namespace
+
 uint64_t VersionSet::ApproximateOffsetOf(Version* v, const InternalKey& key) {
   uint64_t result = 0;
   for (int level = 0; level < config::kNumLevels; level++) {
     for (const FileMetaData* f : v->files_[level]) {
       if (icmp_->Compare(f->largest, key) <= 0) {
-        result += f->value_bytes;  // wholly before the key
+        result += SstDiskBytes(*f);  // wholly before the key
       } else if (icmp_->Compare(f->smallest, key) > 0) {
         // Wholly after the key; at sorted levels so is everything after it.
         if (level > 0) break;

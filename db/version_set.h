@@ -135,7 +135,8 @@ class VersionSet {
                      const Slice& largest_user_key,
                      std::vector<FileMetaData>* ssts);
 
-  // Approximate user value bytes in `v` stored under keys before `key`.
+  // Approximate bytes on disk (KV files in whole blocks, meta files) that
+  // `v` holds under keys before `key`, as LevelDB counts its files' bytes.
   // Reads meta files through the table cache; call without the DB mutex
   // while `v` is pinned.
   uint64_t ApproximateOffsetOf(Version* v, const InternalKey& key);

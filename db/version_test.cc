@@ -97,6 +97,7 @@ class VersionReadTest : public testing::Test {
     f.number = number;
     f.entries = builder.NumEntries();
     f.value_bytes = builder.ValueBytes();
+    f.disk_bytes = builder.DiskBytes();
     f.smallest.DecodeFrom(builder.smallest());
     f.largest.DecodeFrom(builder.largest());
     vset_->MarkFileNumberUsed(number);
@@ -202,18 +203,20 @@ TEST_F(VersionReadTest, IteratorsYieldEveryEntryInOrder) {
   EXPECT_EQ("C0", merged->value().ToString());
 }
 
-TEST_F(VersionReadTest, ApproximateOffsetCountsValueBytes) {
+TEST_F(VersionReadTest, ApproximateOffsetCountsBytesOnDisk) {
   BuildStandardTree();
   Version* v = vset_->current();
-  const uint64_t total = v->LevelValueBytes(0) + v->LevelValueBytes(1);
-  EXPECT_EQ(12u, total);  // six values of two bytes; the tombstone has none
+  // Six values of two bytes, each a KV file of one 4 KiB block, and three
+  // meta files of one block each; the tombstone has no file.
   InternalKey before("", kMaxSequenceNumber, kValueTypeForSeek);
   InternalKey after("z", kMaxSequenceNumber, kValueTypeForSeek);
   InternalKey middle("c", kMaxSequenceNumber, kValueTypeForSeek);
   EXPECT_EQ(0u, vset_->ApproximateOffsetOf(v, before));
-  EXPECT_EQ(total, vset_->ApproximateOffsetOf(v, after));
-  // Before "c": a and b in both L0 dirs.
-  EXPECT_EQ(6u, vset_->ApproximateOffsetOf(v, middle));
+  EXPECT_EQ(9u * 4096, vset_->ApproximateOffsetOf(v, after));
+  // Before "c": all of L0 #11 (a@5, the b@6 tombstone, its meta file) and
+  // a@1, b@2 of L0 #10 with two thirds of its meta file.
+  EXPECT_EQ(2u * 4096 + 2 * 4096 + 4096 * 2 / 3,
+            vset_->ApproximateOffsetOf(v, middle));
 }
 
 TEST_F(VersionReadTest, MissingDirectoryIsCorruptionNotAbsentKey) {

@@ -96,6 +96,18 @@ struct MetaEntry {
   std::string inline_value;
 };
 
+// Space on disk, as GetApproximateSizes reports it: a file allocates whole
+// blocks of kDiskBlockSize (ext4's and most file systems' 4 KiB).
+constexpr uint64_t kDiskBlockSize = 4096;
+inline uint64_t AllocatedBytes(uint64_t file_size) {
+  return (file_size + kDiskBlockSize - 1) / kDiskBlockSize * kDiskBlockSize;
+}
+// The bytes the entry's own KV file allocates: 0 for a tombstone or an
+// inline value (the meta file holds those).
+inline uint64_t KvFileAllocatedBytes(const MetaEntry& e) {
+  return StoredInFile(e.storage) ? AllocatedBytes(e.stored_size) : 0;
+}
+
 struct MetaFileContents {
   std::string comparator_name;
   std::vector<MetaEntry> entries;  // in internal-key order

@@ -85,6 +85,7 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   if (!s.ok()) return s;
   const std::string meta_path = path + "/" + meta_name;
   std::unique_ptr<SstDir> sst(new SstDir(options, std::move(dir), meta_name));
+  const uint64_t meta_allocated = AllocatedBytes(file->size());
   MetaIndexRange range;
   s = ReadIndex(file.get(), meta_path, &range, &sst->contents_);
   if (!s.ok()) return s;
@@ -120,7 +121,8 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
       return Status::Corruption(
           meta_path, "entries out of order at entry " + std::to_string(i));
     }
-    sst->bytes_before_[i + 1] = sst->bytes_before_[i] + entries[i].value_size;
+    sst->bytes_before_[i + 1] =
+        sst->bytes_before_[i] + KvFileAllocatedBytes(entries[i]);
     // Strings longer than the small-string buffer live on the heap.
     if (entries[i].internal_key.capacity() > 15) {
       memory += entries[i].internal_key.capacity() + 1;
@@ -128,6 +130,10 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
     if (entries[i].inline_value.capacity() > 15) {
       memory += entries[i].inline_value.capacity() + 1;
     }
+  }
+  // The meta file's blocks are spread over the entries evenly.
+  for (size_t i = 1; i <= entries.size(); i++) {
+    sst->bytes_before_[i] += meta_allocated * i / entries.size();
   }
   sst->memory_usage_ = memory;
   *result = std::move(sst);

@@ -98,7 +98,8 @@ class SstDir {
   Directory* directory() const { return dir_.get(); }
   const std::string& meta_name() const { return meta_name_; }
   const SstDirOptions& options() const { return options_; }
-  // Approximate user value bytes of entries whose key is < internal_key.
+  // Approximate bytes on disk of the entries whose key is < internal_key
+  // (see bytes_before_).
   uint64_t ApproximateBytesBefore(const Slice& internal_key) const;
   // File descriptors held open (the directory, and the meta file if it has
   // inline values).
@@ -126,7 +127,8 @@ class SstDir {
   // The filter bytes within contents_.filter; empty when there is none or
   // it was made by another policy than options_.filter_policy.
   Slice filter_;
-  // bytes_before_[i]: sum of the value sizes of entries [0, i).
+  // bytes_before_[i]: bytes on disk of entries [0, i): their KV files'
+  // AllocatedBytes plus i/n of the meta file's.
   std::vector<uint64_t> bytes_before_;
   // Format 2: the end of the value section (the index's offset).
   uint64_t values_end_ = 0;

@@ -160,6 +160,7 @@ void SstDirBuilder::RecordEntry(const MetaEntry& entry,
     }
   }
   value_bytes_ += entry.value_size;
+  disk_bytes_ += KvFileAllocatedBytes(entry);
   if (user_keys_.empty() || Slice(user_keys_.back()) != parsed.user_key) {
     user_keys_.push_back(parsed.user_key.ToString());
   }
@@ -243,6 +244,7 @@ Status SstDirBuilder::Finish() {
     added_names_.push_back(long_keys_name_);
     dir_entries_++;
     bytes_written_ += data.size();
+    disk_bytes_ += AllocatedBytes(data.size());
   }
   std::string meta = EncodeMetaFile(contents_);
   Status s = dir_->WriteFile(meta_name_, meta, options_.sync_files);
@@ -250,6 +252,7 @@ Status SstDirBuilder::Finish() {
   added_names_.push_back(meta_name_);
   dir_entries_++;
   bytes_written_ += meta.size();
+  disk_bytes_ += AllocatedBytes(meta.size());
   finished_ = true;
   return Status::OK();
 }

@@ -72,6 +72,9 @@ class SstDirBuilder {
   uint64_t NumEntries() const { return contents_.entries.size(); }
   // Sum of the entries' user value sizes.
   uint64_t ValueBytes() const { return value_bytes_; }
+  // Bytes the SST's files allocate on disk (AllocatedBytes of its KV files,
+  // meta file and LONGKEYS); complete after Finish().
+  uint64_t DiskBytes() const { return disk_bytes_; }
   const std::string& smallest() const { return contents_.smallest; }
   const std::string& largest() const { return contents_.largest; }
   // Directory entries this SST owns: its KV files, meta file and LONGKEYS.
@@ -101,6 +104,7 @@ class SstDirBuilder {
   std::string long_keys_;                 // LONGKEYS contents
   std::vector<std::string> added_names_;  // for Abandon()
   uint64_t value_bytes_ = 0;
+  uint64_t disk_bytes_ = 0;
   uint64_t dir_entries_ = 0;
   uint64_t files_created_ = 0;
   uint64_t links_made_ = 0;

@@ -273,13 +273,15 @@ TEST_F(SstDirTest, IteratorOrderAndLazyValues) {
   it->Seek(IKey("zzz", kMaxSequenceNumber, kValueTypeForSeek));
   EXPECT_FALSE(it->Valid());
 
-  // Approximate sizes: values of key000..key009 sum to 0+1+...+9.
+  // Approximate sizes are bytes on disk: every non-empty KV file takes one
+  // 4 KiB block (key000's empty value none), and the meta file's one block
+  // is spread evenly over the 50 entries.
   EXPECT_EQ(dir->ApproximateBytesBefore(
                 IKey("key010", kMaxSequenceNumber, kValueTypeForSeek)),
-            45u);
+            9u * 4096 + 4096 * 10 / 50);
   EXPECT_EQ(dir->ApproximateBytesBefore(IKey("", 0, kTypeValue)), 0u);
   EXPECT_EQ(dir->ApproximateBytesBefore(IKey("zzz", 0, kTypeValue)),
-            49u * 50 / 2);
+            49u * 4096 + 4096);
 }
 
 TEST_F(SstDirTest, EmptyDirectory) {
