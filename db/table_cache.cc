@@ -1,6 +1,9 @@
 // TableCache: an LRU cache of open SstDir objects keyed by SST number.
 #include "db/table_cache.h"
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "db/dbformat.h"
@@ -31,11 +34,31 @@ void ReleaseHandle(void* cache, void* handle) {
 
 }  // namespace
 
+// The cache's capacity in charge units: each bound is this many units,
+// fine enough for 50,000 descriptors or bytes down to one.
+constexpr size_t kCapacityUnits = size_t{1} << 30;
+
 TableCache::TableCache(const std::string& dbname, const SstDirOptions& options,
-                       int entries)
+                       int descriptors, uint64_t bytes)
     : dbname_(dbname),
       options_(options),
-      cache_(NewLRUCache(entries > 0 ? entries : 1)) {}
+      max_descriptors_(descriptors > 0 ? descriptors : 1),
+      max_bytes_(bytes > 0 ? bytes : 1),
+      cache_(NewLRUCache(kCapacityUnits)) {}
+
+size_t TableCache::Charge(int descriptors, size_t memory) const {
+  // An SST charged by the larger share makes every sum of charges within
+  // capacity keep both sums within their bounds.
+  const double share =
+      std::max(static_cast<double>(descriptors) / max_descriptors_,
+               static_cast<double>(memory) / static_cast<double>(max_bytes_));
+  const double units = std::ceil(share * kCapacityUnits);
+  // An SST larger than a bound is still cached while in use.
+  if (units >= static_cast<double>(std::numeric_limits<size_t>::max() / 2)) {
+    return std::numeric_limits<size_t>::max() / 2;
+  }
+  return std::max<size_t>(1, static_cast<size_t>(units));
+}
 
 TableCache::~TableCache() { delete cache_; }
 
@@ -66,11 +89,11 @@ Status TableCache::Find(int level, uint64_t number, uint64_t dir_number,
   if (!s.ok()) return s;
   // Two threads may open the same directory at once; the later Insert just
   // replaces the earlier entry, which is freed when its last handle goes.
-  // Charged by descriptors, which max_open_files bounds.
-  const int descriptors = dir->OpenDescriptors();
+  const size_t charge =
+      Charge(dir->OpenDescriptors(), dir->ApproximateMemoryUsage());
   memory_.fetch_add(dir->ApproximateMemoryUsage(), std::memory_order_relaxed);
-  *handle = cache_->Insert(key, new OpenSst{std::move(dir), &memory_},
-                           descriptors, &DeleteOpenSst);
+  *handle = cache_->Insert(key, new OpenSst{std::move(dir), &memory_}, charge,
+                           &DeleteOpenSst);
   return Status::OK();
 }
 

@@ -1,6 +1,9 @@
 // Cache of open SSTs (decoded meta-file index + directory descriptor, and a
 // descriptor on the meta file when it holds inline values), keyed by SST
-// number, bounded by Options::max_open_files counted in descriptors. An SST is named by its
+// number. Two bounds hold at once for the SSTs it keeps open beyond those in
+// use: their descriptors stay within `descriptors` (Options::max_open_files
+// - 10, as LevelDB's table cache) and their resident memory within `bytes`
+// (delsm::Tuning::table_cache_bytes). An SST is named by its
 // level, its number (which names its meta file) and its directory's number
 // (FileMetaData::dir). Thread-safe.
 //
@@ -26,7 +29,7 @@ namespace leveldb {
 class TableCache {
  public:
   TableCache(const std::string& dbname, const SstDirOptions& options,
-             int entries);
+             int descriptors, uint64_t bytes);
   ~TableCache();
   TableCache(const TableCache&) = delete;
   TableCache& operator=(const TableCache&) = delete;
@@ -35,9 +38,8 @@ class TableCache {
   // SstDir::NewIterator). If `dirptr` is non-null it is set to the SstDir,
   // which lives as long as the iterator. On error returns an error
   // iterator.
-  Iterator* NewIterator(const ReadOptions& options, int level,
-                        uint64_t number, uint64_t dir,
-                        SstDir** dirptr = nullptr);
+  Iterator* NewIterator(const ReadOptions& options, int level, uint64_t number,
+                        uint64_t dir, SstDir** dirptr = nullptr);
 
   // SstDir::InternalGet on SST `number` in directory `dir`.
   Status Get(const ReadOptions& options, int level, uint64_t number,
@@ -46,8 +48,7 @@ class TableCache {
 
   // Pin SST `number` (in directory `dir`) in the cache. Release with
   // Release().
-  Status Find(int level, uint64_t number, uint64_t dir,
-              Cache::Handle** handle);
+  Status Find(int level, uint64_t number, uint64_t dir, Cache::Handle** handle);
   SstDir* Value(Cache::Handle* handle);
   void Release(Cache::Handle* handle);
 
@@ -59,8 +60,14 @@ class TableCache {
   size_t MemoryUsage() const { return memory_.load(std::memory_order_relaxed); }
 
  private:
+  // The cache's charge for an SST: the larger of its shares of the two
+  // bounds, in units of which the cache holds kCapacityUnits.
+  size_t Charge(int descriptors, size_t memory) const;
+
   const std::string dbname_;
   const SstDirOptions options_;
+  const int max_descriptors_;  // >= 1
+  const uint64_t max_bytes_;   // >= 1
   Cache* cache_;
   // Updated as SSTs are opened and freed; read without a lock.
   std::atomic<size_t> memory_{0};

@@ -46,7 +46,7 @@ class VersionReadTest : public testing::Test {
     sst_options_.filter_policy = filter_.get();
     sst_options_.fs = FileSystem::Default();
     sst_options_.compression = kNoCompression;
-    table_cache_.reset(new TableCache(dbname_, sst_options_, 100));
+    table_cache_.reset(new TableCache(dbname_, sst_options_, 100, 64 << 20));
 
     // The first manifest of a new database.
     VersionEdit edit;

@@ -500,7 +500,7 @@ TEST_F(SstDirTest, TableCacheFindsDirectoriesAcrossLevels) {
     ASSERT_TRUE(options_.fs->CreateDir(LevelDirName(db, level), true).ok());
   }
   Build(SstDirName(db, 1, 5), {{IKey("k", 7, kTypeValue), "five"}});
-  TableCache cache(db, options_, 10);
+  TableCache cache(db, options_, 10, 64 << 20);
   GetResult r;
   // Asked at level 0 (a stale version after a trivial move): still found.
   Status s = cache.Get(ReadOptions(), 0, 5, 5, IKey("k", 9, kValueTypeForSeek),
@@ -544,7 +544,7 @@ TEST_F(SstDirTest, SecondSstInExistingDirectory) {
   EXPECT_EQ(ListNames(path),
             (std::vector<std::string>{"META", "META-000009", KvFileName("a", 7),
                                       KvFileName("b", 8)}));
-  TableCache cache(db, options_, 10);
+  TableCache cache(db, options_, 10, 64 << 20);
   GetResult r;
   ASSERT_TRUE(cache
                   .Get(ReadOptions(), 1, 9, 5, IKey("b", 9, kValueTypeForSeek),

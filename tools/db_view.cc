@@ -71,8 +71,9 @@ Status DbView::Open(const std::string& dbname, std::unique_ptr<DbView>* out) {
   sst.filter_policy = view->filter_.get();
   sst.fs = FileSystem::Default();
   sst.read_ahead_pool = nullptr;  // plain reads: the tool is not timed
-  view->table_cache_.reset(new TableCache(dbname, sst, 100));
   delsm::Tuning tuning;
+  view->table_cache_.reset(
+      new TableCache(dbname, sst, 100, tuning.table_cache_bytes));
   view->versions_.reset(new VersionSet(dbname, &view->options_, tuning,
                                        view->table_cache_.get(), &view->icmp_));
   bool save_manifest = false;

@@ -59,6 +59,13 @@ struct DELSM_EXPORT Tuning {
   uint64_t sst_entries = 4096;
   // Capacity of L1 in entries; each deeper level holds 10x the one above.
   uint64_t l1_entries = 100000;
+
+  // Memory the open SSTs' decoded meta files (index, keys, filter) may keep
+  // resident, in bytes; least recently used SSTs are closed beyond it (an
+  // SST in use stays open). About 160 bytes per entry: the default keeps
+  // every SST of a 1M-key DB open. Reported by delsm.table-cache-memory and
+  // included in leveldb.approximate-memory-usage.
+  uint64_t table_cache_bytes = 256ull << 20;
 };
 
 // Open with DeLSM tuning. Same contract as leveldb::DB::Open. Fields named in
