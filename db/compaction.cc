@@ -67,6 +67,7 @@ Compaction::Compaction(const delsm::Tuning& tuning, int level)
       max_grandparent_overlap_entries_(
           kMaxGrandparentOverlapDirs *
           std::max<uint64_t>(tuning.sst_entries, 1)),
+      max_dir_entries_(tuning.max_dir_entries),
       input_version_(nullptr) {
   for (size_t& p : level_ptrs_) p = 0;
 }
@@ -87,6 +88,9 @@ bool Compaction::IsTrivialMove() const {
   // A rename moves the whole directory: only possible if no other SST of
   // this level lives in it.
   const FileMetaData* in = inputs_[0][0];
+  // A directory past the bound (an L0 one holds a whole memtable) is
+  // compacted into new directories instead.
+  if (in->dir_entries > max_dir_entries_) return false;
   for (const FileMetaData* f : input_version_->files_[level_]) {
     if (f != in && f->dir == in->dir) return false;
   }

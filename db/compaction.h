@@ -78,6 +78,8 @@ class Compaction {
   // IsTrivialMove refuses when the input overlaps more entries than this at
   // level()+2.
   const uint64_t max_grandparent_overlap_entries_;
+  // Tuning::max_dir_entries: a directory holding more is not moved whole.
+  const uint64_t max_dir_entries_;
   Version* input_version_;
   VersionEdit edit_;
   std::vector<FileMetaData*> inputs_[2];

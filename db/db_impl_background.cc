@@ -3,6 +3,7 @@
 // renames) between levels. Both commit through ApplyEdit, and obsolete
 // directories and files are removed only once no live version needs them.
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -441,13 +442,20 @@ Status DBImpl::LinkCompaction(Compaction* c, bool* retryable) {
                      return a.first == 0 && a.second->number > b.second->number;
                    });
 
-  // The level+1 inputs are replaced by new SSTs in their own directories.
+  // The level+1 inputs are replaced by new SSTs in their own directories
+  // (or new ones, past Tuning::max_dir_entries).
+  std::map<uint64_t, uint64_t> dir_entries;
+  for (const FileMetaData* f : versions_->current()->files(level + 1)) {
+    // 0: recorded by an older version; the entries and the meta file.
+    dir_entries[f->dir] += f->dir_entries > 0 ? f->dir_entries : f->entries + 1;
+  }
   std::vector<DentryCompaction::Target> targets;
   for (const FileMetaData* f : c->inputs(1)) {
     DentryCompaction::Target t;
     t.dir = f->dir;
     t.path = SstDirName(dbname_, level + 1, f->dir);
     t.largest_user_key = f->largest.user_key().ToString();
+    t.dir_entries = dir_entries[f->dir];
     targets.push_back(std::move(t));
   }
   mutex_.Unlock();
@@ -485,7 +493,7 @@ Status DBImpl::LinkCompaction(Compaction* c, bool* retryable) {
     return Status::OK();
   };
   DentryCompaction dc(sst_options_, tuning_.sst_entries, smallest_snapshot,
-                      hooks);
+                      hooks, tuning_.max_dir_entries);
   if (s.ok()) s = dc.Run(inputs, input_dirs, targets);
   if (s.ok()) {
     s = dc.MakeDurable(CompactionDurability(tuning_.durability),

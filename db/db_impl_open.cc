@@ -456,7 +456,8 @@ Status OpenWithFileSystem(const Options& options,
       tuning.l0_slowdown_dirs < tuning.l0_compaction_dirs ||
       tuning.l0_stop_dirs < tuning.l0_slowdown_dirs ||
       tuning.l0_compaction_entries == 0 || tuning.sst_entries == 0 ||
-      tuning.l1_entries == 0 || tuning.table_cache_bytes == 0) {
+      tuning.l1_entries == 0 || tuning.table_cache_bytes == 0 ||
+      tuning.max_dir_entries == 0) {
     return Status::InvalidArgument(
         name,
         "inconsistent delsm::Tuning (need 1 <= l0_compaction_dirs <= "

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <queue>
 
+#include "db/sst_dir_removal.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
-#include "db/sst_dir_removal.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_builder.h"
 
@@ -20,9 +20,10 @@ struct DentryCompaction::Cursor {
 DentryCompaction::DentryCompaction(const SstDirOptions& options,
                                    uint64_t sst_entries,
                                    SequenceNumber smallest_snapshot,
-                                   Hooks hooks)
+                                   Hooks hooks, uint64_t max_dir_entries)
     : options_(options),
       sst_entries_(std::max<uint64_t>(1, sst_entries)),
+      max_dir_entries_(max_dir_entries),
       hooks_(std::move(hooks)),
       shadowed_(static_cast<const InternalKeyComparator*>(options.comparator)
                     ->user_comparator(),
@@ -43,6 +44,8 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
   inline_buffers_.assign(inputs.size(), InlineBuffer());
   targets_ = targets;
   next_target_ = 0;
+  dir_entries_.clear();
+  for (const Target& t : targets_) dir_entries_[t.dir] = t.dir_entries;
   // Inputs already in a target's directory. Of two copies of one internal
   // key such an input's is kept: the other could not be linked in under
   // the same name, and both hold the same write. (Recovery no longer makes
@@ -150,10 +153,9 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
     Status s = StartOutput(target);
     if (!s.ok()) return s;
   }
-  // An entry already in the receiving directory (a target's own) needs no
-  // new link.
-  const bool resident =
-      !targets_.empty() && input_dirs_[input] == targets_[target].dir;
+  // An entry already in the receiving directory (a target's own, unless
+  // the output went to a new directory) needs no new link.
+  const bool resident = input_dirs_[input] == outputs_.back().meta.dir;
   Slice stored;
   if (StoredInline(entry.storage)) {
     // Inline values are copied (as LevelDB copies every value); each
@@ -163,8 +165,9 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
                                         &buf.offset, &stored);
     if (!s.ok()) return s;
   }
-  Status s = builder_->AddLinked(entry, resident ? nullptr : source->directory(),
-                                 StoredInline(entry.storage) ? &stored : nullptr);
+  Status s =
+      builder_->AddLinked(entry, resident ? nullptr : source->directory(),
+                          StoredInline(entry.storage) ? &stored : nullptr);
   if (s.ok() && !resident && StoredInFile(entry.storage)) links_++;
   return s;
 }
@@ -173,19 +176,27 @@ Status DentryCompaction::StartOutput(size_t target) {
   Output out;
   const uint64_t number = hooks_.new_file_number();
   out.meta.number = number;
-  if (targets_.empty()) {
-    out.meta.dir = number;
-    out.path = hooks_.output_path(number);
-  } else {
+  bool into_target = !targets_.empty();
+  if (into_target) {
+    // An output adds at most sst_entries_ entries (more only for the
+    // versions of one user key), its meta file and LONGKEYS.
+    const uint64_t held = dir_entries_[targets_[target].dir];
+    into_target =
+        held < max_dir_entries_ && max_dir_entries_ - held >= sst_entries_ + 2;
+  }
+  if (into_target) {
     out.meta.dir = targets_[target].dir;
     out.path = targets_[target].path;
+  } else {
+    out.meta.dir = number;
+    out.path = hooks_.output_path(number);
   }
   builder_.reset(new SstDirBuilder(options_, out.path,
                                    MetaFileName(number, out.meta.dir),
                                    LongKeysFileName(number, out.meta.dir)));
   builder_target_ = target;
   outputs_.push_back(out);
-  return targets_.empty() ? builder_->Begin() : builder_->BeginInExisting();
+  return into_target ? builder_->BeginInExisting() : builder_->Begin();
 }
 
 Status DentryCompaction::FinishOutput() {
@@ -194,6 +205,7 @@ Status DentryCompaction::FinishOutput() {
     Output& out = outputs_.back();
     if (out.meta.dir != out.meta.number) {
       out.added_names = builder_->added_names();
+      dir_entries_[out.meta.dir] += out.added_names.size();
     }
     out.meta = BuiltSstMetaData(out.meta.number, out.meta.dir, *builder_);
   }

@@ -12,6 +12,14 @@
 // per compaction its directory takes part in. Without targets the outputs
 // are new directories.
 //
+// Directories stay within max_dir_entries: an output that could take its
+// target's directory past it goes to a new directory instead, the target's
+// own entries linked there too, and so does the rest of that directory's
+// stream in this compaction; the old directory shrinks when the replaced
+// SSTs are retired. (A directory may exceed the bound only by the versions
+// of one user key that an output cannot be cut between, and by retired SSTs
+// not yet removed.)
+//
 // Dropped: versions that no live snapshot needs (a newer version of the same
 // user key is visible to every snapshot), tombstones at or below the
 // smallest snapshot with nothing for them to hide in deeper levels, and
@@ -26,6 +34,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -60,6 +69,9 @@ class DentryCompaction {
     uint64_t dir = 0;              // its directory's number
     std::string path;              // its directory's path
     std::string largest_user_key;  // the largest user key it holds
+    // Directory entries its directory holds now: those of every live SST
+    // in it at the output level (the same figure for targets sharing it).
+    uint64_t dir_entries = 0;
   };
 
   struct Hooks {
@@ -76,7 +88,8 @@ class DentryCompaction {
 
   // options.comparator must be an InternalKeyComparator.
   DentryCompaction(const SstDirOptions& options, uint64_t sst_entries,
-                   SequenceNumber smallest_snapshot, Hooks hooks);
+                   SequenceNumber smallest_snapshot, Hooks hooks,
+                   uint64_t max_dir_entries = UINT64_MAX);
   ~DentryCompaction();
   DentryCompaction(const DentryCompaction&) = delete;
   DentryCompaction& operator=(const DentryCompaction&) = delete;
@@ -123,6 +136,7 @@ class DentryCompaction {
 
   const SstDirOptions options_;
   const uint64_t sst_entries_;
+  const uint64_t max_dir_entries_;
   Hooks hooks_;
 
   // A piece of an input's meta-file value section (inline values).
@@ -142,6 +156,9 @@ class DentryCompaction {
   std::unique_ptr<SstDirBuilder> builder_;  // the output being filled
   size_t builder_target_ = 0;               // its target (if any)
   std::vector<Output> outputs_;
+  // Entries in each target's directory: Target::dir_entries plus what this
+  // compaction's finished outputs added to it.
+  std::map<uint64_t, uint64_t> dir_entries_;
 
   ShadowedVersions shadowed_;      // the drop rule's state
   std::string last_internal_key_;  // to drop exact duplicates

@@ -105,6 +105,7 @@ const std::vector<Field>& Fields() {
       Integer("l0_slowdown_dirs", &Tuning::l0_slowdown_dirs),
       Integer("l0_stop_dirs", &Tuning::l0_stop_dirs),
       Integer("sst_entries", &Tuning::sst_entries),
+      Integer("max_dir_entries", &Tuning::max_dir_entries),
       Integer("l1_entries", &Tuning::l1_entries),
       Integer("table_cache_bytes", &Tuning::table_cache_bytes),
   };

@@ -55,8 +55,13 @@ struct DELSM_EXPORT Tuning {
   int l0_slowdown_dirs = 8;
   int l0_stop_dirs = 12;
 
-  // Entries per SST directory written by a compaction.
+  // Entries per SST written by a compaction.
   uint64_t sst_entries = 4096;
+  // Entries an SST directory (below L0) may hold: the SSTs a compaction
+  // adds to a directory are written to new directories beyond it, so
+  // listings stay cheap and ext4 without large_dir never meets its
+  // directory-index limit. An L0 directory holds one memtable's entries.
+  uint64_t max_dir_entries = 65536;
   // Capacity of L1 in entries; each deeper level holds 10x the one above.
   uint64_t l1_entries = 100000;
 

@@ -185,6 +185,9 @@ inline void ConfigureCycle(uint64_t seed, int cycle,
   tuning->l0_stop_dirs = tuning->l0_slowdown_dirs + 4;
   tuning->sst_entries = 16 + next(240);
   tuning->l1_entries = 64 + next(960);
+  // Half the cycles split directories early (some below one SST's entries,
+  // so every output gets a new directory).
+  if (next(2) == 0) tuning->max_dir_entries = 16 + next(1200);
 }
 
 // Arguments of the writer child (the soak binary run with --child).
