@@ -4,12 +4,15 @@
 // 1. Every SST directory under L0..L6 that holds just its own META, and
 //    whose META loads, is used as is. Any other is rebuilt: the entries of
 //    every readable meta file in it (META-<n> files are SSTs a compaction
-//    added; some may be replaced ones not yet removed, whose older
-//    versions the merge below drops) whose KV files are still there, plus
-//    every listed KV file no meta file names: KV file names carry the user
-//    key (or, for hashed names, LONGKEYS does), the sequence number and
-//    whether the bytes are compressed. Tombstones live only in meta files,
-//    so those of an unreadable meta file are lost.
+//    added) whose KV files are still there, plus every listed KV file no
+//    meta file names: KV file names carry the user key (or, for hashed
+//    names, LONGKEYS does), the sequence number and whether the bytes are
+//    compressed. Tombstones live only in meta files, so those of an
+//    unreadable meta file are lost. Meta files of SSTs that any readable
+//    manifest records as replaced (a crash between a compaction's commit
+//    and their removal left them) are left out, with the KV files only
+//    they name: merged, they would bring back keys the compaction had
+//    dropped with their tombstones.
 // 2. Every WAL is replayed into a new L0 directory.
 // 3. All of it is merged by one dentry compaction (links only) into new
 //    directories of a single level, keeping the newest version of each key
@@ -32,22 +35,22 @@
 #include "db/db_format.h"
 #include "db/db_impl.h"
 #include "db/dbformat.h"
+#include "db/dentry_compaction.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
+#include "db/sst_dir_removal.h"
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
 #include "delsm/delsm.h"
-#include "db/dentry_compaction.h"
 #include "fs/file_system.h"
-#include "table/key_codec.h"
-#include "db/sst_dir_removal.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/write_batch.h"
 #include "port/port.h"
+#include "table/key_codec.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_builder.h"
 #include "util/coding.h"
@@ -80,6 +83,7 @@ class Repairer {
     if (options_.info_log == nullptr) OpenInfoLog();
     Log(options_.info_log, "RepairDB %s: starting\n", dbname_.c_str());
     s = FindFiles();
+    if (s.ok()) FindRetiredSsts();
     if (s.ok()) s = LoadDirectories();
     if (s.ok()) s = ConvertLogs();
     if (s.ok()) s = MergeAndCommit();
@@ -156,13 +160,52 @@ class Repairer {
     return Status::OK();
   }
 
+  // SSTs a manifest records as replaced: added by one edit and removed by
+  // a later one (a trivial move removes and re-adds in one edit). Numbers
+  // are never reused, so what any readable prefix of any manifest retired
+  // stays retired. Their meta files, when a crash between the commit and
+  // their removal left them, must not be merged: a key whose newest
+  // version and tombstone a compaction dropped would come back.
+  void FindRetiredSsts() {
+    for (const std::string& m : manifests_) {
+      SequentialFile* raw = nullptr;
+      if (!env_->NewSequentialFile(dbname_ + "/" + m, &raw).ok()) continue;
+      std::unique_ptr<SequentialFile> file(raw);
+      log::Reader reader(file.get(), nullptr, true, 0);
+      std::set<std::pair<int, uint64_t>> live;
+      std::set<uint64_t> added;
+      std::string scratch;
+      Slice record;
+      size_t records = 0;
+      while (reader.ReadRecord(&record, &scratch)) {
+        VersionEdit edit;
+        if (!edit.DecodeFrom(record).ok()) break;
+        records++;
+        for (const auto& gone : edit.deleted_files()) live.erase(gone);
+        for (const auto& add : edit.new_files()) {
+          live.insert({add.first, add.second.number});
+          added.insert(add.second.number);
+        }
+      }
+      std::set<uint64_t> live_numbers;
+      for (const auto& l : live) live_numbers.insert(l.second);
+      size_t retired = 0;
+      for (uint64_t n : added) {
+        if (live_numbers.count(n) == 0 && retired_.insert(n).second) retired++;
+      }
+      Log(options_.info_log,
+          "RepairDB: %s: %zu records read, %zu SSTs it replaced\n", m.c_str(),
+          records, retired);
+    }
+  }
+
   Status LoadDirectories() {
     for (OldDir& d : old_dirs_) {
       std::unique_ptr<SstDir> dir;
       Status s = LoadDirectory(&d, &dir);
       if (!s.ok()) {
-        Log(options_.info_log, "RepairDB: cannot use %s: %s\n",
-            d.path.c_str(), s.ToString().c_str());
+        Log(options_.info_log, "RepairDB: cannot use %s: %s\n", d.path.c_str(),
+            s.ToString().c_str());
         d.used.clear();
         continue;
       }
@@ -186,11 +229,32 @@ class Repairer {
     if (s.ok()) s = src->List(&names);
     if (!s.ok()) return s;
     std::vector<std::string> metas;
+    std::vector<std::string> retired_metas;
     for (const std::string& name : names) {
       uint64_t sst_number;
-      if (ParseMetaFileName(name, d.number, &sst_number)) metas.push_back(name);
+      if (ParseMetaFileName(name, d.number, &sst_number)) {
+        (retired_.count(sst_number) > 0 ? retired_metas : metas)
+            .push_back(name);
+      }
     }
-    if (metas.size() == 1 && metas[0] == kMetaFileName) {
+    // The files only replaced SSTs name are not merged (they go to lost/).
+    std::set<std::string> retired_names;
+    for (const std::string& meta : retired_metas) {
+      retired_names.insert(meta);
+      std::unique_ptr<SstDir> sst;
+      Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
+      if (m.ok()) {
+        for (std::string& name : KvFileNamesOf(sst->contents())) {
+          retired_names.insert(std::move(name));
+        }
+      }
+      Log(options_.info_log,
+          "RepairDB: %s/%s: replaced by a committed compaction, not merged "
+          "(%s)\n",
+          d.path.c_str(), meta.c_str(), m.ToString().c_str());
+    }
+    if (metas.size() == 1 && metas[0] == kMetaFileName &&
+        retired_metas.empty()) {
       s = SstDir::Open(sst_options_, d.path, result);
       // Its inline values must be readable too (the index's checksum does
       // not cover them), or the merge would fail on them.
@@ -221,7 +285,8 @@ class Repairer {
             meta.c_str(), m.ToString().c_str());
       }
     }
-    return RebuildDirectory(src.get(), names, loaded, &old->used, result);
+    return RebuildDirectory(src.get(), names, loaded, retired_names, &old->used,
+                            result);
   }
 
   static Status CheckInlineValues(const SstDir* dir) {
@@ -231,8 +296,8 @@ class Repairer {
     for (size_t i = 0; i < entries.size(); i++) {
       if (!StoredInline(entries[i].storage)) continue;
       Slice stored;
-      Status s = dir->ReadInlineStored(i, 1, 256 << 10, &buffer, &offset,
-                                       &stored);
+      Status s =
+          dir->ReadInlineStored(i, 1, 256 << 10, &buffer, &offset, &stored);
       if (!s.ok()) return s;
     }
     return Status::OK();
@@ -272,10 +337,12 @@ class Repairer {
 
   // Build a new directory from the entries of `src`: those of its readable
   // meta files whose KV files are still there, plus a value entry for every
-  // listed KV file none of them names. Link them in and open the result.
-  // Adds to *used the names whose contents the result holds.
+  // listed KV file none of them names and `retired` does not hold. Link
+  // them in and open the result. Adds to *used the names whose contents the
+  // result holds.
   Status RebuildDirectory(Directory* src, const std::vector<std::string>& names,
                           const std::vector<std::unique_ptr<SstDir>>& metas,
+                          const std::set<std::string>& retired,
                           std::set<std::string>* used,
                           std::unique_ptr<SstDir>* result) {
     std::set<std::string> present(names.begin(), names.end());
@@ -297,7 +364,8 @@ class Repairer {
         entries.push_back(e);
         if (StoredInline(e.storage)) {
           // Bring the inline value along; a damaged one loses its entry.
-          const size_t index = static_cast<size_t>(&e - &meta->contents().entries[0]);
+          const size_t index =
+              static_cast<size_t>(&e - &meta->contents().entries[0]);
           std::string buffer;
           uint64_t offset = 0;
           Slice stored;
@@ -326,7 +394,7 @@ class Repairer {
       std::string user_key;
       uint64_t sequence;
       bool hashed, compressed;
-      if (named.count(name) > 0 ||
+      if (named.count(name) > 0 || retired.count(name) > 0 ||
           !ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
                                  &compressed)) {
         continue;
@@ -429,8 +497,7 @@ class Repairer {
         entries += WriteBatchInternal::Count(&batch);
       } else {
         Log(options_.info_log, "RepairDB: log #%llu: ignoring a batch: %s\n",
-            static_cast<unsigned long long>(log_number),
-            b.ToString().c_str());
+            static_cast<unsigned long long>(log_number), b.ToString().c_str());
       }
     }
     Log(options_.info_log, "RepairDB: log #%llu: %llu entries read\n",
@@ -597,6 +664,7 @@ class Repairer {
   uint64_t repaired_entries_ = 0;
   std::vector<uint64_t> logs_;
   std::vector<std::string> manifests_;
+  std::set<uint64_t> retired_;  // SSTs a manifest records as replaced
   std::vector<OldDir> old_dirs_;
   std::vector<std::string> new_dirs_;  // intermediate: rebuilt and WAL dirs
   std::vector<Input> inputs_;
@@ -608,8 +676,8 @@ Status RepairDB(const std::string& dbname, const Options& options) {
   return RepairDBWithFileSystem(dbname, options, FileSystem::Default());
 }
 
-Status RepairDBWithFileSystem(const std::string& dbname,
-                              const Options& options, FileSystem* fs) {
+Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
+                              FileSystem* fs) {
   if (options.comparator == nullptr || options.env == nullptr) {
     return Status::InvalidArgument(dbname, "options need a comparator and env");
   }

@@ -1,6 +1,7 @@
 // RepairDB: rebuilds a DB from the SST directories, KV files and WALs that
 // survive the loss of the manifest, of CURRENT, or of a meta file; moves
 // what it cannot use into lost/ and logs every step (issue 10, item 2).
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -9,6 +10,7 @@
 #include <memory>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "delsm/delsm.h"
@@ -221,6 +223,82 @@ TEST_F(RepairTest, WhatCannotBeUsedGoesToLostAndEveryStepIsLogged) {
   s = RepairDB(dbname_, options_);
   ASSERT_TRUE(s.ok()) << s.ToString();
   Check(false);
+}
+
+// Issue 10, item 11: a crash between a compaction's manifest commit and the
+// removal of the SSTs it replaced leaves their meta and KV files on disk.
+// Repair must not merge them back: the keys the compaction dropped with
+// their tombstones would return.
+TEST_F(RepairTest, ReplacedSstsLeftByACrashDoNotBringBackDeletedKeys) {
+  DB* db;
+  ASSERT_TRUE(delsm::Open(options_, tuning_, dbname_, &db).ok());
+  for (int i = 0; i < kKeys; i++) {
+    ASSERT_TRUE(db->Put(WriteOptions(), Key(i), Value(i)).ok());
+  }
+  db->CompactRange(nullptr, nullptr);
+  delete db;
+  // Keep every SST file as it is now (hard links: same inodes).
+  const std::string snap = tmp_.path() + "/snap";
+  ASSERT_EQ(0, mkdir(snap.c_str(), 0755));
+  std::vector<std::pair<std::string, std::vector<std::string>>> dirs;
+  for (int level = 0; level < 7; level++) {
+    const std::string ldir = "L" + std::to_string(level);
+    for (const std::string& d : ListDir(dbname_ + "/" + ldir)) {
+      const std::string rel = ldir + "/" + d;
+      ASSERT_EQ(0, mkdir((snap + "/" + ldir + "-" + d).c_str(), 0755));
+      dirs.push_back({rel, ListDir(dbname_ + "/" + rel)});
+      for (const std::string& name : dirs.back().second) {
+        ASSERT_EQ(0, link((dbname_ + "/" + rel + "/" + name).c_str(),
+                          (snap + "/" + ldir + "-" + d + "/" + name).c_str()));
+      }
+    }
+  }
+  // Delete every 7th key; the compaction drops the values and tombstones
+  // together at the base level and replaces the SSTs that held them.
+  ASSERT_TRUE(delsm::Open(options_, tuning_, dbname_, &db).ok());
+  for (int i = 0; i < kKeys; i += 7) {
+    ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
+  }
+  db->CompactRange(nullptr, nullptr);
+  delete db;
+  // As if the removal of the replaced SSTs never happened: every file of a
+  // directory that is still there comes back (a directory a trivial move
+  // renamed is not restored at its old place).
+  int restored = 0;
+  for (const auto& dir : dirs) {
+    const std::string path = dbname_ + "/" + dir.first;
+    if (access(path.c_str(), F_OK) != 0) continue;
+    std::string flat = dir.first;
+    flat[flat.find('/')] = '-';
+    for (const std::string& name : dir.second) {
+      if (access((path + "/" + name).c_str(), F_OK) == 0) continue;
+      ASSERT_EQ(0, link((snap + "/" + flat + "/" + name).c_str(),
+                        (path + "/" + name).c_str()))
+          << path << "/" << name;
+      restored++;
+    }
+  }
+  // The deleted keys' KV files and the replaced meta files.
+  ASSERT_GE(restored, kKeys / 7);
+
+  Status s = RepairDB(dbname_, options_);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(delsm::Open(options_, tuning_, dbname_, &db).ok());
+  int back = 0;
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (i % 7 == 0) {
+      if (!s.IsNotFound()) back++;
+      continue;
+    }
+    ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
+    ASSERT_EQ(Value(i), v) << Key(i);
+  }
+  delete db;
+  EXPECT_EQ(0, back) << "deleted keys brought back by the repair";
+  // What was not merged is kept in lost/, not deleted.
+  EXPECT_FALSE(ListDir(dbname_ + "/lost").empty());
 }
 
 }  // namespace
