@@ -128,6 +128,9 @@ protected:
     // Without compression a KV file holds the value bytes as they are, so
     // a flipped byte shows up as a flipped byte of the value.
     options_.compression = kNoCompression;
+    // Pure mode: every value a KV file, the files these tests damage
+    // (inline values' damage: tests/inline_values_test.cc).
+    tuning_.inline_threshold = 0;
     tuning_.l0_compaction_entries = 400;
     tuning_.sst_entries = 256;
     tuning_.l1_entries = 1000;

@@ -38,6 +38,9 @@ Options DbOptions() {
 
 delsm::Tuning SmallTuning() {
   delsm::Tuning t;
+  // Pure mode: every value a KV file, so every hostile key is a file name
+  // and every value needs an inode.
+  t.inline_threshold = 0;
   t.l0_compaction_entries = 200;
   t.l0_compaction_dirs = 2;
   t.sst_entries = 32;
