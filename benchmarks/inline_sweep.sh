@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The inline_threshold sweep behind DeLSM's default (benchmarks/RESULTS.md,
 # "Inline values: choosing the default"). For each value size and each
-# threshold it builds a fresh database with DeLSM's db_bench and runs, one
-# process per step on that database:
+# threshold it runs fillseq on a fresh database (then removed), builds a
+# second fresh database and runs, one process per step on it:
 #   fillrandom, overwrite, readrandom, readseq, readseq with read-ahead off
-#   (--read_ahead_files=0), seekrandom
-# and records per step the time (micros/op) and the bytes the device
-# received (the ext4's session_write_kbytes, read after `sync`), and after
-# overwrite the disk bytes (du: allocated, each inode once) and inodes.
+#   (--read_ahead_files=0), readreverse, seekrandom
+# and records per step the time (micros/op) and, for the writes, the bytes
+# the device received (the ext4's session_write_kbytes, read after `sync`),
+# after overwrite the disk bytes (du: allocated, each inode once) and
+# inodes, and the 1-minute load average when the row started and ended (the
+# machine may be shared).
 # Every engine option is db_bench's default except --bloom_bits=10 (the
 # filter every comparison gives every engine) and the swept knobs.
 #
@@ -42,8 +44,11 @@ mkdir -p "$out"
 
 image=$(mktemp /var/tmp/delsm-sweep-XXXXXX.img)
 mnt=$(mktemp -d /tmp/delsm-sweep-mnt-XXXXXX)
+dev=
 cleanup() {
   umount "$mnt" 2>/dev/null || true
+  # mount -o loop detaches on umount (autoclear); make sure of it.
+  if [ -n "$dev" ]; then losetup -d "/dev/$dev" 2>/dev/null || true; fi
   rmdir "$mnt" 2>/dev/null || true
   rm -f "$image"
 }
@@ -83,14 +88,18 @@ run() {
 }
 
 csv=$out/sweep.csv
-echo "value_size,threshold,fill_us,fill_dev_kib,overwrite_us,overwrite_dev_kib,readrandom_us,readseq_us,readseq_noRA_us,seekrandom_us,disk_bytes,inodes" >"$csv"
+echo "value_size,threshold,fillseq_us,fill_us,fill_dev_kib,overwrite_us,overwrite_dev_kib,readrandom_us,readseq_us,readseq_noRA_us,readreverse_us,seekrandom_us,disk_bytes,inodes,load_start,load_end" >"$csv"
 echo "inline_sweep: $num keys, db_bench $bin, ext4 on $dev, results in $out" >&2
 for size in $sizes; do
   for t in $thresholds; do
     log=$out/v${size}_t${t}.log
     : >"$log"
+    load_start=$(cut -d' ' -f1 /proc/loadavg)
     rm -rf "$db"
     common=(--value_size="$size" --inline_threshold="$t")
+    res=$(run "$log" "${common[@]}" --benchmarks=fillseq)
+    read -r fs_us _ <<<"$res"
+    rm -rf "$db"
     res=$(run "$log" "${common[@]}" \
       --benchmarks=fillrandom)
     read -r fill_us fill_kib <<<"$res"
@@ -109,9 +118,13 @@ for size in $sizes; do
       --benchmarks=readseq --use_existing_db=1 --read_ahead_files=0)
     read -r rs0_us _ <<<"$res"
     res=$(run "$log" "${common[@]}" \
+      --benchmarks=readreverse --use_existing_db=1)
+    read -r rr2_us _ <<<"$res"
+    res=$(run "$log" "${common[@]}" \
       --benchmarks=seekrandom --use_existing_db=1)
     read -r sr_us _ <<<"$res"
-    line="$size,$t,$fill_us,$fill_kib,$ow_us,$ow_kib,$rr_us,$rs_us,$rs0_us,$sr_us,$disk,$inodes"
+    load_end=$(cut -d' ' -f1 /proc/loadavg)
+    line="$size,$t,$fs_us,$fill_us,$fill_kib,$ow_us,$ow_kib,$rr_us,$rs_us,$rs0_us,$rr2_us,$sr_us,$disk,$inodes,$load_start,$load_end"
     echo "$line" >>"$csv"
     echo "inline_sweep: $line" >&2
   done
@@ -122,15 +135,20 @@ rm -rf "$db"
 python3 - "$csv" <<'EOF'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-print("| value | threshold | fillrandom µs/op | fill device MB | overwrite µs/op "
-      "| overwrite device MB | readrandom µs/op | readseq µs/op "
-      "| readseq, no read-ahead | seekrandom µs/op | disk MB | inodes |")
-print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+print("Times in µs/op; load: the 1-minute load average at the row's start and end.")
+print()
+print("| value | threshold | fillseq | fillrandom | fill device MB "
+      "| overwrite | overwrite device MB | readrandom | readseq "
+      "| readseq, no read-ahead | readreverse | seekrandom | disk MB "
+      "| inodes | load |")
+print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 for r in rows:
-    print("| {} | {} | {} | {:.0f} | {} | {:.0f} | {} | {} | {} | {} | {:.0f} | {} |".format(
-        r["value_size"], r["threshold"], r["fill_us"],
+    print("| {} | {} | {} | {} | {:.0f} | {} | {:.0f} | {} | {} | {} | {} | {} "
+          "| {:.0f} | {} | {}-{} |".format(
+        r["value_size"], r["threshold"], r["fillseq_us"], r["fill_us"],
         int(r["fill_dev_kib"]) / 1024, r["overwrite_us"],
         int(r["overwrite_dev_kib"]) / 1024, r["readrandom_us"],
-        r["readseq_us"], r["readseq_noRA_us"], r["seekrandom_us"],
-        int(r["disk_bytes"]) / 1e6, r["inodes"]))
+        r["readseq_us"], r["readseq_noRA_us"], r["readreverse_us"],
+        r["seekrandom_us"], int(r["disk_bytes"]) / 1e6, r["inodes"],
+        r["load_start"], r["load_end"]))
 EOF
