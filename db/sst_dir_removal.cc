@@ -1,5 +1,6 @@
 #include "db/sst_dir_removal.h"
 
+#include <algorithm>
 #include <memory>
 #include <unordered_set>
 #include <vector>
@@ -57,17 +58,81 @@ std::unordered_set<std::string> NamesOwnedBy(
 
 }  // namespace
 
+namespace {
+
+// A KV file entry as its name depends on it: a readable (non-hashed) name is
+// a reversible function of the internal key and of whether the stored bytes
+// are compressed (the 'z'), so two such entries share a name exactly when
+// these are equal. Comparing them needs no name to be formatted, which
+// matters here: a compaction into a level retires SSTs whose entries almost
+// all live on in their replacements, thousands per directory.
+struct FileEntryKey {
+  Slice internal_key;
+  bool compressed;
+
+  bool operator<(const FileEntryKey& other) const {
+    const int c = internal_key.compare(other.internal_key);
+    return c < 0 || (c == 0 && compressed < other.compressed);
+  }
+};
+
+// What the SSTs `live` own: readable KV file names as sorted FileEntryKeys;
+// hashed KV file names, meta and LONGKEYS names as names.
+struct OwnedEntries {
+  std::vector<FileEntryKey> readable;  // sorted
+  std::unordered_set<std::string> names;
+
+  explicit OwnedEntries(const std::vector<SstInDir>& live) {
+    for (const SstInDir& l : live) {
+      for (const MetaEntry& e : l.contents->entries) {
+        ParsedInternalKey key;
+        if (!StoredInFile(e.storage) ||
+            !ParseInternalKey(e.internal_key, &key)) {
+          continue;
+        }
+        const bool compressed = e.storage == ValueStorage::kFileSnappy;
+        if (KvFileNameIsHashed(key.user_key)) {
+          names.insert(
+              KvStoredFileName(key.user_key, key.sequence, compressed));
+        } else {
+          readable.push_back({Slice(e.internal_key), compressed});
+        }
+      }
+      names.insert(l.meta_name);
+      names.insert(l.long_keys_name);
+    }
+    std::sort(readable.begin(), readable.end());
+  }
+
+  bool OwnsReadable(const FileEntryKey& entry) const {
+    return std::binary_search(readable.begin(), readable.end(), entry);
+  }
+};
+
+}  // namespace
+
 Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
                         const std::vector<SstInDir>& live, uint64_t* unlinked) {
-  const std::unordered_set<std::string> keep = NamesOwnedBy(live);
-  for (const std::string& name : KvFileNamesOf(*retired.contents)) {
-    if (keep.count(name) > 0) continue;
+  const OwnedEntries keep(live);
+  for (const MetaEntry& e : retired.contents->entries) {
+    ParsedInternalKey key;
+    if (!StoredInFile(e.storage) || !ParseInternalKey(e.internal_key, &key)) {
+      continue;
+    }
+    const FileEntryKey entry{Slice(e.internal_key),
+                             e.storage == ValueStorage::kFileSnappy};
+    if (!KvFileNameIsHashed(key.user_key) && keep.OwnsReadable(entry)) {
+      continue;
+    }
+    const std::string name =
+        KvStoredFileName(key.user_key, key.sequence, entry.compressed);
+    if (keep.names.count(name) > 0) continue;
     Status s = UnlinkIfPresent(dir, name, unlinked);
     if (!s.ok()) return s;
   }
   for (const std::string* name :
        {&retired.long_keys_name, &retired.meta_name}) {
-    if (keep.count(*name) > 0) continue;
+    if (keep.names.count(*name) > 0) continue;
     Status s = UnlinkIfPresent(dir, *name, unlinked);
     if (!s.ok()) return s;
   }

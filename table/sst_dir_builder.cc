@@ -152,10 +152,15 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
 void SstDirBuilder::RecordEntry(const MetaEntry& entry,
                                 const ParsedInternalKey& parsed,
                                 const std::string& kv_name) {
-  if (!kv_name.empty()) {
+  if (StoredInFile(entry.storage)) {
     dir_entries_++;
     if (KvFileNameIsHashed(parsed.user_key)) {
-      PutLengthPrefixedSlice(&long_keys_, kv_name);
+      PutLengthPrefixedSlice(
+          &long_keys_,
+          kv_name.empty()
+              ? KvStoredFileName(parsed.user_key, parsed.sequence,
+                                 entry.storage == ValueStorage::kFileSnappy)
+              : kv_name);
       PutLengthPrefixedSlice(&long_keys_, parsed.user_key);
     }
   }
@@ -194,14 +199,13 @@ Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source,
   Status s =
       CheckOrder(options_, contents_, path_, entry.internal_key, &parsed);
   if (!s.ok()) return s;
+  // A resident entry (no source) keeps its name: none is made for it.
   std::string name;
-  if (StoredInFile(entry.storage)) {
+  if (StoredInFile(entry.storage) && source != nullptr) {
     name = KvStoredFileName(parsed.user_key, parsed.sequence,
                             entry.storage == ValueStorage::kFileSnappy);
-    if (source != nullptr) {
-      s = Link(name, source);
-      if (!s.ok()) return s;
-    }
+    s = Link(name, source);
+    if (!s.ok()) return s;
   }
   if (inline_stored != nullptr && StoredInline(entry.storage)) {
     if (inline_stored->size() != entry.stored_size) {

@@ -90,6 +90,8 @@ class SstDirBuilder {
 
  private:
   Status Link(const std::string& name, Directory* source);
+  // Appends `entry`. `kv_name` is its KV file name when the caller made it,
+  // else empty (it is made here only if the LONGKEYS file needs it).
   void RecordEntry(const MetaEntry& entry, const ParsedInternalKey& parsed,
                    const std::string& kv_name);
 

@@ -1,0 +1,127 @@
+// RemoveRetiredSst on a real directory: exactly the names the retired SST
+// owns and no live SST of the directory owns go, whatever kind of name
+// (readable, compressed 'z', hashed long key, meta, LONGKEYS) they are.
+#include "db/sst_dir_removal.h"
+
+#include <stdlib.h>
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "fs/file_system.h"
+#include "gtest/gtest.h"
+#include "table/key_codec.h"
+#include "table/meta_file.h"
+
+namespace leveldb {
+namespace {
+
+MetaEntry Entry(const std::string& user_key, SequenceNumber sequence,
+                ValueStorage storage) {
+  MetaEntry e;
+  e.internal_key =
+      InternalKey(user_key, sequence,
+                  storage == ValueStorage::kNone ? kTypeDeletion : kTypeValue)
+          .Encode()
+          .ToString();
+  e.storage = storage;
+  return e;
+}
+
+std::string NameOf(const std::string& user_key, SequenceNumber sequence,
+                   bool compressed) {
+  return KvStoredFileName(user_key, sequence, compressed);
+}
+
+class SstDirRemovalTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    char tmpl[] = "/tmp/sst_dir_removal_test.XXXXXX";
+    ASSERT_NE(mkdtemp(tmpl), nullptr);
+    path_ = tmpl;
+    ASSERT_TRUE(FileSystem::Default()->OpenDirectory(path_, &dir_).ok());
+  }
+  void TearDown() override {
+    dir_.reset();
+    RemoveSstDirectory(FileSystem::Default(), path_, nullptr);
+  }
+
+  void Create(const std::vector<std::string>& names) {
+    for (const std::string& n : names) {
+      ASSERT_TRUE(dir_->WriteFile(n, "v", false).ok()) << n;
+    }
+  }
+  std::set<std::string> Listing() {
+    std::vector<std::string> names;
+    EXPECT_TRUE(dir_->List(&names).ok());
+    return std::set<std::string>(names.begin(), names.end());
+  }
+
+  std::string path_;
+  std::unique_ptr<Directory> dir_;
+};
+
+TEST_F(SstDirRemovalTest, RemovesExactlyWhatNoLiveSstOwns) {
+  const std::string long_kept(300, 'k');  // hashed KV file names
+  const std::string long_gone(300, 'g');
+  ASSERT_TRUE(KvFileNameIsHashed(long_kept));
+
+  MetaFileContents retired;
+  retired.entries = {Entry("a", 5, ValueStorage::kFile),
+                     Entry("b", 6, ValueStorage::kFileSnappy),
+                     Entry("c", 7, ValueStorage::kFile),
+                     Entry("d", 8, ValueStorage::kInline),
+                     Entry("e", 9, ValueStorage::kNone),
+                     Entry(long_gone, 10, ValueStorage::kFile),
+                     Entry(long_kept, 11, ValueStorage::kFileSnappy)};
+  // The replacement holds a and the long key; b at the same sequence but
+  // stored uncompressed is another file (no 'z').
+  MetaFileContents replacement;
+  replacement.entries = {Entry("a", 5, ValueStorage::kFile),
+                         Entry("b", 6, ValueStorage::kFile),
+                         Entry(long_kept, 11, ValueStorage::kFileSnappy)};
+  // A neighbour SST of the same directory holding c at another sequence.
+  MetaFileContents neighbour;
+  neighbour.entries = {Entry("c", 4, ValueStorage::kFile)};
+
+  const std::vector<std::string> kept = {
+      NameOf("a", 5, false), NameOf("b", 6, false), NameOf(long_kept, 11, true),
+      NameOf("c", 4, false), "000012.meta",         "000012.longkeys",
+      "000013.meta"};
+  const std::vector<std::string> gone = {
+      NameOf("b", 6, true), NameOf("c", 7, false), NameOf(long_gone, 10, false),
+      "000011.meta", "000011.longkeys"};
+  Create(kept);
+  Create(gone);
+
+  uint64_t unlinked = 0;
+  ASSERT_TRUE(
+      RemoveRetiredSst(dir_.get(), {&retired, "000011.meta", "000011.longkeys"},
+                       {{&replacement, "000012.meta", "000012.longkeys"},
+                        {&neighbour, "000013.meta", "000013.longkeys"}},
+                       &unlinked)
+          .ok());
+  EXPECT_EQ(unlinked, gone.size());
+  EXPECT_EQ(Listing(), std::set<std::string>(kept.begin(), kept.end()));
+}
+
+TEST_F(SstDirRemovalTest, NamesAlreadyGoneAreNotErrors) {
+  MetaFileContents retired;
+  retired.entries = {Entry("x", 1, ValueStorage::kFile),
+                     Entry("y", 2, ValueStorage::kFile)};
+  Create({NameOf("y", 2, false)});
+  uint64_t unlinked = 0;
+  ASSERT_TRUE(RemoveRetiredSst(dir_.get(),
+                               {&retired, "000020.meta", "000020.longkeys"}, {},
+                               &unlinked)
+                  .ok());
+  EXPECT_EQ(unlinked, 1u);
+  EXPECT_TRUE(Listing().empty());
+}
+
+}  // namespace
+}  // namespace leveldb
