@@ -161,16 +161,15 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
     {
       mutex_.Unlock();
       status = log_->AddRecord(WriteBatchInternal::Contents(group));
-      bool sync_error = false;
-      if (status.ok() && options.sync) {
-        status = logfile_->Sync();
-        if (!status.ok()) sync_error = true;
-      }
+      if (status.ok() && options.sync) status = logfile_->Sync();
+      const bool log_error = !status.ok();
       if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem_);
       mutex_.Lock();
-      if (sync_error) {
-        // The log may or may not hold the batch: nothing more can be
-        // promised, so stop accepting writes.
+      if (log_error) {
+        // The log may hold none, part or all of the batch. A record
+        // appended after a torn one would be dropped with the rest of its
+        // block at recovery, and a failed sync promises nothing: stop
+        // accepting writes (LevelDB does so for a failed sync only).
         RecordBackgroundError(status);
       }
     }

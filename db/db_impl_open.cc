@@ -351,6 +351,15 @@ Status DBImpl::Open(const char* env_spec) {
       mem_->Ref();
     }
   }
+  if (s.ok() && save_manifest && !edit.new_files().empty() &&
+      tuning_.durability == delsm::Durability::kDeferred) {
+    // The manifest edit below retires the replayed WALs, which (unlike a
+    // running DB's) are not retained: the L0 SSTs built from them, not
+    // synced in kDeferred, must be durable first, or a power failure soon
+    // after Open loses writes acknowledged with sync=true.
+    s = MakeDirectoriesDurable(fs_, CompactionDurability(tuning_.durability),
+                               {LevelDirName(dbname_, 0)});
+  }
   if (s.ok() && save_manifest) {
     edit.SetPrevLogNumber(0);
     // WALs whose memtables recovery could not flush stay live.

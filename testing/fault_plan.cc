@@ -13,6 +13,8 @@ void FaultPlanCore::ArmKinds(uint32_t kinds, const FaultSpec& spec) {
   remaining_ = spec.nth;
   active_ = false;
   failures_ = 0;
+  matches_ = 0;
+  first_failure_.clear();
 }
 
 bool FaultPlanCore::Fired() const {
@@ -23,6 +25,16 @@ bool FaultPlanCore::Fired() const {
 uint64_t FaultPlanCore::Failures() const {
   std::lock_guard<std::mutex> l(mu_);
   return failures_;
+}
+
+uint64_t FaultPlanCore::Matches() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return matches_;
+}
+
+std::string FaultPlanCore::FirstFailure() const {
+  std::lock_guard<std::mutex> l(mu_);
+  return first_failure_;
 }
 
 uint64_t FaultPlanCore::CountKind(int kind) const {
@@ -44,6 +56,7 @@ FaultDecision FaultPlanCore::Decide(int kind, const std::string& path) {
         path.find(spec_.path_contains) == std::string::npos) {
       return d;
     }
+    matches_++;
     if (!active_) {
       if (remaining_ == 0 || --remaining_ != 0) return d;
       active_ = spec_.sticky;
@@ -55,6 +68,8 @@ FaultDecision FaultPlanCore::Decide(int kind, const std::string& path) {
   d.fail = true;
   // ENOENT is reported as a real open or unlink reports it: NotFound.
   d.status = PosixError(path, err, /*enoent_is_not_found=*/true);
+  std::lock_guard<std::mutex> l(mu_);
+  if (first_failure_.empty()) first_failure_ = d.status.ToString();
   return d;
 }
 

@@ -65,6 +65,13 @@ class FaultPlanCore {
   bool Fired() const;
   // How many calls the armed fault has failed.
   uint64_t Failures() const;
+  // Calls since the arming that matched its kinds and path filter, failed
+  // ones included (arm with an unreachable nth to count the calls a path
+  // filter selects).
+  uint64_t Matches() const;
+  // The error the armed fault first delivered ("" before it fired): names
+  // the path, for messages.
+  std::string FirstFailure() const;
   // Calls of kind `kind` since construction or ResetCounts(), failed ones
   // included.
   uint64_t CountKind(int kind) const;
@@ -84,6 +91,8 @@ class FaultPlanCore {
   uint64_t remaining_ = 0;
   bool active_ = false;  // the nth call has come and spec_.sticky
   uint64_t failures_ = 0;
+  uint64_t matches_ = 0;
+  std::string first_failure_;
 };
 
 // The typed face a seam exposes: `Op` is its enum of kinds.

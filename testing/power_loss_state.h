@@ -39,6 +39,7 @@
 #ifndef DELSM_TESTING_POWER_LOSS_STATE_H_
 #define DELSM_TESTING_POWER_LOSS_STATE_H_
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -78,6 +79,15 @@ class PowerLossState {
   void CutPower();
   bool PowerIsOff() const;
   Status PowerOffError(const std::string& path) const;
+
+  // --- Real syncs. By default the wrappers perform every fsync, fdatasync
+  // and syncfs they report to the model. A test that only ever looks at the
+  // disk after SimulatePowerLoss can turn them off: the model alone decides
+  // what survives, and the real calls only cost time (a syncfs on a busy
+  // shared file system waits for everybody's data). Results of the skipped
+  // calls are reported as success.
+  void set_real_syncs(bool v) { real_syncs_.store(v); }
+  bool real_syncs() const { return real_syncs_.load(); }
 
   // --- Hooks to a peer model (the other seam): run, without the lock, by
   // the wrapper after a syncfs / a directory fsync it performed.
@@ -169,6 +179,7 @@ class PowerLossState {
   void DropDurableLocked();
 
   const std::string shadow_dir_;
+  std::atomic<bool> real_syncs_{true};
 
   mutable std::mutex mu_;
   bool power_off_ = false;             // guarded by mu_

@@ -91,6 +91,31 @@ class TempDir {
   std::string path_;
 };
 
+// The seed of a randomised test: $DELSM_TEST_SEED if set (to replay a run),
+// else `fallback`. Printed either way, with the name of what it seeds, so a
+// failure's output says how to replay it.
+inline uint32_t TestSeed(const std::string& what, uint32_t fallback) {
+  uint32_t seed = fallback;
+  const char* env = std::getenv("DELSM_TEST_SEED");
+  if (env != nullptr && *env != '\0') {
+    seed = static_cast<uint32_t>(std::strtoul(env, nullptr, 0));
+  }
+  std::printf("%s: seed %u (replay with DELSM_TEST_SEED=%u)\n", what.c_str(),
+              seed, seed);
+  std::fflush(stdout);
+  return seed;
+}
+
+// Copies the tree at `from` to `to` (which must not exist) with cp -a, so
+// hard links among the copied files stay hard links. Returns "" or what
+// failed.
+inline std::string CopyTree(const std::string& from, const std::string& to) {
+  const std::string cmd = "cp -a '" + from + "' '" + to + "'";
+  const int rc = std::system(cmd.c_str());
+  if (rc != 0) return cmd + ": status " + std::to_string(rc);
+  return "";
+}
+
 // Starts this test binary again in a child process, running only the test
 // `gtest_filter`, with the given extra environment variables. The child
 // inherits every file descriptor not marked close-on-exec. Returns the
