@@ -5,9 +5,10 @@
 // some sync=true writes, explicit flushes, a full CompactRange, a close with
 // a WAL to replay and a reopen) runs on the fault stack
 // (tests/durability_harness.h) with one fault armed: a kind of call, which
-// call of that kind (points spread over every call the clean run made), and
-// what the failing call still does (nothing; a short write; data written
-// but fsync failed; the file closed anyway). For every point:
+// call of that kind (by default its first and last call in a clean run;
+// DELSM_SWEEP_POINTS=n spreads n points, "all" runs every call), and what
+// the failing call still does (nothing; a short write; data written but
+// fsync failed; the file closed anyway). For every point:
 //  * the fault fires (the workload is deterministic up to the fault, but
 //    for the number of background cleanup calls: a point is tried up to
 //    three times);
@@ -24,11 +25,14 @@
 //    everything acknowledged before a flush or an open that succeeded.
 // Every durability mode is swept, the Env side (WAL, manifest, CURRENT) and
 // the SST-directory side separately.
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <limits>
+#include <map>
+#include <utility>
 #include <set>
 #include <string>
 #include <vector>
@@ -51,7 +55,27 @@ using delsm_test::TempDir;
 constexpr int kKeySpace = 80;
 constexpr int kOpsPerPhase = 120;
 constexpr int kFlushEvery = 40;
-constexpr int kMaxPointsPerFault = 4;
+// Points per fault in the default run: the first and the last matching
+// call. DELSM_SWEEP_POINTS=n spreads n points over the calls; "all" runs
+// every call (minutes per mode).
+constexpr int kDefaultPointsPerFault = 2;
+
+// The call numbers to fail among `calls` matching calls.
+std::set<uint64_t> PointsToRun(uint64_t calls) {
+  std::set<uint64_t> nths;
+  const char* env = std::getenv("DELSM_SWEEP_POINTS");
+  uint64_t n = kDefaultPointsPerFault;
+  if (env != nullptr && std::string(env) == "all") {
+    n = calls;
+  } else if (env != nullptr && *env != '\0') {
+    n = std::max<uint64_t>(1, std::strtoull(env, nullptr, 10));
+  }
+  if (n >= calls) n = calls;
+  for (uint64_t p = 0; p < n; p++) {
+    nths.insert(n == 1 ? 1 : 1 + (calls - 1) * p / (n - 1));
+  }
+  return nths;
+}
 
 std::string KeyName(int k) {
   char buf[16];
@@ -326,15 +350,18 @@ class DurabilitySweepTest : public testing::TestWithParam<Durability> {
  protected:
   // Runs one fault point; returns "" or what went wrong. `nth` == max:
   // the clean run, which reports the number of matching calls in *calls.
-  std::string RunPoint(const Fault& f, uint64_t nth, uint64_t* calls) {
+  // `verify` false: a clean run that only counts calls skips the checks of
+  // the recovered disk (the first clean run of a sweep makes them).
+  std::string RunPoint(const Fault& f, uint64_t nth, uint64_t* calls,
+                       bool verify = true) {
     std::string injected;
-    std::string e = RunPointInner(f, nth, calls, &injected);
+    std::string e = RunPointInner(f, nth, calls, verify, &injected);
     if (!e.empty() && !injected.empty()) e += " [injected: " + injected + "]";
     return e;
   }
 
   std::string RunPointInner(const Fault& f, uint64_t nth, uint64_t* calls,
-                            std::string* injected) {
+                            bool verify, std::string* injected) {
     const Durability mode = GetParam();
     TempDir tmp("delsm_dsweep");
     if (tmp.path().empty()) return "mkdtemp failed";
@@ -366,6 +393,7 @@ class DurabilitySweepTest : public testing::TestWithParam<Durability> {
       if (f.wal_write && r.write_failed && r.later_write_ok) {
         return "a write after a failed WAL write succeeded";
       }
+      if (!verify) return "";
       // A process restart: a copy of the disk as the run left it.
       const std::string copy = tmp.path() + "/copy";
       std::string e = delsm_test::CopyTree(dbname, copy);
@@ -386,23 +414,30 @@ class DurabilitySweepTest : public testing::TestWithParam<Durability> {
   void Sweep(const std::vector<Fault>& faults, const char* side) {
     int points = 0, reported = 0;
     std::string summary;
+    // Matching calls of a clean run, per kind of call and path filter
+    // (faults that differ only in their effect share one).
+    std::map<std::pair<int, std::string>, uint64_t> clean_calls;
     for (const Fault& f : faults) {
-      uint64_t calls = 0;
-      std::string e = RunPoint(f, std::numeric_limits<uint64_t>::max(), &calls);
-      ASSERT_EQ("", e) << side << " " << f.name << ": clean run";
+      const auto clean_key = std::make_pair(f.op, std::string(f.path_contains));
+      auto counted = clean_calls.find(clean_key);
+      if (counted == clean_calls.end()) {
+        uint64_t calls = 0;
+        std::string e = RunPoint(f, std::numeric_limits<uint64_t>::max(),
+                                 &calls, clean_calls.empty());
+        ASSERT_EQ("", e) << side << " " << f.name << ": clean run";
+        counted = clean_calls.emplace(clean_key, calls).first;
+      }
+      const uint64_t calls = counted->second;
       summary +=
           std::string(" [") + f.name + ": " + std::to_string(calls) + " calls]";
       if (calls == 0) continue;
-      std::set<uint64_t> nths;
-      for (int p = 0; p < kMaxPointsPerFault; p++) {
-        nths.insert(1 + (calls - 1) * p / (kMaxPointsPerFault - 1));
-      }
+      const std::set<uint64_t> nths = PointsToRun(calls);
       const char* only = std::getenv("DELSM_SWEEP_POINT");
       for (uint64_t n : nths) {
         const std::string id = std::string(ModeName(GetParam())) + "/" + side +
                                "/" + f.name + "/" + std::to_string(n);
         if (only != nullptr && id != only) continue;
-        e = RunPoint(f, n, nullptr);
+        std::string e = RunPoint(f, n, nullptr);
         // Background cleanup (obsolete-file removal after a grouped syncfs
         // or a compaction) can make a call or two fewer when threads
         // interleave differently: a point that did not fire is run again,
