@@ -32,12 +32,6 @@ using leveldb::Status;
 using leveldb::WriteBatch;
 using leveldb::WriteOptions;
 
-#define ASSERT_OK(expr)                    \
-  do {                                     \
-    leveldb::Status _s = (expr);           \
-    ASSERT_TRUE(_s.ok()) << _s.ToString(); \
-  } while (0)
-
 // Small enough that a few hundred KiB of writes go through several flushes.
 constexpr size_t kSmallBuffer = 64 << 10;
 

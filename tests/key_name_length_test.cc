@@ -25,12 +25,6 @@ using leveldb::ReadOptions;
 using leveldb::Status;
 using leveldb::WriteOptions;
 
-#define ASSERT_OK(expr)                    \
-  do {                                     \
-    leveldb::Status _s = (expr);           \
-    ASSERT_TRUE(_s.ok()) << _s.ToString(); \
-  } while (0)
-
 enum KeyKind { kPrintable, kEscaped, kSlashes };
 
 // A key of exactly `len` bytes. `variant` (0 or 1) is its first byte's

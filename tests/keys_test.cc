@@ -28,12 +28,6 @@ using leveldb::ReadOptions;
 using leveldb::Status;
 using leveldb::WriteOptions;
 
-#define ASSERT_OK(expr)                    \
-  do {                                     \
-    leveldb::Status _s = (expr);           \
-    ASSERT_TRUE(_s.ok()) << _s.ToString(); \
-  } while (0)
-
 // Names that a careless key-to-file-name mapping would create outside the
 // database directory; the test checks none of them appears.
 const char* const kEscapeNames[] = {"delsm_keys_escape_probe",

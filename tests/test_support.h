@@ -28,6 +28,14 @@
 #include <utility>
 #include <vector>
 
+// Fails the test (fatally) with the status's message unless `expr`, a
+// leveldb::Status, is OK. Needs gtest and leveldb/status.h where used.
+#define ASSERT_OK(expr)                    \
+  do {                                     \
+    leveldb::Status _s = (expr);           \
+    ASSERT_TRUE(_s.ok()) << _s.ToString(); \
+  } while (0)
+
 namespace delsm_test {
 
 // Removes `path` and everything below it without following symbolic links.

@@ -26,12 +26,6 @@ using leveldb::ReadOptions;
 using leveldb::Status;
 using leveldb::WriteOptions;
 
-#define ASSERT_OK(expr)                    \
-  do {                                     \
-    leveldb::Status _s = (expr);           \
-    ASSERT_TRUE(_s.ok()) << _s.ToString(); \
-  } while (0)
-
 constexpr int kKeys = 600;
 
 std::string Key(int i) {
