@@ -10,8 +10,10 @@
 #include <vector>
 
 #include "db/filename.h"
+#include "db/leveldb_conversion.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
+#include "leveldb/comparator.h"
 #include "leveldb/env.h"
 #include "util/coding.h"
 
@@ -170,19 +172,23 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
 }
 
 Status CheckDatabaseFormat(Env* env, const std::string& dbname,
+                           const Comparator* comparator,
                            const std::string& operation) {
   DatabaseFormat format;
   std::string evidence;
   Status s = DetectDatabaseFormat(env, dbname, &format, &evidence);
   if (!s.ok()) return s;
   switch (format) {
-    case DatabaseFormat::kLevelDb:
+    case DatabaseFormat::kLevelDb: {
+      std::string why;
+      if (LevelDbConvertible(env, dbname, comparator, &why)) {
+        return Status::OK();
+      }
       return Status::NotSupported(
           dbname, "is a LevelDB database (" + evidence +
-                      "); DeLSM cannot read LevelDB's format: open it with "
-                      "LevelDB, or copy its contents into a new DeLSM "
-                      "database. " +
-                      operation + " changed nothing");
+                      ") that DeLSM cannot convert: " + why + ". " + operation +
+                      " changed nothing");
+    }
     case DatabaseFormat::kPreReleaseDelsm:
       return Status::NotSupported(
           dbname, "was written by a pre-release DeLSM (" + evidence +

@@ -1,8 +1,8 @@
 // Which format of database a directory holds, judged from its files without
 // changing any of them. DB::Open and RepairDB ask before they touch a
-// directory, so that a database written by LevelDB (whose manifest and
-// tables DeLSM does not read) is refused with a clear Status instead of
-// being misread as a damaged DeLSM database.
+// directory, so that a database written by LevelDB is converted (or, when
+// it cannot be, refused with a clear Status) instead of being misread as a
+// damaged DeLSM database.
 #ifndef DELSM_DB_DB_FORMAT_H_
 #define DELSM_DB_DB_FORMAT_H_
 
@@ -12,6 +12,7 @@
 
 namespace leveldb {
 
+class Comparator;
 class Env;
 
 enum class DatabaseFormat {
@@ -31,10 +32,16 @@ enum class DatabaseFormat {
 Status DetectDatabaseFormat(Env* env, const std::string& dbname,
                             DatabaseFormat* format, std::string* evidence);
 
-// OK for formats DeLSM opens (kNone, kDelsm, and kUnknown, which recovery
-// judges). For a LevelDB or pre-release DeLSM database: NotSupported naming
-// the format and `operation` (e.g. "DB::Open"), never Corruption.
+// OK for what DB::Open and RepairDB may go on with: kNone, kDelsm,
+// kUnknown (recovery judges it) and a LevelDB database they can convert in
+// place (db/leveldb_conversion.h): its CURRENT names a readable LevelDB
+// manifest whose comparator has `comparator`'s name. Otherwise
+// NotSupported naming the format, why it is refused and `operation` (e.g.
+// "DB::Open"), never Corruption: a pre-release DeLSM database, LevelDB
+// tables without a readable LevelDB manifest, or a LevelDB database
+// written with another comparator. Reads only; changes nothing.
 Status CheckDatabaseFormat(Env* env, const std::string& dbname,
+                           const Comparator* comparator,
                            const std::string& operation);
 
 }  // namespace leveldb

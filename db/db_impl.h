@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "db/leveldb_conversion.h"
 #include "db/log_writer.h"
 #include "db/snapshot.h"
 #include "db/version_edit.h"
@@ -109,6 +110,8 @@ class DBImpl : public DB {
 
   // Recovery (db_impl_open.cc).
   Status NewDB();
+  // How this DB converts a LevelDB database it is opened on.
+  LevelDbConversionOptions ConversionOptions() const;
   Status Recover(VersionEdit* edit, bool* save_manifest)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Replays a WAL; lowers *min_sequence / raises *max_sequence to the

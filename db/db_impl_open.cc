@@ -9,6 +9,7 @@
 #include "db/db_format.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
+#include "db/leveldb_conversion.h"
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
@@ -36,6 +37,18 @@ Status DBImpl::NewDB() {
   return WriteManifestAndSetCurrent(env_, dbname_, 1, new_db);
 }
 
+LevelDbConversionOptions DBImpl::ConversionOptions() const {
+  LevelDbConversionOptions o;
+  o.env = env_;
+  o.fs = fs_;
+  o.info_log = options_.info_log;
+  o.user_comparator = internal_comparator_.user_comparator();
+  o.sst_options = sst_options_;
+  o.durability = tuning_.durability;
+  o.sst_entries = tuning_.sst_entries;
+  return o;
+}
+
 Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
   mutex_.AssertHeld();
   // The DB directory may already exist; an error here shows up below.
@@ -53,6 +66,10 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
   } else if (options_.error_if_exists) {
     return Status::InvalidArgument(dbname_, "exists (error_if_exists is true)");
   }
+  // A LevelDB database becomes a DeLSM one here (or an interrupted
+  // conversion is finished); its WALs are replayed below like ours.
+  s = ConvertLevelDbIfPresent(ConversionOptions(), dbname_);
+  if (!s.ok()) return s;
   for (int level = 0; level < config::kNumLevels; level++) {
     s = fs_->CreateDir(LevelDirName(dbname_, level), true);
     if (!s.ok()) return s;
@@ -473,8 +490,10 @@ Status OpenWithFileSystem(const Options& options,
         "l0_slowdown_dirs <= l0_stop_dirs and non-zero entry limits)");
   }
   // Before DBImpl exists: it would rotate the LOG of a database it must
-  // leave alone.
-  Status format = CheckDatabaseFormat(options.env, name, "DB::Open");
+  // leave alone. A LevelDB database it can convert passes; Recover converts
+  // it under the LOCK.
+  Status format =
+      CheckDatabaseFormat(options.env, name, options.comparator, "DB::Open");
   if (!format.ok()) return format;
   DBImpl* impl = new DBImpl(options, tuning, name, fs);
   Status s = impl->Open(env_spec);

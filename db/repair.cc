@@ -37,6 +37,7 @@
 #include "db/dbformat.h"
 #include "db/dentry_compaction.h"
 #include "db/filename.h"
+#include "db/leveldb_conversion.h"
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
@@ -681,15 +682,30 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
   if (options.comparator == nullptr || options.env == nullptr) {
     return Status::InvalidArgument(dbname, "options need a comparator and env");
   }
-  // A LevelDB database is refused before anything is created, locked or
-  // logged: repairing it as DeLSM's would destroy it. (A pre-release DeLSM
-  // database is repaired: that is how it is brought to the current format.)
+  // A LevelDB database is converted by opening it (DeLSM's repair below
+  // never reads LevelDB's files and would destroy them), or refused before
+  // anything is created, locked or logged when it cannot be converted. A
+  // conversion cut short after its commit is finished the same way. (A
+  // pre-release DeLSM database is repaired: that is how it is brought to
+  // the current format.)
   DatabaseFormat format;
   std::string evidence;
   Status s = DetectDatabaseFormat(options.env, dbname, &format, &evidence);
   if (!s.ok()) return s;
-  if (format == DatabaseFormat::kLevelDb) {
-    return CheckDatabaseFormat(options.env, dbname, "RepairDB");
+  if (format == DatabaseFormat::kLevelDb ||
+      options.env->FileExists(dbname + "/" + kLevelDbConversionDirName)) {
+    if (format == DatabaseFormat::kLevelDb) {
+      s = CheckDatabaseFormat(options.env, dbname, options.comparator,
+                              "RepairDB");
+      if (!s.ok()) return s;
+    }
+    Options open_options = options;
+    open_options.create_if_missing = false;
+    open_options.error_if_exists = false;
+    DB* db = nullptr;
+    s = OpenWithFileSystem(open_options, delsm::Tuning(), dbname, fs, &db);
+    delete db;  // the DB's LOG says what was converted
+    return s;
   }
   Repairer repairer(dbname, options, fs);
   return repairer.Run();

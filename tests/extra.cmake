@@ -39,7 +39,8 @@ target_link_libraries(crash_soak delsm_internal)
 # Debian's LevelDB in a separate process; the CLI is documented at the top
 # of leveldb_oracle.cc. Tests listed in DELSM_ORACLE_TESTS get its path as
 # LEVELDB_ORACLE.
-set(DELSM_ORACLE_TESTS leveldb_format_test malformed_batch_test
+set(DELSM_ORACLE_TESTS leveldb_format_test leveldb_conversion_crash_test
+  malformed_batch_test
   delsm_export_test)
 if(DELSM_DEBIAN_LEVELDB)
   add_executable(leveldb_oracle

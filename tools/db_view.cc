@@ -6,6 +6,7 @@
 #include "db/db_impl.h"
 #include "db/db_iter.h"
 #include "db/filename.h"
+#include "db/leveldb_conversion.h"
 #include "db/log_reader.h"
 #include "db/memtable.h"
 #include "db/table_cache.h"
@@ -55,7 +56,26 @@ Status DbView::Open(const std::string& dbname, std::unique_ptr<DbView>* out) {
   if (!env->FileExists(CurrentFileName(dbname))) {
     return Status::NotFound(dbname, "no DeLSM database here (no CURRENT)");
   }
-  Status s = CheckDatabaseFormat(env, dbname, "delsm tool");
+  // The view only reads: a LevelDB database, or a conversion that a crash
+  // interrupted, is DB::Open's to convert or finish, not the tool's.
+  DatabaseFormat format;
+  std::string evidence;
+  Status s = DetectDatabaseFormat(env, dbname, &format, &evidence);
+  if (!s.ok()) return s;
+  if (format == DatabaseFormat::kLevelDb) {
+    return Status::NotSupported(
+        dbname, "is a LevelDB database (" + evidence +
+                    "); open it once with DeLSM, which converts it, before "
+                    "using the delsm tool on it");
+  }
+  if (env->FileExists(dbname + "/" + kLevelDbConversionDirName)) {
+    return Status::NotSupported(
+        dbname, "holds an unfinished LevelDB conversion (" +
+                    std::string(kLevelDbConversionDirName) +
+                    "/); open it once with DeLSM, which finishes it, before "
+                    "using the delsm tool on it");
+  }
+  s = CheckDatabaseFormat(env, dbname, BytewiseComparator(), "delsm tool");
   if (!s.ok()) return s;
   s = env->LockFile(LockFileName(dbname), &view->lock_);
   if (!s.ok()) {

@@ -16,6 +16,11 @@
 //   --max_file_size=N           Options::max_file_size (default LevelDB's)
 //   --block_size=N              Options::block_size (default LevelDB's)
 //   --paranoid_checks           Options::paranoid_checks = true
+//   --bloom_bits=N              Options::filter_policy = a Bloom filter of
+//                               N bits per key (default none)
+//   --reverse_comparator        Options::comparator orders keys by reversed
+//                               bytewise order; its name is
+//                               "delsm_test.ReverseBytewise"
 //   --verify_checksums          ReadOptions::verify_checksums (dump)
 //   --no_close                  create: leave by _exit(0) without closing
 //                               the DB, so the last writes stay in the WAL
@@ -51,12 +56,27 @@
 #include <sstream>
 #include <string>
 
+#include "leveldb/comparator.h"
 #include "leveldb/db.h"
+#include "leveldb/filter_policy.h"
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
 
 namespace {
+
+// A comparator DeLSM does not know, to show a database written with one is
+// refused rather than misread.
+class ReverseBytewise : public leveldb::Comparator {
+ public:
+  const char* Name() const override { return "delsm_test.ReverseBytewise"; }
+  int Compare(const leveldb::Slice& a, const leveldb::Slice& b) const override {
+    return -a.compare(b);
+  }
+  void FindShortestSeparator(std::string*,
+                             const leveldb::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+};
 
 struct Flags {
   leveldb::Options options;
@@ -134,6 +154,13 @@ Flags ParseFlags(int argc, char** argv, int first) {
       f.options.max_file_size = ParseSize(value, name);
     } else if (name == "--block_size") {
       f.options.block_size = ParseSize(value, name);
+    } else if (name == "--bloom_bits") {
+      // Leaked on purpose: the process ends when the DB is done.
+      f.options.filter_policy = leveldb::NewBloomFilterPolicy(
+          static_cast<int>(ParseSize(value, name)));
+    } else if (arg == "--reverse_comparator") {
+      static ReverseBytewise reverse;
+      f.options.comparator = &reverse;
     } else if (arg == "--paranoid_checks") {
       f.options.paranoid_checks = true;
     } else if (arg == "--verify_checksums") {

@@ -1,0 +1,494 @@
+// In-place conversion of a LevelDB 1.23 database (see the header for the
+// steps and the commit point).
+#include "db/leveldb_conversion.h"
+
+#include <algorithm>
+#include <memory>
+#include <set>
+#include <utility>
+#include <vector>
+
+#include "db/db_format.h"
+#include "db/dbformat.h"
+#include "db/filename.h"
+#include "db/leveldb_manifest.h"
+#include "db/log_reader.h"
+#include "db/log_writer.h"
+#include "db/sst_dir_removal.h"
+#include "db/version_edit.h"
+#include "fs/durability.h"
+#include "fs/file_system.h"
+#include "leveldb/comparator.h"
+#include "leveldb/env.h"
+#include "table/leveldb_table_reader.h"
+#include "table/sst_dir_builder.h"
+#include "util/env_util.h"
+#include "util/logging.h"
+
+namespace leveldb {
+
+const char kLevelDbConversionDirName[] = "leveldb-conversion";
+
+namespace {
+
+constexpr char kPlanFileName[] = "PLAN";
+constexpr char kPlanHeader[] = "DeLSM conversion of a LevelDB database, v1";
+
+// The conversion's writes are the only copy once LevelDB's files go.
+delsm::Durability ConversionDurability(delsm::Durability mode) {
+  return mode == delsm::Durability::kDeferred ? delsm::Durability::kSyncfs
+                                              : mode;
+}
+
+Status ReadCurrent(Env* env, const std::string& dbname, std::string* name) {
+  std::string current;
+  Status s = ReadFileToString(env, CurrentFileName(dbname), &current);
+  if (!s.ok()) return s;
+  if (current.empty() || current.back() != '\n' ||
+      current.find('/') != std::string::npos) {
+    return Status::Corruption(CurrentFileName(dbname), "malformed CURRENT");
+  }
+  current.pop_back();
+  *name = current;
+  return Status::OK();
+}
+
+// Where SST `number` is staged: <staging>/NNNNNN.sst.
+std::string StagedSstPath(const std::string& staging, uint64_t number) {
+  const std::string placed = SstDirName("", 0, number);
+  return staging + placed.substr(placed.rfind('/'));
+}
+
+// What a conversion will do once committed, as stored in PLAN.
+struct Plan {
+  uint64_t manifest_number = 0;
+  std::vector<std::pair<int, uint64_t>> moves;  // level, SST number
+  std::vector<std::string> removals;            // names in the DB directory
+};
+
+std::string EncodePlan(const Plan& plan) {
+  std::string out = kPlanHeader;
+  out += "\nmanifest " + NumberToString(plan.manifest_number) + "\n";
+  for (const auto& m : plan.moves) {
+    out += "move " + NumberToString(m.first) + " " + NumberToString(m.second) +
+           "\n";
+  }
+  for (const std::string& r : plan.removals) out += "remove " + r + "\n";
+  out += "end\n";
+  return out;
+}
+
+bool DecodePlan(const std::string& text, Plan* plan) {
+  std::vector<std::string> lines;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t nl = text.find('\n', start);
+    if (nl == std::string::npos) return false;  // torn
+    lines.push_back(text.substr(start, nl - start));
+    start = nl + 1;
+  }
+  if (lines.size() < 3 || lines.front() != kPlanHeader ||
+      lines.back() != "end") {
+    return false;
+  }
+  for (size_t i = 1; i + 1 < lines.size(); i++) {
+    Slice line(lines[i]);
+    uint64_t a, b;
+    if (line.starts_with("manifest ")) {
+      line.remove_prefix(9);
+      if (!ConsumeDecimalNumber(&line, &a) || !line.empty()) return false;
+      plan->manifest_number = a;
+    } else if (line.starts_with("move ")) {
+      line.remove_prefix(5);
+      if (!ConsumeDecimalNumber(&line, &a) || !line.starts_with(" ")) {
+        return false;
+      }
+      line.remove_prefix(1);
+      if (!ConsumeDecimalNumber(&line, &b) || !line.empty() ||
+          a >= static_cast<uint64_t>(config::kNumLevels)) {
+        return false;
+      }
+      plan->moves.emplace_back(static_cast<int>(a), b);
+    } else if (line.starts_with("remove ")) {
+      line.remove_prefix(7);
+      uint64_t number;
+      FileType type;
+      const std::string name = line.ToString();
+      // Only LevelDB's tables and manifests may ever be named here.
+      if (!ParseLevelDbTableFileName(name, &number) &&
+          !(ParseFileName(name, &number, &type) && type == kDescriptorFile)) {
+        return false;
+      }
+      plan->removals.push_back(name);
+    } else {
+      return false;
+    }
+  }
+  return plan->manifest_number != 0;
+}
+
+// Removes what an interrupted conversion (before its commit) staged: SST
+// directories and the PLAN file. Anything else there is left, and the
+// conversion then fails on the directory not being empty.
+Status RemoveStaging(Env* env, FileSystem* fs, const std::string& staging) {
+  std::vector<std::string> children;
+  Status s = env->GetChildren(staging, &children);
+  if (!s.ok()) return s;
+  for (const std::string& child : children) {
+    uint64_t number;
+    if (ParseSstDirName(child, &number)) {
+      s = RemoveSstDirectory(fs, staging + "/" + child, nullptr);
+    } else if (child == kPlanFileName) {
+      s = env->RemoveFile(staging + "/" + child);
+    }
+    if (!s.ok()) return s;
+  }
+  return fs->RemoveDir(staging);
+}
+
+class Converter {
+ public:
+  Converter(const LevelDbConversionOptions& options, const std::string& dbname)
+      : o_(options),
+        dbname_(dbname),
+        staging_(dbname + "/" + kLevelDbConversionDirName) {}
+
+  Status Convert(const std::string& leveldb_manifest);
+  Status Finish();
+
+ private:
+  // Everything before the commit: SST directories, manifest, PLAN, synced.
+  Status Stage(const std::string& leveldb_manifest);
+
+  Status ConvertTable(const LevelDbTableInfo& table);
+  Status FinishSst(int level, SstDirBuilder* builder, uint64_t number);
+  Status WriteManifest(uint64_t number);
+
+  const LevelDbConversionOptions& o_;
+  const std::string dbname_;
+  const std::string staging_;
+  LevelDbState state_;
+  VersionEdit edit_;
+  Plan plan_;
+  std::vector<std::string> staged_dirs_;
+  uint64_t entries_ = 0, deletions_ = 0, snappy_blocks_ = 0;
+};
+
+Status Converter::FinishSst(int level, SstDirBuilder* builder,
+                            uint64_t number) {
+  Status s = builder->Finish();
+  if (!s.ok()) return s;
+  edit_.AddFile(level, BuiltSstMetaData(number, number, *builder));
+  plan_.moves.emplace_back(level, number);
+  staged_dirs_.push_back(builder->path());
+  return Status::OK();
+}
+
+Status Converter::ConvertTable(const LevelDbTableInfo& table) {
+  // LevelDB 1.23 writes NNNNNN.ldb; databases from before 1.14 hold .sst.
+  std::string fname = LevelDbTableFileName(dbname_, table.number, false);
+  if (!o_.env->FileExists(fname)) {
+    fname = LevelDbTableFileName(dbname_, table.number, true);
+  }
+  uint64_t size;
+  Status s = o_.env->GetFileSize(fname, &size);
+  if (!s.ok()) {
+    return Status::Corruption(
+        "LevelDB table listed in its manifest is missing",
+        LevelDbTableFileName(dbname_, table.number, false));
+  }
+  RandomAccessFile* raw;
+  s = o_.env->NewRandomAccessFile(fname, &raw);
+  if (!s.ok()) return s;
+  std::unique_ptr<RandomAccessFile> file(raw);
+  std::unique_ptr<LevelDbTableReader> reader;
+  s = LevelDbTableReader::Open(file.get(), size, fname, &reader);
+  if (!s.ok()) return s;
+  plan_.removals.push_back(fname.substr(dbname_.size() + 1));
+
+  const Comparator* ucmp = o_.user_comparator;
+  uint64_t number = table.number;
+  std::unique_ptr<SstDirBuilder> builder;
+  std::string last_user_key;
+  uint64_t table_entries = 0;
+  for (reader->SeekToFirst(); reader->Valid(); reader->Next()) {
+    ParsedInternalKey ikey;
+    if (!ParseInternalKey(reader->key(), &ikey)) {
+      return Status::Corruption(fname, "malformed internal key in table");
+    }
+    // Below L0, split a large table at a user-key boundary into SSTs of
+    // sst_entries; the extra SSTs take fresh numbers.
+    if (builder != nullptr && table.level > 0 &&
+        builder->NumEntries() >= o_.sst_entries &&
+        ucmp->Compare(ikey.user_key, last_user_key) != 0) {
+      s = FinishSst(table.level, builder.get(), number);
+      if (!s.ok()) return s;
+      builder.reset();
+      number = state_.next_file++;
+    }
+    if (builder == nullptr) {
+      builder.reset(
+          new SstDirBuilder(o_.sst_options, StagedSstPath(staging_, number)));
+      s = builder->Begin();
+      if (!s.ok()) return s;
+    }
+    s = builder->Add(reader->key(), reader->value());
+    if (!s.ok()) return s;
+    last_user_key.assign(ikey.user_key.data(), ikey.user_key.size());
+    table_entries++;
+    if (ikey.type == kTypeDeletion) deletions_++;
+  }
+  if (!reader->status().ok()) return reader->status();
+  if (builder != nullptr) {
+    s = FinishSst(table.level, builder.get(), number);
+    if (!s.ok()) return s;
+  }
+  entries_ += table_entries;
+  snappy_blocks_ += reader->snappy_blocks_read();
+  Log(o_.info_log,
+      "LevelDB conversion: table #%llu (L%d, %llu blocks, %llu snappy, "
+      "filter '%s'): %llu entries\n",
+      static_cast<unsigned long long>(table.number), table.level,
+      static_cast<unsigned long long>(reader->num_data_blocks()),
+      static_cast<unsigned long long>(reader->snappy_blocks_read()),
+      reader->filter_policy_name().c_str(),
+      static_cast<unsigned long long>(table_entries));
+  return Status::OK();
+}
+
+Status Converter::WriteManifest(uint64_t number) {
+  edit_.SetComparatorName(o_.user_comparator->Name());
+  edit_.SetLogNumber(state_.log_number);
+  edit_.SetPrevLogNumber(state_.prev_log_number);
+  edit_.SetNextFile(state_.next_file);
+  edit_.SetLastSequence(state_.last_sequence);
+  std::string record;
+  edit_.EncodeTo(&record);
+  WritableFile* raw;
+  Status s = o_.env->NewWritableFile(DescriptorFileName(dbname_, number), &raw);
+  if (!s.ok()) return s;
+  std::unique_ptr<WritableFile> file(raw);
+  log::Writer writer(file.get());
+  s = writer.AddRecord(record);
+  if (s.ok()) s = file->Sync();
+  Status c = file->Close();
+  return s.ok() ? c : s;
+}
+
+Status Converter::Convert(const std::string& leveldb_manifest) {
+  const std::string manifest_path = dbname_ + "/" + leveldb_manifest;
+  Status s = ReadLevelDbManifest(o_.env, manifest_path, &state_);
+  if (!s.ok()) return s;
+  const std::string ours = o_.user_comparator->Name();
+  if (!state_.comparator.empty() && state_.comparator != ours) {
+    return Status::NotSupported(
+        "LevelDB database " + dbname_ + " was written with comparator '" +
+            state_.comparator + "' and is opened with '" + ours + "'",
+        "not converted, nothing changed");
+  }
+  Log(o_.info_log,
+      "LevelDB conversion: %s holds a LevelDB database (%s, %zu tables, "
+      "log #%llu, last sequence %llu); converting\n",
+      dbname_.c_str(), leveldb_manifest.c_str(), state_.tables.size(),
+      static_cast<unsigned long long>(state_.log_number),
+      static_cast<unsigned long long>(state_.last_sequence));
+
+  // A conversion cut short before its commit left a staging directory.
+  if (o_.env->FileExists(staging_)) {
+    s = RemoveStaging(o_.env, o_.fs, staging_);
+    if (!s.ok()) return s;
+    Log(o_.info_log, "LevelDB conversion: removed an earlier attempt's %s\n",
+        staging_.c_str());
+  }
+  s = o_.fs->CreateDir(staging_, false);
+  if (!s.ok()) return s;
+  s = Stage(leveldb_manifest);
+  if (!s.ok()) {
+    // Nothing is committed: take back what was staged (best effort; the
+    // next attempt removes whatever remains).
+    RemoveStaging(o_.env, o_.fs, staging_);
+    if (plan_.manifest_number != 0) {
+      o_.env->RemoveFile(DescriptorFileName(dbname_, plan_.manifest_number));
+    }
+    Log(o_.info_log, "LevelDB conversion: not converted: %s\n",
+        s.ToString().c_str());
+    return s;
+  }
+
+  // The commit point.
+  const delsm::Durability mode = ConversionDurability(o_.durability);
+  s = SetCurrentFile(o_.env, dbname_, plan_.manifest_number);
+  if (s.ok()) s = MakeDirectoriesDurable(o_.fs, mode, {dbname_});
+  if (!s.ok()) return s;
+  Log(o_.info_log,
+      "LevelDB conversion: committed MANIFEST-%06llu: %zu tables, %llu "
+      "entries (%llu deletions), %llu snappy blocks, into %zu SSTs; WALs "
+      "from #%llu on are replayed next\n",
+      static_cast<unsigned long long>(plan_.manifest_number),
+      state_.tables.size(), static_cast<unsigned long long>(entries_),
+      static_cast<unsigned long long>(deletions_),
+      static_cast<unsigned long long>(snappy_blocks_), plan_.moves.size(),
+      static_cast<unsigned long long>(state_.log_number));
+  return Finish();
+}
+
+Status Converter::Stage(const std::string& leveldb_manifest) {
+  Status s;
+  for (const LevelDbTableInfo& table : state_.tables) {
+    s = ConvertTable(table);
+    if (!s.ok()) return s;
+  }
+  plan_.removals.push_back(leveldb_manifest);
+  // Tables the manifest does not list are LevelDB's obsolete files (a
+  // compaction abandoned at close leaves its output; LevelDB's own next
+  // open deletes them). They go with LevelDB's other files after the
+  // commit, so no .ldb outlives a conversion.
+  std::set<uint64_t> listed;
+  for (const LevelDbTableInfo& table : state_.tables) {
+    listed.insert(table.number);
+  }
+  std::vector<std::string> children;
+  s = o_.env->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
+  std::sort(children.begin(), children.end());
+  for (const std::string& name : children) {
+    uint64_t number;
+    if (ParseLevelDbTableFileName(name, &number) && listed.count(number) == 0) {
+      Log(o_.info_log,
+          "LevelDB conversion: %s is not in LevelDB's manifest (obsolete); "
+          "removed after the commit\n",
+          name.c_str());
+      plan_.removals.push_back(name);
+    }
+  }
+  plan_.manifest_number = state_.next_file++;
+  s = WriteManifest(plan_.manifest_number);
+  if (s.ok()) {
+    s = WriteStringToFileSync(o_.env, EncodePlan(plan_),
+                              staging_ + "/" + kPlanFileName);
+  }
+  std::vector<std::string> dirs = staged_dirs_;
+  dirs.push_back(staging_);
+  dirs.push_back(dbname_);
+  if (s.ok()) {
+    s = MakeDirectoriesDurable(o_.fs, ConversionDurability(o_.durability),
+                               dirs);
+  }
+  return s;
+}
+
+Status Converter::Finish() {
+  const std::string plan_path = staging_ + "/" + kPlanFileName;
+  std::string text;
+  Plan plan;
+  Status s = ReadFileToString(o_.env, plan_path, &text);
+  if (!s.ok() || !DecodePlan(text, &plan)) {
+    // Not written by a committed conversion: leave it as it is.
+    Log(o_.info_log,
+        "LevelDB conversion: %s has no complete plan; left alone\n",
+        staging_.c_str());
+    return Status::OK();
+  }
+  // Only a committed plan is carried out: CURRENT names its manifest.
+  std::string current;
+  s = ReadCurrent(o_.env, dbname_, &current);
+  if (!s.ok()) return s;
+  if (current != DescriptorFileName("", plan.manifest_number).substr(1)) {
+    Log(o_.info_log,
+        "LevelDB conversion: %s holds a plan for a manifest CURRENT does "
+        "not name; left alone\n",
+        staging_.c_str());
+    return Status::OK();
+  }
+  std::set<std::string> touched;
+  for (const auto& move : plan.moves) {
+    const std::string from = StagedSstPath(staging_, move.second);
+    const std::string to = SstDirName(dbname_, move.first, move.second);
+    if (!o_.fs->Exists(from)) continue;  // moved before a crash
+    if (o_.fs->Exists(to)) {
+      return Status::Corruption("LevelDB conversion: both staged and placed",
+                                to);
+    }
+    s = o_.fs->CreateDir(LevelDirName(dbname_, move.first), true);
+    if (s.ok()) s = o_.fs->Rename(from, to);
+    if (!s.ok()) return s;
+    touched.insert(LevelDirName(dbname_, move.first));
+  }
+  std::vector<std::string> dirs(touched.begin(), touched.end());
+  dirs.push_back(staging_);
+  const delsm::Durability mode = ConversionDurability(o_.durability);
+  s = MakeDirectoriesDurable(o_.fs, mode, dirs);
+  if (!s.ok()) return s;
+  for (const std::string& name : plan.removals) {
+    const std::string path = dbname_ + "/" + name;
+    if (o_.env->FileExists(path)) {
+      s = o_.env->RemoveFile(path);
+      if (!s.ok()) return s;
+    }
+  }
+  s = o_.env->RemoveFile(plan_path);
+  if (s.ok()) s = o_.fs->RemoveDir(staging_);
+  if (s.ok()) s = MakeDirectoriesDurable(o_.fs, mode, {dbname_});
+  if (s.ok()) {
+    Log(o_.info_log,
+        "LevelDB conversion: done; %zu SSTs placed, %zu LevelDB files "
+        "removed\n",
+        plan.moves.size(), plan.removals.size());
+  }
+  return s;
+}
+
+}  // namespace
+
+bool LevelDbConvertible(Env* env, const std::string& dbname,
+                        const Comparator* comparator, std::string* why) {
+  std::string manifest;
+  Status s = ReadCurrent(env, dbname, &manifest);
+  if (!s.ok()) {
+    *why = "no CURRENT file naming its manifest (" + s.ToString() +
+           "); repair it with LevelDB's RepairDB first";
+    return false;
+  }
+  LevelDbState state;
+  s = ReadLevelDbManifest(env, dbname + "/" + manifest, &state);
+  if (!s.ok()) {
+    *why = "its manifest is not readable as LevelDB's (" + s.ToString() + ")";
+    return false;
+  }
+  if (!state.comparator.empty() && state.comparator != comparator->Name()) {
+    *why = "it was written with comparator '" + state.comparator +
+           "' and is opened with '" + comparator->Name() + "'";
+    return false;
+  }
+  for (const LevelDbTableInfo& table : state.tables) {
+    if (!env->FileExists(LevelDbTableFileName(dbname, table.number, false)) &&
+        !env->FileExists(LevelDbTableFileName(dbname, table.number, true))) {
+      *why = "table " +
+             LevelDbTableFileName("", table.number, false).substr(1) +
+             " listed in " + manifest + " is missing";
+      return false;
+    }
+  }
+  return true;
+}
+
+Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
+                               const std::string& dbname) {
+  Converter converter(options, dbname);
+  DatabaseFormat format;
+  std::string evidence;
+  Status s = DetectDatabaseFormat(options.env, dbname, &format, &evidence);
+  if (!s.ok()) return s;
+  if (format == DatabaseFormat::kLevelDb) {
+    std::string manifest;
+    s = ReadCurrent(options.env, dbname, &manifest);
+    if (!s.ok()) return s;
+    return converter.Convert(manifest);
+  }
+  if (options.env->FileExists(dbname + "/" + kLevelDbConversionDirName)) {
+    return converter.Finish();
+  }
+  return Status::OK();
+}
+
+}  // namespace leveldb

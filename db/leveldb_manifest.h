@@ -1,0 +1,81 @@
+// LevelDB 1.23's manifest: a log (db/log_format.h, the same record format
+// DeLSM uses) of version edits in LevelDB's own field encoding, which
+// differs from DeLSM's (db/version_edit.h). Read to convert a LevelDB
+// database; written to export one.
+//
+// LevelDB's edit fields, each a varint32 tag and a payload:
+//   1 comparator name (length-prefixed)    2 log number (varint64)
+//   3 next file number (varint64)          4 last sequence (varint64)
+//   5 compaction pointer (varint32 level, length-prefixed internal key)
+//   6 deleted table (varint32 level, varint64 number)
+//   7 new table (varint32 level, varint64 number, varint64 file size,
+//     length-prefixed smallest and largest internal keys)
+//   9 previous log number (varint64)       (8 is retired in LevelDB)
+#ifndef DELSM_DB_LEVELDB_MANIFEST_H_
+#define DELSM_DB_LEVELDB_MANIFEST_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "leveldb/slice.h"
+#include "leveldb/status.h"
+
+namespace leveldb {
+
+class Env;
+
+// One live table of a LevelDB database.
+struct LevelDbTableInfo {
+  int level = 0;
+  uint64_t number = 0;
+  uint64_t file_size = 0;
+  std::string smallest;  // internal keys
+  std::string largest;
+};
+
+// The state a LevelDB manifest describes once every edit is applied.
+struct LevelDbState {
+  std::string comparator;  // empty if no edit named one
+  uint64_t log_number = 0;
+  uint64_t prev_log_number = 0;
+  uint64_t next_file = 0;
+  uint64_t last_sequence = 0;
+  std::vector<LevelDbTableInfo> tables;  // by level, then by number
+};
+
+// Fields of one LevelDB edit; only what an export writes.
+struct LevelDbEdit {
+  std::string comparator;  // written if non-empty
+  uint64_t log_number = 0;
+  uint64_t prev_log_number = 0;
+  uint64_t next_file = 0;
+  uint64_t last_sequence = 0;
+};
+
+// Appends `edit` in LevelDB's encoding (every counter is written).
+void EncodeLevelDbEdit(const LevelDbEdit& edit, std::string* dst);
+
+// True if `record` is a well-formed LevelDB edit (every field a known tag
+// with a complete payload, levels below 7). Applies it to *state when
+// `state` is non-null.
+bool DecodeLevelDbEdit(const Slice& record, LevelDbState* state);
+
+// Reads the manifest at `path` with `env` and applies every edit. A damaged
+// log record or a record that is not a LevelDB edit is a Corruption naming
+// the file; so is a manifest without log number, next file number or last
+// sequence (LevelDB would refuse it too).
+Status ReadLevelDbManifest(Env* env, const std::string& path,
+                           LevelDbState* state);
+
+// Name of a LevelDB table file inside `dbname`: NNNNNN.ldb (`legacy` false)
+// or the older NNNNNN.sst.
+std::string LevelDbTableFileName(const std::string& dbname, uint64_t number,
+                                 bool legacy);
+
+// If `name` (no path) is a LevelDB table file name, sets *number.
+bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number);
+
+}  // namespace leveldb
+
+#endif  // DELSM_DB_LEVELDB_MANIFEST_H_
