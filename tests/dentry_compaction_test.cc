@@ -4,9 +4,10 @@
 // keys, and leaves every level within its capacity once idle.
 //
 // The tests look at the database directory from outside, relying only on
-// the documented layout (shared/DESIGN.md): <db>/L<n>/<number>.sst/ holds a
-// META file, maybe a LONGKEYS file, and one KV file per stored value named
-// <escaped key>@<14 hex digit sequence>, plus 'z' when compressed. All keys
+// the documented layout (docs/DESIGN.md, section 3):
+// <db>/L<n>/<number>.sst/ holds a META file, maybe a LONGKEYS file, and one
+// KV file per stored value named <escaped key>@<14 hex digit sequence>,
+// plus 'z' when compressed. All keys
 // used here are printable, so the escaped key is the key itself.
 #include <fcntl.h>
 #include <gtest/gtest.h>
