@@ -12,6 +12,9 @@
 // Randomised: the seed is printed; DELSM_EXPORT_SEED=<n> replays its data
 // and its kill delays (what an export has done by a given delay depends on
 // the machine's load).
+//
+// Round trip (issue 14, acceptance 3): what LevelDB read back from an export,
+// DeLSM opens (converting it) and reads as the original.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -33,6 +36,7 @@
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
+#include "leveldb/iterator.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
 
@@ -279,6 +283,59 @@ TEST_F(DelsmExportTest, LevelDbReadsEveryKeyAndValueAndNothingElse) {
   Contents again;
   LevelDbContents(out, &again);
   EXPECT_TRUE(model_ == again) << Differences(model_, again);
+}
+
+// Issue 14, acceptance 3: DeLSM -> export -> Debian's LevelDB reads every key
+// -> DeLSM opens the LevelDB database (converting it in place) -> equal.
+// Twice: once after LevelDB has opened the export (its tables, its own
+// manifest) and once straight from the export (WALs only).
+TEST_F(DelsmExportTest, RoundTripThroughLevelDbAndBackIsEqual) {
+  MakeDatabase();
+  for (const bool leveldb_first : {true, false}) {
+    const std::string out =
+        dir_.path() + (leveldb_first ? "/via-leveldb" : "/direct");
+    const ToolRun r =
+        RunTool("export --quiet " + db_ + " " + out, dir_.path() + "/export");
+    ASSERT_EQ(0, r.exit_code) << r.err;
+    if (leveldb_first) {
+      Contents leveldb;
+      LevelDbContents(out, &leveldb);
+      ASSERT_TRUE(model_ == leveldb) << Differences(model_, leveldb);
+      // LevelDB has replaced the WALs by its own tables.
+      bool has_table = false;
+      for (const std::string& name : delsm_test::ListDir(out)) {
+        has_table |=
+            name.size() > 4 && name.compare(name.size() - 4, 4, ".ldb") == 0;
+      }
+      ASSERT_TRUE(has_table) << "LevelDB wrote no table";
+    }
+    for (int open = 0; open < 2; open++) {  // converting, then converted
+      leveldb::DB* raw = nullptr;
+      const leveldb::Status s =
+          leveldb::DB::Open(leveldb::Options(), out, &raw);
+      ASSERT_TRUE(s.ok()) << out << ": " << s.ToString();
+      std::unique_ptr<leveldb::DB> db(raw);
+      Contents back;
+      std::unique_ptr<leveldb::Iterator> it(
+          db->NewIterator(leveldb::ReadOptions()));
+      for (it->SeekToFirst(); it->Valid(); it->Next()) {
+        back[it->key().ToString()] = it->value().ToString();
+      }
+      ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+      EXPECT_EQ(model_.size(), back.size()) << out << " open " << open;
+      EXPECT_TRUE(model_ == back) << out << " open " << open << "\n"
+                                  << Differences(model_, back);
+      for (const auto& kv : model_) {  // and by Get, key by key
+        std::string value;
+        ASSERT_TRUE(db->Get({}, kv.first, &value).ok());
+        ASSERT_EQ(kv.second, value);
+      }
+    }
+    // And `delsm verify` finds the converted database sound.
+    const ToolRun verify =
+        RunTool("verify --quiet " + out, dir_.path() + "/verify");
+    EXPECT_EQ(0, verify.exit_code) << verify.out << verify.err;
+  }
 }
 
 uint64_t NowMicros() {
