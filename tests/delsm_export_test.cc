@@ -498,6 +498,20 @@ TEST_F(DelsmExportTest, BadInputIsRefusedAndTouchesNothing) {
     EXPECT_FALSE(r.err.empty());
     EXPECT_FALSE(Exists(fresh));
   }
+  // A LevelDB database is not exported (nor converted): LevelDB opens it.
+  const std::string leveldb_db = dir_.path() + "/leveldb-db";
+  const delsm_test::OracleRun made = delsm_test::RunOracle(
+      {"create", leveldb_db}, "put 6b 76\nflush\nput 6c 77\n",
+      dir_.path() + "/oracle");
+  ASSERT_TRUE(made.ok) << made.err;
+  const auto leveldb_before = Snapshot(leveldb_db);
+  r = RunTool("export " + leveldb_db + " " + dir_.path() + "/from-leveldb",
+              scratch);
+  EXPECT_EQ(2, r.exit_code);
+  EXPECT_NE(std::string::npos, r.err.find("is a LevelDB database")) << r.err;
+  EXPECT_EQ(leveldb_before, Snapshot(leveldb_db));
+  EXPECT_FALSE(Exists(dir_.path() + "/from-leveldb"));
+
   EXPECT_EQ(2,
             RunTool("export " + db_ + " " + dir_.path() + "/o --batch-bytes 0",
                     scratch)
