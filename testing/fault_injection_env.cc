@@ -20,7 +20,7 @@ class FaultInjectionWritableFile final : public WritableFile {
   ~FaultInjectionWritableFile() override { delete base_; }
 
   Status Append(const Slice& data) override {
-    if (env_->PowerIsOff()) return env_->PowerOffError(path_);
+    if (env_->PowerCutBefore()) return env_->PowerOffError(path_);
     const FaultDecision d = env_->Decide(EnvOp::kAppend, path_);
     Slice part = data;
     if (d.fail) {
@@ -49,7 +49,7 @@ class FaultInjectionWritableFile final : public WritableFile {
   }
 
   Status Flush() override {
-    if (env_->PowerIsOff()) return env_->PowerOffError(path_);
+    if (env_->PowerCutBefore()) return env_->PowerOffError(path_);
     const FaultDecision d = env_->Decide(EnvOp::kFlush, path_);
     if (d.fail) return d.status;
     Status s = base_->Flush();
@@ -58,7 +58,7 @@ class FaultInjectionWritableFile final : public WritableFile {
   }
 
   Status Sync() override {
-    if (env_->PowerIsOff()) return env_->PowerOffError(path_);
+    if (env_->PowerCutBefore()) return env_->PowerOffError(path_);
     const FaultDecision d = env_->Decide(EnvOp::kSync, path_);
     if (d.fail) {
       // Written but not durable: the kernel has the data, the disk may not.
@@ -145,7 +145,7 @@ Status FaultInjectionEnv::OpenWritable(const std::string& f, bool append,
   *r = nullptr;
   const FaultDecision d = Decide(EnvOp::kOpen, f);
   if (d.fail) return d.status;
-  if (PowerIsOff()) return PowerOffError(f);
+  if (PowerCutBefore()) return PowerOffError(f);
   struct stat st;
   const bool existed = stat(f.c_str(), &st) == 0;
   std::string replaced;
@@ -183,7 +183,7 @@ Status FaultInjectionEnv::OpenWritable(const std::string& f, bool append,
 Status FaultInjectionEnv::RemoveFile(const std::string& f) {
   const FaultDecision d = Decide(EnvOp::kRemove, f);
   if (d.fail) return d.status;
-  if (PowerIsOff()) return PowerOffError(f);
+  if (PowerCutBefore()) return PowerOffError(f);
   std::string shadow;
   Status s = SaveForRemoval(f, &shadow);
   if (!s.ok()) {
@@ -203,7 +203,7 @@ Status FaultInjectionEnv::RenameFile(const std::string& src,
                                      const std::string& target_name) {
   const FaultDecision d = Decide(EnvOp::kRename, src + " -> " + target_name);
   if (d.fail) return d.status;
-  if (PowerIsOff()) return PowerOffError(src);
+  if (PowerCutBefore()) return PowerOffError(src);
   std::string replaced;
   struct stat st;
   if (stat(target_name.c_str(), &st) == 0) {
@@ -229,7 +229,7 @@ Status FaultInjectionEnv::RenameFile(const std::string& src,
 }
 
 Status FaultInjectionEnv::CreateDir(const std::string& d) {
-  if (PowerIsOff()) return PowerOffError(d);
+  if (PowerCutBefore()) return PowerOffError(d);
   struct stat st;
   const bool existed = stat(d.c_str(), &st) == 0;
   Status s = target()->CreateDir(d);
@@ -238,7 +238,7 @@ Status FaultInjectionEnv::CreateDir(const std::string& d) {
 }
 
 Status FaultInjectionEnv::RemoveDir(const std::string& d) {
-  if (PowerIsOff()) return PowerOffError(d);
+  if (PowerCutBefore()) return PowerOffError(d);
   Status s = target()->RemoveDir(d);
   if (s.ok()) RecordRmdir(d);
   return s;

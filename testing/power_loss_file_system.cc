@@ -17,7 +17,7 @@ class PowerLossDirectory final : public Directory {
 
   Status WriteFile(const std::string& name, const Slice& data,
                    bool sync) override {
-    if (fs_->PowerIsOff()) return fs_->PowerOffError(Join(name));
+    if (fs_->PowerCutBefore()) return fs_->PowerOffError(Join(name));
     Status s = base_->WriteFile(name, data, sync && fs_->real_syncs());
     if (!s.ok()) return s;
     const std::string p = Now() + "/" + name;
@@ -44,7 +44,7 @@ class PowerLossDirectory final : public Directory {
   }
 
   Status LinkFrom(Directory* source, const std::string& name) override {
-    if (fs_->PowerIsOff()) return fs_->PowerOffError(Join(name));
+    if (fs_->PowerCutBefore()) return fs_->PowerOffError(Join(name));
     auto* wrapped = dynamic_cast<PowerLossDirectory*>(source);
     Status s =
         base_->LinkFrom(wrapped != nullptr ? wrapped->base() : source, name);
@@ -53,7 +53,7 @@ class PowerLossDirectory final : public Directory {
   }
 
   Status Unlink(const std::string& name) override {
-    if (fs_->PowerIsOff()) return fs_->PowerOffError(Join(name));
+    if (fs_->PowerCutBefore()) return fs_->PowerOffError(Join(name));
     const std::string p = Now() + "/" + name;
     std::string shadow;
     Status s = fs_->SaveForRemoval(p, &shadow);
@@ -79,7 +79,7 @@ class PowerLossDirectory final : public Directory {
   }
 
   Status Sync() override {
-    if (fs_->PowerIsOff()) return fs_->PowerOffError(path());
+    if (fs_->PowerCutBefore()) return fs_->PowerOffError(path());
     const uint64_t upto = fs_->PowerLossState::Now();
     Status s = fs_->real_syncs() ? base_->Sync() : Status::OK();
     if (!s.ok()) return s;
@@ -90,7 +90,7 @@ class PowerLossDirectory final : public Directory {
   }
 
   Status SyncFileSystem() override {
-    if (fs_->PowerIsOff()) return fs_->PowerOffError(path());
+    if (fs_->PowerCutBefore()) return fs_->PowerOffError(path());
     const uint64_t upto = fs_->PowerLossState::Now();
     Status s = fs_->real_syncs() ? base_->SyncFileSystem() : Status::OK();
     if (!s.ok()) return s;
@@ -144,7 +144,7 @@ Status PowerLossFileSystem::OpenDirectory(const std::string& path,
 
 Status PowerLossFileSystem::CreateDir(const std::string& path,
                                       bool ok_if_exists) {
-  if (PowerIsOff()) return PowerOffError(path);
+  if (PowerCutBefore()) return PowerOffError(path);
   const bool existed = base_->Exists(path);
   Status s = base_->CreateDir(path, ok_if_exists);
   if (s.ok() && !existed) RecordMkdir(path);
@@ -152,7 +152,7 @@ Status PowerLossFileSystem::CreateDir(const std::string& path,
 }
 
 Status PowerLossFileSystem::RemoveDir(const std::string& path) {
-  if (PowerIsOff()) return PowerOffError(path);
+  if (PowerCutBefore()) return PowerOffError(path);
   Status s = base_->RemoveDir(path);
   if (s.ok()) RecordRmdir(path);
   return s;
@@ -160,7 +160,7 @@ Status PowerLossFileSystem::RemoveDir(const std::string& path) {
 
 Status PowerLossFileSystem::Rename(const std::string& from,
                                    const std::string& to) {
-  if (PowerIsOff()) return PowerOffError(from + " -> " + to);
+  if (PowerCutBefore()) return PowerOffError(from + " -> " + to);
   // A directory replaced by the rename (POSIX allows an empty one) is not
   // restored by power loss.
   Status s = base_->Rename(from, to);

@@ -213,5 +213,31 @@ TEST_F(PowerLossFileSystemTest, NothingReachesTheDiskWithThePowerOff) {
   EXPECT_EQ("x", Read("a"));
 }
 
+TEST_F(PowerLossFileSystemTest, PowerGoesAtTheNthCallCountedAcrossPeers) {
+  PowerLossFileSystem peer(FileSystem::Default(), tmp_.path() + "/shadow2");
+  fs_.ShareCallCounter(&peer);
+  fs_.SetPowerCutHook([&peer] { peer.CutPower(); });
+  auto d = Open(root_);
+  std::unique_ptr<Directory> p;
+  ASSERT_TRUE(peer.OpenDirectory(root_, &p).ok());
+  const uint64_t before = fs_.DiskCalls();
+  fs_.CutPowerAtCall(3);
+  ASSERT_TRUE(d->WriteFile("a", "x", true).ok());   // call 1
+  ASSERT_TRUE(p->WriteFile("b", "x", true).ok());   // call 2, on the peer
+  EXPECT_FALSE(fs_.PowerIsOff());
+  EXPECT_TRUE(d->WriteFile("c", "x", true).IsIOError());  // call 3: the cut
+  EXPECT_TRUE(fs_.PowerIsOff());
+  EXPECT_TRUE(peer.PowerIsOff());  // the hook cut the peer too
+  EXPECT_TRUE(p->WriteFile("d", "x", true).IsIOError());
+  EXPECT_EQ(before + 3, fs_.DiskCalls());
+  EXPECT_EQ("x", Read("a"));
+  EXPECT_EQ("x", Read("b"));
+  EXPECT_EQ("<none>", Read("c"));
+  d.reset();
+  p.reset();
+  PowerLoss();
+  ASSERT_TRUE(peer.SimulatePowerLoss().ok());
+}
+
 }  // namespace
 }  // namespace leveldb

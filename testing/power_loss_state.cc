@@ -54,7 +54,8 @@ std::string RebasePath(const std::string& path, const std::string& from,
 }
 
 PowerLossState::PowerLossState(std::string shadow_dir)
-    : shadow_dir_(std::move(shadow_dir)) {
+    : shadow_dir_(std::move(shadow_dir)),
+      counter_(std::make_shared<CallCounter>()) {
   if (mkdir(shadow_dir_.c_str(), 0755) != 0 && errno != EEXIST) {
     model_error_ = PosixError(shadow_dir_, errno, false);
   }
@@ -71,6 +72,38 @@ bool PowerLossState::PowerIsOff() const {
   std::lock_guard<std::mutex> l(mu_);
   return power_off_;
 }
+
+bool PowerLossState::PowerCutBefore() {
+  if (PowerIsOff()) return true;
+  counter_->calls.fetch_add(1);
+  uint64_t r = counter_->remaining.load();
+  while (r > 0 && !counter_->remaining.compare_exchange_weak(r, r - 1)) {
+  }
+  if (r != 1) return false;
+  CutPower();
+  std::function<void()> hook;
+  {
+    std::lock_guard<std::mutex> l(mu_);
+    hook = cut_hook_;
+  }
+  if (hook) hook();
+  return true;
+}
+
+void PowerLossState::CutPowerAtCall(uint64_t n) {
+  counter_->remaining.store(n);
+}
+
+void PowerLossState::SetPowerCutHook(std::function<void()> hook) {
+  std::lock_guard<std::mutex> l(mu_);
+  cut_hook_ = std::move(hook);
+}
+
+void PowerLossState::ShareCallCounter(PowerLossState* peer) {
+  peer->counter_ = counter_;
+}
+
+uint64_t PowerLossState::DiskCalls() const { return counter_->calls.load(); }
 
 Status PowerLossState::PowerOffError(const std::string& path) const {
   return Status::IOError(path, "power is off (simulated power loss)");

@@ -80,6 +80,24 @@ class PowerLossState {
   bool PowerIsOff() const;
   Status PowerOffError(const std::string& path) const;
 
+  // --- Cutting the power at a given call, not at a moment: the cut lands
+  // at the same point of the engine's work in every run, whatever the
+  // machine's load. The wrappers call PowerCutBefore() before every call
+  // that would change or sync the disk; it counts the call and returns
+  // true (the call must fail with PowerOffError) if the power is off, or
+  // is turned off by this very call: CutPowerAtCall(n) turns it off at the
+  // nth such call from now (n >= 1; 0 disarms) and then runs the cut hook
+  // (without the lock), which turns a peer's power off too.
+  // ShareCallCounter(peer) makes `peer` count towards the same countdown,
+  // so the calls of both seams are counted in the order they come; call it
+  // before use.
+  bool PowerCutBefore();
+  void CutPowerAtCall(uint64_t n);
+  void SetPowerCutHook(std::function<void()> hook);
+  void ShareCallCounter(PowerLossState* peer);
+  // Calls counted by PowerCutBefore (on the shared counter) so far.
+  uint64_t DiskCalls() const;
+
   // --- Real syncs. By default the wrappers perform every fsync, fdatasync
   // and syncfs they report to the model. A test that only ever looks at the
   // disk after SimulatePowerLoss can turn them off: the model alone decides
@@ -178,8 +196,16 @@ class PowerLossState {
   // whose data is durable and closed; mu_ held.
   void DropDurableLocked();
 
+  // The countdown of CutPowerAtCall, possibly shared with a peer; the
+  // pointer is set at construction or by ShareCallCounter before use.
+  struct CallCounter {
+    std::atomic<uint64_t> calls{0};
+    std::atomic<uint64_t> remaining{0};  // 0: disarmed
+  };
+
   const std::string shadow_dir_;
   std::atomic<bool> real_syncs_{true};
+  std::shared_ptr<CallCounter> counter_;
 
   mutable std::mutex mu_;
   bool power_off_ = false;             // guarded by mu_
@@ -190,6 +216,7 @@ class PowerLossState {
   std::vector<Change> changes_;        // guarded by mu_; oldest first
   std::vector<Data> data_;             // guarded by mu_
   std::function<void()> syncfs_hook_;  // guarded by mu_
+  std::function<void()> cut_hook_;     // guarded by mu_
   std::function<void(const std::string&)> dirsync_hook_;  // guarded by mu_
 };
 

@@ -230,10 +230,9 @@ class CompactionCrashTest : public testing::Test {
 
 TEST_F(CompactionCrashTest, AcknowledgedWritesAndDeletesSurviveSigkill) {
   ASSERT_FALSE(dir_.path().empty());
-  unsigned seed = std::random_device()();
-  std::mt19937 rng(seed);
+  const uint64_t seed = delsm_test::RandomSeed("compaction crash test");
+  std::mt19937 rng(static_cast<uint32_t>(seed));
   RecordProperty("seed", std::to_string(seed));
-  std::fprintf(stderr, "compaction crash test seed %u\n", seed);
 
   int64_t last_batch = -1;
   for (int cycle = 0; cycle < kCycles; cycle++) {

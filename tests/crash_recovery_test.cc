@@ -185,10 +185,9 @@ class CrashRecoveryTest : public testing::Test {
 
 TEST_F(CrashRecoveryTest, AcknowledgedWritesSurviveSigkill) {
   ASSERT_FALSE(dir_.path().empty());
-  unsigned seed = std::random_device()();
-  std::mt19937 rng(seed);
+  const uint64_t seed = delsm_test::RandomSeed("crash test");
+  std::mt19937 rng(static_cast<uint32_t>(seed));
   RecordProperty("seed", std::to_string(seed));
-  std::fprintf(stderr, "crash test seed %u\n", seed);
 
   int64_t last_batch = -1;  // newest batch in the database
   int kills_after_flush_sized_writes = 0;

@@ -140,11 +140,7 @@ class DelsmExportTest : public testing::Test {
   void SetUp() override {
     ASSERT_FALSE(dir_.path().empty());
     db_ = dir_.path() + "/db";
-    const char* env = std::getenv("DELSM_EXPORT_SEED");
-    seed_ = env != nullptr ? std::strtoull(env, nullptr, 10)
-                           : std::random_device{}();
-    std::printf("DELSM_EXPORT_SEED=%llu\n",
-                static_cast<unsigned long long>(seed_));
+    seed_ = delsm_test::RandomSeed("delsm export test", "DELSM_EXPORT_SEED");
     rng_.seed(seed_);
   }
 

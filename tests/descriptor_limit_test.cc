@@ -136,12 +136,7 @@ TEST(DescriptorLimitChild, Child) {
 
 TEST(DescriptorLimit, ManySstsUnderASmallFileLimit) {
   TempDir tmp;
-  uint64_t seed = std::random_device()();
-  if (const char* e = std::getenv("DELSM_TEST_SEED")) {
-    seed = std::strtoull(e, nullptr, 10);
-  }
-  std::fprintf(stderr, "seed %llu (DELSM_TEST_SEED replays)\n",
-               static_cast<unsigned long long>(seed));
+  const uint64_t seed = delsm_test::RandomSeed("descriptor limit test");
   const pid_t pid = delsm_test::SpawnSelf(
       "DescriptorLimitChild.Child", {{"FDLIMIT_DB", tmp.path() + "/db"},
                                      {"FDLIMIT_SEED", std::to_string(seed)}});

@@ -175,15 +175,12 @@ class LevelDbConversionCrash : public testing::Test {
 };
 
 TEST_F(LevelDbConversionCrash, SigkillLeavesLevelDbOrDelsmNeverAMix) {
-  unsigned seed = std::random_device()();
-  if (const char* e = std::getenv("LDBCONV_CRASH_SEED")) {
-    seed = static_cast<unsigned>(std::strtoul(e, nullptr, 10));
-  }
+  const unsigned seed = static_cast<unsigned>(delsm_test::RandomSeed(
+      "LevelDB conversion crash test", "LDBCONV_CRASH_SEED"));
   int kills = 12;
   if (const char* e = std::getenv("LDBCONV_CRASH_KILLS")) kills = std::atoi(e);
   std::printf(
-      "LevelDB conversion crash test: LDBCONV_CRASH_SEED=%u, %d kills\n", seed,
-      kills);
+      "LevelDB conversion crash test: seed %u, %d kills\n", seed, kills);
   RecordProperty("seed", std::to_string(seed));
   std::mt19937 rng(seed);
 

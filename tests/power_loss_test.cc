@@ -1,9 +1,11 @@
 // Power-loss tests: a random workload (puts, deletes, batches, some with
 // sync=true, explicit flushes) runs with the SST directories on a
-// PowerLossFileSystem and the WAL and manifest on a FaultInjectionEnv. At a
-// random moment the power is cut on both: from then on every call that
-// would change the disk fails, while the database keeps running (its
-// background flush or compaction may be anywhere). The DB object is then
+// PowerLossFileSystem and the WAL and manifest on a FaultInjectionEnv. The
+// power is cut on both at a random call that would change or sync the disk
+// (counted across both wrappers, so the cut lands at the same point of the
+// engine's work in every replay of a seed): during the workload's last
+// writes or during the flush or compaction they left running. From then on
+// every such call fails, while the database keeps running. The DB object is then
 // deleted -- whatever it still tries to write fails -- and both wrappers
 // roll the disk back to what had been made durable. This is exactly the
 // disk a power failure at the cut would have left (in its most pessimistic
@@ -28,12 +30,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <chrono>
 #include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "db/db_impl.h"
@@ -122,6 +122,7 @@ Status ReadAll(DB* db, std::map<std::string, std::string>* contents) {
 struct RunStats {
   int cycles = 0;
   int cycles_rolled_back = 0;  // cycles whose power loss undid something
+  int cut_in_background = 0;   // cycles cut in the background work
   uint64_t acked = 0, synced = 0, flushes = 0;
 };
 
@@ -149,14 +150,25 @@ class PowerLossTest : public testing::TestWithParam<Durability> {
     Status s = OpenWithFileSystem(options, DbTuning(mode), dbname, &fs, &db);
     ASSERT_TRUE(s.ok()) << what << ": open: " << s.ToString();
 
+    fs.ShareCallCounter(&env);
+    fs.SetPowerCutHook([&env] { env.CutPower(); });
+    env.SetPowerCutHook([&fs] { fs.CutPower(); });
+
     const int ops = 20 + rnd->Uniform(MaxOpsPerCycle(mode));
-    for (int i = 0; i < ops; i++) {
+    // The cut: armed some writes before the workload's end, it lands on
+    // the nth disk call after that (maybe in the background work).
+    const int arm_at = ops - static_cast<int>(rnd->Uniform(20));
+    const uint64_t cut_call = 1 + rnd->Uniform(120);
+    bool cut_during_work = false;
+    for (int i = 0; i < ops && !fs.PowerIsOff(); i++) {
+      if (i == arm_at) fs.CutPowerAtCall(cut_call);
       WriteOptions wo;
       wo.sync = rnd->OneIn(8);
       const uint64_t index = model->NextIndex();
       const int kind = rnd->Uniform(20);
       if (kind == 0) {
         s = static_cast<DBImpl*>(db)->TEST_FlushMemTable();
+        if (!s.ok() && fs.PowerIsOff()) break;  // the cut came
         ASSERT_TRUE(s.ok()) << what << ": flush: " << s.ToString();
         stats->flushes++;
         // kSyncfs and kFsync promise what a flush wrote; kDeferred keeps
@@ -184,38 +196,36 @@ class PowerLossTest : public testing::TestWithParam<Durability> {
         s = db->Write(wo, &batch);
         for (const auto& kv : writes) {
           model->Add(kv.first, index, kv.second.empty(), kv.second,
-                     s.ok() && wo.sync);
+                     s.ok() && wo.sync, !s.ok());
         }
         model->AddBatch(index, keys);
       } else {
         const std::string key = KeyName(rnd->Uniform(kKeySpace));
         if (kind <= 7) {
           s = db->Delete(wo, key);
-          model->Add(key, index, true, "", s.ok() && wo.sync);
+          model->Add(key, index, true, "", s.ok() && wo.sync, !s.ok());
         } else {
           const std::string v = ValueFor(index, rnd);
           s = db->Put(wo, key, v);
-          model->Add(key, index, false, v, s.ok() && wo.sync);
+          model->Add(key, index, false, v, s.ok() && wo.sync, !s.ok());
         }
       }
+      if (!s.ok() && fs.PowerIsOff()) break;  // the cut came
       ASSERT_TRUE(s.ok()) << what << ": write: " << s.ToString();
       stats->acked++;
       if (wo.sync) stats->synced++;
     }
 
-    // The crash: sometimes right away, sometimes after letting background
-    // work run into the middle of something.
-    if (rnd->OneIn(2)) {
-      std::this_thread::sleep_for(
-          std::chrono::microseconds(rnd->Uniform(3000)));
+    // If the cut has not come yet, the background work the writes left
+    // (a flush, compactions) runs into it, or ends; then the power goes.
+    if (!fs.PowerIsOff()) {
+      if (arm_at >= ops) fs.CutPowerAtCall(cut_call);
+      static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();  // may fail
+      cut_during_work = fs.PowerIsOff();
     }
-    if (rnd->OneIn(2)) {
-      env.CutPower();
-      fs.CutPower();
-    } else {
-      fs.CutPower();
-      env.CutPower();
-    }
+    if (cut_during_work) stats->cut_in_background++;
+    fs.CutPower();
+    env.CutPower();
     // Writes after the cut must fail; they may still not be applied.
     for (int i = rnd->Uniform(3); i > 0; i--) {
       const uint64_t index = model->NextIndex();
@@ -276,6 +286,8 @@ class PowerLossTest : public testing::TestWithParam<Durability> {
 TEST_P(PowerLossTest, RandomWorkloadCrashesAtRandomPoints) {
   const Durability mode = GetParam();
   const int runs = 8;
+  const uint64_t seed = delsm_test::RandomSeed(
+      std::string("power loss test (") + ModeName(mode) + ")");
   RunStats stats;
   for (int run = 0; run < runs; run++) {
     TempDir tmp("delsm_power");
@@ -285,7 +297,8 @@ TEST_P(PowerLossTest, RandomWorkloadCrashesAtRandomPoints) {
     // entry durable is the application's business, as with LevelDB); all
     // of the DB's own files are created under the wrappers.
     ASSERT_EQ(0, mkdir(dbname.c_str(), 0755));
-    Random rnd(301 + 1000 * static_cast<int>(mode) + run);
+    Random rnd(static_cast<uint32_t>(seed) + 1000 * static_cast<int>(mode) +
+               run);
     Model model;
     for (int c = 0; c < kCyclesPerRun; c++) {
       const std::string what = std::string(ModeName(mode)) + " run " +
@@ -297,9 +310,10 @@ TEST_P(PowerLossTest, RandomWorkloadCrashesAtRandomPoints) {
   }
   std::printf(
       "power loss (%s): %d crash cycles (%d rolled back un-durable "
-      "changes), %llu acknowledged writes (%llu with sync), %llu explicit "
-      "flushes\n",
+      "changes, %d cut in background work), %llu acknowledged writes (%llu "
+      "with sync), %llu explicit flushes\n",
       ModeName(mode), stats.cycles, stats.cycles_rolled_back,
+      stats.cut_in_background,
       static_cast<unsigned long long>(stats.acked),
       static_cast<unsigned long long>(stats.synced),
       static_cast<unsigned long long>(stats.flushes));

@@ -16,12 +16,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cinttypes>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 #include <string>
@@ -59,8 +61,10 @@ inline bool RemoveTree(const std::string& path) {
   return rmdir(path.c_str()) == 0 && ok;
 }
 
-// The names in directory `path` (without "." and ".."), unsorted; empty if
-// it cannot be read.
+// The names in directory `path` (without "." and ".."), sorted bytewise so
+// that a test picking "the first" file picks the same one on every file
+// system and every run (readdir order is the file system's hash order);
+// empty if it cannot be read.
 inline std::vector<std::string> ListDir(const std::string& path) {
   std::vector<std::string> names;
   DIR* dir = opendir(path.c_str());
@@ -70,6 +74,7 @@ inline std::vector<std::string> ListDir(const std::string& path) {
     if (name != "." && name != "..") names.push_back(name);
   }
   closedir(dir);
+  std::sort(names.begin(), names.end());
   return names;
 }
 
@@ -99,18 +104,34 @@ class TempDir {
   std::string path_;
 };
 
-// The seed of a randomised test: $DELSM_TEST_SEED if set (to replay a run),
-// else `fallback`. Printed either way, with the name of what it seeds, so a
-// failure's output says how to replay it.
-inline uint32_t TestSeed(const std::string& what, uint32_t fallback) {
-  uint32_t seed = fallback;
-  const char* env = std::getenv("DELSM_TEST_SEED");
-  if (env != nullptr && *env != '\0') {
-    seed = static_cast<uint32_t>(std::strtoul(env, nullptr, 0));
+// The seed of a randomised test that draws a fresh one per run: the first
+// of the environment variables $DELSM_TEST_SEED and `legacy_env` (if not
+// null) that is set, else one from std::random_device. Printed to stdout
+// and stderr with how to replay it, so every failure's log carries it.
+inline uint64_t RandomSeed(const std::string& what,
+                           const char* legacy_env = nullptr) {
+  uint64_t seed = 0;
+  bool given = false;
+  for (const char* var : {"DELSM_TEST_SEED", legacy_env}) {
+    if (var == nullptr) continue;
+    const char* env = std::getenv(var);
+    if (env != nullptr && *env != '\0') {
+      seed = std::strtoull(env, nullptr, 0);
+      given = true;
+      break;
+    }
   }
-  std::printf("%s: seed %u (replay with DELSM_TEST_SEED=%u)\n", what.c_str(),
-              seed, seed);
+  if (!given) {
+    std::random_device rd;
+    seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+    seed &= 0xffffffffu;  // short enough to retype
+  }
+  std::printf("%s: seed %" PRIu64 " (replay with DELSM_TEST_SEED=%" PRIu64
+              ")\n",
+              what.c_str(), seed, seed);
   std::fflush(stdout);
+  std::fprintf(stderr, "%s: seed %" PRIu64 " (DELSM_TEST_SEED=%" PRIu64 ")\n",
+               what.c_str(), seed, seed);
   return seed;
 }
 

@@ -39,16 +39,8 @@ using leveldb::Status;
 using leveldb::WriteOptions;
 using Model = std::map<std::string, std::string>;
 
-uint64_t Seed() {
-  const char* env = std::getenv("DELSM_SEED");
-  uint64_t seed = env != nullptr && *env != '\0'
-                      ? std::strtoull(env, nullptr, 10)
-                      : std::random_device()();
-  std::fprintf(stderr, "seed %llu (replay with DELSM_SEED=%llu)\n",
-               static_cast<unsigned long long>(seed),
-               static_cast<unsigned long long>(seed));
-  return seed;
-}
+// $DELSM_TEST_SEED (or the older $DELSM_SEED) replays a run.
+uint64_t Seed() { return delsm_test::RandomSeed("value cache test", "DELSM_SEED"); }
 
 std::string Key(int i) {
   char buf[16];

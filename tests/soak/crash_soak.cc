@@ -1,7 +1,7 @@
 // crash_soak: kills a writer process with SIGKILL over and over, for a
 // given time, and checks the database against a model after every kill.
-// Not part of the default test suite (it runs for minutes); see
-// scripts/soak.sh.
+// The default test suite runs it for 60 s (ctest crash_soak_60s); longer
+// runs: scripts/soak.sh. $DELSM_TEST_SEED replays a run like --seed.
 //
 //   crash_soak --seconds=600 [--seed=N] [--dir=/tmp/x] [--keys=N]
 //              [--durability=syncfs|fsync|deferred] [--keep_going]
@@ -192,8 +192,13 @@ class Soak {
 
   void SetUpDirectory() {
     if (args_.dir.empty()) {
-      char templ[] = "/tmp/crash_soak_XXXXXX";
-      if (mkdtemp(templ) == nullptr) {
+      // Under $TMPDIR if set, like the tests' TempDir.
+      const char* root = std::getenv("TMPDIR");
+      std::string templ = std::string(root != nullptr && *root != '\0'
+                                          ? root
+                                          : "/tmp") +
+                          "/crash_soak_XXXXXX";
+      if (mkdtemp(&templ[0]) == nullptr) {
         HarnessFailure(std::string("mkdtemp: ") + std::strerror(errno));
       }
       dir_ = templ;
@@ -664,6 +669,13 @@ int Main(int argc, char** argv) {
   }
   if (is_child) return open_only ? RunOpenOnly(child) : RunChild(child);
   if (soak.seconds <= 0 || (soak.keys != 0 && soak.keys < 20)) Usage("");
+  // $DELSM_TEST_SEED replays a run as --seed does (the ctest of the
+  // default suite passes no flag).
+  const char* seed_env = std::getenv("DELSM_TEST_SEED");
+  if (!soak.seed_given && seed_env != nullptr && *seed_env != '\0') {
+    soak.seed = std::strtoull(seed_env, nullptr, 0);
+    soak.seed_given = true;
+  }
   if (!soak.seed_given) soak.seed = std::random_device()();
   signal(SIGPIPE, SIG_IGN);
   Soak runner(soak);
