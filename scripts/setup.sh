@@ -7,6 +7,7 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake pkg-config libleveldb-dev libsnappy-dev
           libgtest-dev libgmock-dev librocksdb-dev python3
+          python3-plyvel  # tests/dropin/plyvel_test.py
           iotop fio python3-matplotlib)  # benchmarks/wa, benchmarks/fio
 missing=()
 for p in "${PACKAGES[@]}"; do

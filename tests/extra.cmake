@@ -28,6 +28,15 @@ elseif(TARGET dropin_test)
   message(WARNING "Debian's libleveldb.so.1d not found: dropin_test will fail")
 endif()
 
+# Issue 14, acceptance 4: Debian's python3-plyvel, on Debian's python3 (the
+# interpreter that package is installed for), reads through the drop-in a
+# database it created on Debian's LevelDB. Fails if plyvel is missing
+# (scripts/setup.sh and .ci/run install python3-plyvel).
+add_test(NAME plyvel_dropin
+  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/dropin/plyvel_test.py
+          $<TARGET_FILE_DIR:leveldb_dropin>)
+set_tests_properties(plyvel_dropin PROPERTIES TIMEOUT 600)
+
 # Crash soak (issue 5): kills a writer with SIGKILL for a given time and
 # checks the database against a model after each kill. The default suite
 # runs it for 60 s with a fresh seed (printed first and last;
