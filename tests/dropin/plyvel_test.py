@@ -23,7 +23,7 @@ compression, two child processes of this interpreter (it must be Debian's
 
 Afterwards the database must be in DeLSM's layout: no LevelDB table left and
 DeLSM's LOG reporting the committed conversion. The data is random: the seed
-is printed and PLYVEL_TEST_SEED=<n> replays it. Working files go to a
+is printed and DELSM_TEST_SEED=<n> (or PLYVEL_TEST_SEED) replays it. Working files go to a
 directory of their own under $TMPDIR (or /tmp), removed when the test passes.
 A missing plyvel fails the test (CI installs python3-plyvel).
 """
@@ -245,8 +245,11 @@ def check_converted(path):
 def driver(dropin_dir):
     if not os.path.exists(os.path.join(dropin_dir, "libleveldb.so.1d")):
         fail("no libleveldb.so.1d in " + dropin_dir)
-    seed = int(os.environ.get("PLYVEL_TEST_SEED", random.randrange(2**32)))
-    print("PLYVEL_TEST_SEED=%d" % seed)
+    given = os.environ.get("DELSM_TEST_SEED") or os.environ.get(
+        "PLYVEL_TEST_SEED")
+    seed = int(given, 0) if given else random.randrange(2**32)
+    print("plyvel_dropin: seed %d (replay with DELSM_TEST_SEED=%d)" %
+          (seed, seed), flush=True)
     work = tempfile.mkdtemp(prefix="plyvel_test.")
     base_env = {k: v for k, v in os.environ.items()
                 if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
