@@ -47,13 +47,19 @@ struct DELSM_EXPORT Tuning {
   int read_ahead_threads = 4;
 
   // L0 is compacted when it holds this many entries, or this many SST
-  // directories, whichever comes first.
-  uint64_t l0_compaction_entries = 10000;
-  int l0_compaction_dirs = 4;
-  // Writes are slowed by 1 ms each at this many L0 directories, and stop
-  // until a compaction finishes at the second figure.
-  int l0_slowdown_dirs = 8;
-  int l0_stop_dirs = 12;
+  // directories, whichever comes first. An L0 compaction rewrites the meta
+  // entries of every L1 SST its keys fall in (with random keys, all of L1),
+  // so a larger L0 compaction rewrites L1 fewer times per value written:
+  // at 1M x 4 KiB, 20,000 entries / 20 directories rewrote 5.5M L1 entries
+  // against 21M for 10,000 / 4 (benchmarks/RESULTS.md, "How large an L0
+  // compaction?"). A point read checks the Bloom filter of each L0 SST.
+  uint64_t l0_compaction_entries = 20000;
+  int l0_compaction_dirs = 20;
+  // Writes are slowed by a share of 1 ms each from this many L0
+  // directories on, and stop until a compaction finishes at the second
+  // figure.
+  int l0_slowdown_dirs = 30;
+  int l0_stop_dirs = 40;
 
   // Entries per SST written by a compaction.
   uint64_t sst_entries = 4096;
