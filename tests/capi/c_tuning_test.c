@@ -97,10 +97,28 @@ static void FieldFunctions(void) {
   err = NULL;
   CHECK(FieldIs(t, "sst_entries", "4096"));
 
+  /* The read-ahead fields are set by name like every other field. */
+  CHECK(FieldIs(t, "read_ahead_files", "16"));
+  CHECK(FieldIs(t, "read_ahead_bytes", "1048576"));
+  CHECK(FieldIs(t, "read_ahead_threads", "4"));
+  delsm_tuning_parse(
+      t, "read_ahead_files=0;read_ahead_bytes=65536;read_ahead_threads=2",
+      &err);
+  CHECK(err == NULL);
+  CHECK(FieldIs(t, "read_ahead_files", "0"));
+  CHECK(FieldIs(t, "read_ahead_bytes", "65536"));
+  CHECK(FieldIs(t, "read_ahead_threads", "2"));
+  delsm_tuning_set(t, "read_ahead_bytes", "-1", &err);
+  CHECK(err != NULL && strstr(err, "read_ahead_bytes") != NULL);
+  leveldb_free(err);
+  err = NULL;
+
   char* all = delsm_tuning_to_string(t);
   CHECK(all != NULL && strstr(all, "durability=fsync;") == all);
   CHECK(all != NULL && strstr(all, ";inline_threshold=300;") != NULL);
   CHECK(all != NULL && strstr(all, ";l1_entries=5000") != NULL);
+  CHECK(all != NULL && strstr(all, ";read_ahead_files=0;read_ahead_bytes=65536;"
+                                   "read_ahead_threads=2;") != NULL);
   /* Its own output parses back to the same tuning. */
   delsm_tuning_t* copy = delsm_tuning_create();
   delsm_tuning_parse(copy, all, &err);
