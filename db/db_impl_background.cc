@@ -181,7 +181,16 @@ Status DBImpl::FlushOldestImmutable(bool* retryable) {
     num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
     imm.mem->Unref();
     dentry_stats_.flushes++;
-    RemoveObsoleteFiles();
+    if (grouped && bg_error_.ok() && LogFloor(0) > versions_->LogNumber()) {
+      // A grouped syncfs ran while the edit above was being written (the
+      // SST was already in unsynced_logs_): it made this SST durable, but
+      // its log floor stopped at this memtable, still queued then. No
+      // later round will come for it, so this WAL would stay until the
+      // next flush; free it now.
+      AdvanceLogFloor();
+    } else {
+      RemoveObsoleteFiles();
+    }
   }
   return s;
 }

@@ -91,8 +91,11 @@ Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu,
   manifest_busy_ = true;
 
   if (edit->has_log_number()) {
-    assert(edit->log_number() >= log_number_);
     assert(edit->log_number() < next_file_number_);
+    // An edit's log floor is computed before it waits for manifest_busy_;
+    // an edit applied meanwhile (the grouped syncfs's) may have raised the
+    // floor and deleted the WALs below it. The floor never goes back.
+    if (edit->log_number() < log_number_) edit->SetLogNumber(log_number_);
   } else {
     edit->SetLogNumber(log_number_);
   }

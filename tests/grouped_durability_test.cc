@@ -8,6 +8,7 @@
 // missing SST.
 #include <sys/stat.h>
 
+#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
@@ -155,12 +156,25 @@ TEST_F(GroupedDurabilityTest, WalsGoOnceTheirFlushesAreDurable) {
   EXPECT_GE(StatsField(db, "flushes"), 5u);
   EXPECT_GE(StatsField(db, "durability-syncs"), 1u);
   int logs = 0;
+  std::string names;
   for (const std::string& name : delsm_test::ListDir(dbname_)) {
     if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
       logs++;
+      names += " " + name;
     }
   }
-  EXPECT_EQ(1, logs) << "only the live WAL should remain";
+  // On failure: which WALs stayed, and what the engine deleted and when.
+  std::string deletions;
+  std::ifstream log(dbname_ + "/LOG");
+  std::string line;
+  while (std::getline(log, line)) {
+    if (line.find("Delete") != std::string::npos) deletions += "\n" + line;
+  }
+  std::string stats;
+  db->GetProperty("delsm.stats", &stats);
+  EXPECT_EQ(1, logs) << "only the live WAL should remain; found" << names
+                     << deletions << "\n"
+                     << stats;
 }
 
 }  // namespace
