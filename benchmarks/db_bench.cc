@@ -41,173 +41,12 @@
 #include "benchmarks/engine.h"
 #include "benchmarks/histogram.h"
 #include "benchmarks/micro_bench.h"
+#include "benchmarks/workloads.h"
 
 namespace bench {
 namespace {
 
 Flags FLAGS;
-
-// Largest value a workload writes regardless of --value_size (fill100K).
-constexpr size_t kMaxFixedValueSize = 100000;
-
-// Per-thread measurements of one workload stage; merged when all finish.
-class Stats {
- public:
-  void Start(int tid) {
-    tid_ = tid;
-    start_ = interval_start_ = NowMicros();
-    last_op_ns_ = NowNanos();
-    next_report_ = 100;
-  }
-  void Stop() { finish_ = NowMicros(); }
-
-  void AddBytes(uint64_t n) { bytes_ += n; }
-  // Appended to the result line, as LevelDB's AddMessage.
-  void AddMessage(const std::string& m) { message_ = m; }
-  void AddFound(uint64_t found, uint64_t attempted) {
-    reads_ = true;
-    found_ += found;
-    attempted_ += attempted;
-  }
-  // Tells Report the count the workload knows it should find.
-  void SetExpectedFound(uint64_t n) {
-    has_expected_ = true;
-    expected_ += n;
-  }
-
-  void FinishedOps(uint64_t n) {
-    if (FLAGS.histogram) {
-      uint64_t now = NowNanos();
-      hist_.Add(static_cast<double>(now - last_op_ns_) / 1000.0 / n);
-      last_op_ns_ = now;
-    }
-    uint64_t before = done_;
-    done_ += n;
-    if (done_ >= next_report_) {
-      uint64_t step = 100;
-      while (step * 10 <= done_ && step < 1000000) step *= 10;
-      next_report_ = (done_ / step + 1) * step;
-      std::fprintf(stderr, "... finished %" PRIu64 " ops%30s\r", done_, "");
-      std::fflush(stderr);
-    }
-    if (FLAGS.stats_interval > 0 &&
-        done_ / FLAGS.stats_interval != before / FLAGS.stats_interval) {
-      ReportInterval();
-    }
-  }
-
-  void Merge(const Stats& o) {
-    hist_.Merge(o.hist_);
-    done_ += o.done_;
-    bytes_ += o.bytes_;
-    seconds_ += o.Seconds();
-    found_ += o.found_;
-    attempted_ += o.attempted_;
-    expected_ += o.expected_;
-    reads_ = reads_ || o.reads_;
-    if (message_.empty()) message_ = o.message_;
-    has_expected_ = has_expected_ || o.has_expected_;
-    if (o.start_ < start_) start_ = o.start_;
-    if (o.finish_ > finish_) finish_ = o.finish_;
-  }
-
-  double Seconds() const { return (finish_ - start_) * 1e-6; }
-  // Call on the stats that others are merged into, before the first Merge,
-  // so its own thread time counts in the per-op average.
-  void BeginMerge() { seconds_ = Seconds(); }
-
-  void Report(const std::string& name) const {
-    uint64_t done = done_ < 1 ? 1 : done_;
-    double elapsed = (finish_ - start_) * 1e-6;
-    double per_thread = seconds_ > 0 ? seconds_ : elapsed;
-    std::string extra;
-    char buf[200];
-    if (bytes_ > 0 && elapsed > 0) {
-      std::snprintf(buf, sizeof(buf), "%6.1f MB/s",
-                    bytes_ / 1048576.0 / elapsed);
-      extra = buf;
-    }
-    if (reads_) {
-      std::snprintf(buf, sizeof(buf), "(%" PRIu64 " of %" PRIu64 " found",
-                    found_, attempted_);
-      if (!extra.empty()) extra += " ";
-      extra += buf;
-      if (has_expected_) {
-        std::snprintf(buf, sizeof(buf), ", expected %" PRIu64, expected_);
-        extra += buf;
-      }
-      extra += ")";
-      if (found_ == 0 && attempted_ > 0) extra += " -- found nothing";
-    }
-    if (!message_.empty()) {
-      if (!extra.empty()) extra += " ";
-      extra += message_;
-    }
-    std::fprintf(stdout, "%-12s : %11.3f micros/op;%s%s\n", name.c_str(),
-                 per_thread * 1e6 / done, extra.empty() ? "" : " ",
-                 extra.c_str());
-    if (FLAGS.histogram) {
-      std::fprintf(stdout, "Microseconds per op:\n%s\n",
-                   hist_.ToString().c_str());
-    }
-    std::fflush(stdout);
-  }
-
- private:
-  void ReportInterval() {
-    uint64_t now = NowMicros();
-    uint64_t wb = 0, cancelled = 0;
-    char io[64] = "unavailable";
-    if (ProcessWriteBytes(&wb, &cancelled)) {
-      std::snprintf(io, sizeof(io), "%.1f MB", wb / 1048576.0);
-    }
-    double interval_s = (now - interval_start_) * 1e-6;
-    double total_s = (now - start_) * 1e-6;
-    std::fprintf(stderr,
-                 "... thread %d: %" PRIu64
-                 " ops; %.0f ops/s last interval, %.0f ops/s overall; "
-                 "process write_bytes so far: %s\n",
-                 tid_, done_,
-                 interval_s > 0 ? FLAGS.stats_interval / interval_s : 0.0,
-                 total_s > 0 ? done_ / total_s : 0.0, io);
-    interval_start_ = now;
-  }
-
-  int tid_ = 0;
-  uint64_t start_ = 0, finish_ = 0, interval_start_ = 0;  // micros
-  uint64_t last_op_ns_ = 0;  // end of the previous op, for --histogram
-  double seconds_ = 0;       // sum of per-thread times, once merged
-  uint64_t done_ = 0, next_report_ = 100, bytes_ = 0;
-  bool reads_ = false, has_expected_ = false;
-  uint64_t found_ = 0, attempted_ = 0, expected_ = 0;
-  std::string message_;
-  Histogram hist_;
-};
-
-struct ThreadState {
-  int tid;
-  int nthreads;
-  Random rand;
-  Stats stats;
-  // Built before the clock starts: making its buffer costs milliseconds.
-  ValueGenerator gen;
-  ThreadState(int t, int n, uint64_t seed)
-      : tid(t),
-        nthreads(n),
-        rand(seed),
-        gen(FLAGS.compression_ratio,
-            std::max<size_t>(FLAGS.value_size, kMaxFixedValueSize),
-            Mix64(seed)) {}
-
-  // This thread's share [*begin, *end) of `total` operations.
-  void Share(uint64_t total, uint64_t* begin, uint64_t* end) const {
-    *begin = total * tid / nthreads;
-    *end = total * (tid + 1) / nthreads;
-  }
-};
-
-// Bytes of user data (keys and values) handed to the engine in writes.
-std::atomic<uint64_t> user_bytes_written{0};
 
 class Benchmark {
  public:
@@ -216,7 +55,14 @@ class Benchmark {
         reads_(FLAGS.reads < 0 ? FLAGS.num : FLAGS.reads),
         seed_(FLAGS.seed != 0 ? FLAGS.seed
                               : std::random_device()() * 4294967296ull +
-                                    std::random_device()()) {
+                                    std::random_device()()),
+        workloads_(
+            FLAGS, &db_, num_, reads_,
+            [this](int stage) { return StageSeed(stage); },
+            [this](const std::string& name, int stage, bool single,
+                   const Method& method) {
+              RunStage(name, stage, single, method);
+            }) {
     if (seed_ == 0) seed_ = 1;
     engine_opts_.write_buffer_size =
         FLAGS.write_buffer_size > 0 ? FLAGS.write_buffer_size : 4 << 20;
@@ -276,7 +122,7 @@ class Benchmark {
     }
     uint64_t wb = 0, cancelled = 0;
     std::fprintf(stdout, "user bytes written: %" PRIu64 "\n",
-                 user_bytes_written.load());
+                 UserBytesWritten());
     if (ProcessWriteBytes(&wb, &cancelled)) {
       std::fprintf(stdout,
                    "process write_bytes: %" PRIu64
@@ -291,7 +137,7 @@ class Benchmark {
   }
 
  private:
-  using Method = std::function<void(ThreadState*)>;
+  using Method = Workloads::Method;
 
   int Fail(const std::string& what, const Status& s) {
     std::fprintf(stderr, "%s: %s\n", what.c_str(), s.ToString().c_str());
@@ -340,8 +186,8 @@ class Benchmark {
     int n = single ? 1 : FLAGS.threads;
     std::vector<std::unique_ptr<ThreadState>> states;
     for (int t = 0; t < n; t++) {
-      states.emplace_back(
-          new ThreadState(t, n, Mix64(StageSeed(stage) + 1000003ull * t)));
+      states.emplace_back(new ThreadState(
+          t, n, Mix64(StageSeed(stage) + 1000003ull * t), FLAGS));
     }
     // Threads start together so their times overlap as in LevelDB.
     std::mutex mu;
@@ -374,228 +220,6 @@ class Benchmark {
     states[0]->stats.Report(name);
   }
 
-  std::string Key(uint64_t index) const {
-    std::string k(FLAGS.key_size, '0');
-    FormatKey(index, FLAGS.key_size, &k[0]);
-    return k;
-  }
-
-  void CheckWrite(const Status& s) {
-    if (!s.ok()) {
-      std::fprintf(stderr, "write error: %s\n", s.ToString().c_str());
-      std::exit(1);
-    }
-  }
-
-  // Writes (or deletes) the keys index_of(0..count) in batches of
-  // `per_batch`, this thread taking its share of positions.
-  void WriteKeys(ThreadState* t, uint64_t count,
-                 const std::function<uint64_t(uint64_t)>& index_of,
-                 size_t value_size, int per_batch, bool sync, bool del) {
-    uint64_t begin, end;
-    t->Share(count, &begin, &end);
-    ValueGenerator& gen = t->gen;
-    WriteOptions wo;
-    wo.sync = sync || FLAGS.sync;
-    std::unique_ptr<Batch> batch = db_->NewBatch();
-    std::string key;
-    for (uint64_t i = begin; i < end; i += per_batch) {
-      batch->Clear();
-      uint64_t bytes = 0;
-      uint64_t stop = std::min<uint64_t>(end, i + per_batch);
-      for (uint64_t j = i; j < stop; j++) {
-        key = Key(index_of(j));
-        if (del) {
-          batch->Delete(key);
-          bytes += key.size();
-        } else {
-          Slice v = gen.Generate(value_size);
-          batch->Put(key, v);
-          bytes += key.size() + v.size();
-        }
-      }
-      CheckWrite(db_->Write(wo, batch.get()));
-      user_bytes_written += bytes;
-      t->stats.AddBytes(bytes);
-      t->stats.FinishedOps(stop - i);
-    }
-  }
-
-  // Point reads of index_of(0..count); `suffix` is appended to each key.
-  void ReadKeys(ThreadState* t, uint64_t count,
-                const std::function<uint64_t(ThreadState*, uint64_t)>& index_of,
-                const std::string& suffix) {
-    uint64_t begin, end;
-    t->Share(count, &begin, &end);
-    ReadOptions ro;
-    std::string value, key;
-    uint64_t found = 0;
-    for (uint64_t i = begin; i < end; i++) {
-      key = Key(index_of(t, i)) + suffix;
-      Status s = db_->Get(ro, key, &value);
-      if (s.ok()) {
-        found++;
-        t->stats.AddBytes(key.size() + value.size());
-      } else if (!s.IsNotFound()) {
-        std::fprintf(stderr, "get error: %s\n", s.ToString().c_str());
-        std::exit(1);
-      }
-      t->stats.FinishedOps(1);
-    }
-    t->stats.AddFound(found, end - begin);
-  }
-
-  void ReadSequential(ThreadState* t, bool reverse) {
-    uint64_t begin, end;
-    t->Share(reads_, &begin, &end);
-    std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
-    uint64_t found = 0;
-    if (reverse) {
-      it->SeekToLast();
-    } else {
-      it->SeekToFirst();
-    }
-    for (; found < end - begin && it->Valid();
-         reverse ? it->Prev() : it->Next()) {
-      found++;
-      t->stats.AddBytes(it->key().size() + it->value().size());
-      t->stats.FinishedOps(1);
-    }
-    if (!it->status().ok()) {
-      std::fprintf(stderr, "iterator error: %s\n",
-                   it->status().ToString().c_str());
-      std::exit(1);
-    }
-    t->stats.AddFound(found, end - begin);
-  }
-
-  void SeekRandom(ThreadState* t) {
-    uint64_t begin, end;
-    t->Share(reads_, &begin, &end);
-    std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
-    uint64_t found = 0;
-    std::string key;
-    for (uint64_t i = begin; i < end; i++) {
-      key = Key(t->rand.Uniform(num_ > 0 ? num_ : 1));
-      it->Seek(key);
-      if (it->Valid() && it->key() == Slice(key)) {
-        found++;
-        t->stats.AddBytes(it->key().size() + it->value().size());
-      }
-      t->stats.FinishedOps(1);
-    }
-    t->stats.AddFound(found, end - begin);
-  }
-
-  // The paper's three stages, each its own line: fill N keys in random
-  // order; delete delete_ratio of them; then write N new keys (write=true)
-  // or read the N keys of stage 1, of which N - deleted must be found.
-  void ThreeStage(const std::string& name, bool write) {
-    uint64_t n = num_;
-    uint64_t deleted = static_cast<uint64_t>(n * FLAGS.delete_ratio + 0.5);
-    Permutation fill(n, StageSeed(10)), del(n, StageSeed(11)),
-        last(n, StageSeed(12));
-    RunStage(name + "/fill", 1, false, [&](ThreadState* t) {
-      WriteKeys(
-          t, n, [&](uint64_t i) { return fill.At(i); }, FLAGS.value_size, 1,
-          false, false);
-    });
-    RunStage(name + "/delete", 2, false, [&](ThreadState* t) {
-      WriteKeys(
-          t, deleted, [&](uint64_t i) { return del.At(i); }, 0, 1, false, true);
-    });
-    if (write) {
-      RunStage(name + "/write", 3, false, [&](ThreadState* t) {
-        WriteKeys(
-            t, n, [&](uint64_t i) { return n + last.At(i); }, FLAGS.value_size,
-            1, false, false);
-      });
-    } else {
-      RunStage(name + "/read", 3, false, [&](ThreadState* t) {
-        ReadKeys(
-            t, n, [&](ThreadState*, uint64_t i) { return last.At(i); }, "");
-        if (t->tid == 0) t->stats.SetExpectedFound(n - deleted);
-      });
-    }
-  }
-
-  // File-system metadata shape: key = 8-byte big-endian parent id + 8-byte
-  // big-endian hash of the entry name; 20 entries per parent; 128-byte
-  // values. Stages: load all parents (in random order), point gets of whole
-  // parents, and prefix scans of one parent each.
-  static constexpr int kPerParent = 20;
-  static std::string FsKey(uint64_t parent, uint64_t child) {
-    std::string k(16, '\0');
-    uint64_t h = Mix64(parent * kPerParent + child + 0x5eed);
-    for (int i = 0; i < 8; i++) {
-      k[i] = static_cast<char>(parent >> (56 - 8 * i));
-      k[8 + i] = static_cast<char>(h >> (56 - 8 * i));
-    }
-    return k;
-  }
-
-  void FsMeta() {
-    uint64_t parents = std::max<uint64_t>(1, num_ / kPerParent);
-    uint64_t groups = std::max<uint64_t>(1, reads_ / kPerParent);
-    Permutation order(parents, StageSeed(20));
-    RunStage("fsmeta/load", 1, false, [&](ThreadState* t) {
-      uint64_t begin, end;
-      t->Share(parents, &begin, &end);
-      ValueGenerator& gen = t->gen;
-      WriteOptions wo;
-      wo.sync = FLAGS.sync;
-      for (uint64_t i = begin; i < end; i++) {
-        uint64_t parent = order.At(i) + 1;
-        for (int c = 0; c < kPerParent; c++) {
-          std::string key = FsKey(parent, c);
-          Slice v = gen.Generate(128);
-          CheckWrite(db_->Put(wo, key, v));
-          user_bytes_written += key.size() + v.size();
-          t->stats.AddBytes(key.size() + v.size());
-          t->stats.FinishedOps(1);
-        }
-      }
-    });
-    RunStage("fsmeta/get", 2, false, [&](ThreadState* t) {
-      uint64_t begin, end;
-      t->Share(groups, &begin, &end);
-      std::string value;
-      uint64_t found = 0;
-      for (uint64_t g = begin; g < end; g++) {
-        uint64_t parent = t->rand.Uniform(parents) + 1;
-        for (int c = 0; c < kPerParent; c++) {
-          std::string key = FsKey(parent, c);
-          Status s = db_->Get(ReadOptions(), key, &value);
-          if (s.ok()) {
-            found++;
-            t->stats.AddBytes(key.size() + value.size());
-          }
-          t->stats.FinishedOps(1);
-        }
-      }
-      t->stats.AddFound(found, (end - begin) * kPerParent);
-      t->stats.SetExpectedFound((end - begin) * kPerParent);
-    });
-    RunStage("fsmeta/scan", 3, false, [&](ThreadState* t) {
-      uint64_t begin, end;
-      t->Share(groups, &begin, &end);
-      std::unique_ptr<Iterator> it = db_->NewIterator(ReadOptions());
-      uint64_t found = 0;
-      for (uint64_t g = begin; g < end; g++) {
-        std::string prefix =
-            FsKey(t->rand.Uniform(parents) + 1, 0).substr(0, 8);
-        for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix);
-             it->Next()) {
-          found++;
-          t->stats.AddBytes(it->key().size() + it->value().size());
-        }
-        t->stats.FinishedOps(1);
-      }
-      t->stats.AddFound(found, (end - begin) * kPerParent);
-      t->stats.SetExpectedFound((end - begin) * kPerParent);
-    });
-  }
-
   void PrintStats() {
     for (const std::string& p : db_->StatsProperties()) {
       std::string value;
@@ -617,7 +241,7 @@ class Benchmark {
       if (!FreshDB(name, &ok)) return ok;
       int batch = name == "fillbatch" ? 1000 : 1;
       RunStage(name, 0, false, [&](ThreadState* t) {
-        WriteKeys(t, n, seq, FLAGS.value_size, batch, false, false);
+        workloads_.WriteKeys(t, n, seq, FLAGS.value_size, batch, false, false);
       });
     } else if (name == "fillrandom" || name == "fillsync" ||
                name == "fill100K") {
@@ -627,25 +251,26 @@ class Benchmark {
           name == "fill100K" ? kMaxFixedValueSize : FLAGS.value_size;
       Permutation p(n > 0 ? n : 1, StageSeed(0));
       RunStage(name, 0, false, [&](ThreadState* t) {
-        WriteKeys(
+        workloads_.WriteKeys(
             t, count, [&](uint64_t i) { return p.At(i); }, value_size, 1,
             name == "fillsync", false);
-        if (count != n) t->stats.AddMessage("(" + std::to_string(count) + " ops)");
+        if (count != n)
+          t->stats.AddMessage("(" + std::to_string(count) + " ops)");
       });
     } else if (name == "overwrite" || name == "deleterandom") {
       Permutation p(n > 0 ? n : 1, StageSeed(0));
       RunStage(name, 0, false, [&](ThreadState* t) {
-        WriteKeys(
+        workloads_.WriteKeys(
             t, n, [&](uint64_t i) { return p.At(i); }, FLAGS.value_size, 1,
             false, name == "deleterandom");
       });
     } else if (name == "deleteseq") {
       RunStage(name, 0, false, [&](ThreadState* t) {
-        WriteKeys(t, n, seq, 0, 1, false, true);
+        workloads_.WriteKeys(t, n, seq, 0, 1, false, true);
       });
     } else if (name == "readseq" || name == "readreverse") {
       RunStage(name, 0, false, [&](ThreadState* t) {
-        ReadSequential(t, name == "readreverse");
+        workloads_.ReadSequential(t, name == "readreverse");
       });
     } else if (name == "readrandom" || name == "readmissing" ||
                name == "readhot" || name == "readrandomsmall") {
@@ -654,7 +279,7 @@ class Benchmark {
       // readrandomsmall: LevelDB's readrandom with a thousandth of the reads.
       uint64_t reads = name == "readrandomsmall" ? reads_ / 1000 : reads_;
       RunStage(name, 0, false, [&](ThreadState* t) {
-        ReadKeys(
+        workloads_.ReadKeys(
             t, reads,
             [range](ThreadState* ts, uint64_t) {
               return ts->rand.Uniform(range);
@@ -662,13 +287,14 @@ class Benchmark {
             name == "readmissing" ? "." : "");
       });
     } else if (name == "seekrandom") {
-      RunStage(name, 0, false, [&](ThreadState* t) { SeekRandom(t); });
+      RunStage(name, 0, false,
+               [&](ThreadState* t) { workloads_.SeekRandom(t); });
     } else if (name == "writedeletewrite" || name == "writedeleteread") {
       if (!FreshDB(name, &ok)) return ok;
-      ThreeStage(name, name == "writedeletewrite");
+      workloads_.ThreeStage(name, name == "writedeletewrite");
     } else if (name == "fsmeta") {
       if (!FreshDB(name, &ok)) return ok;
-      FsMeta();
+      workloads_.FsMeta();
     } else if (name == "compact") {
       RunStage(name, 0, true, [&](ThreadState* t) {
         Status s = db_->CompactAll();
@@ -748,10 +374,10 @@ class Benchmark {
       std::fprintf(stdout, "WARNING: --blob is ignored by %s\n",
                    EngineName().c_str());
     }
-    bool delsm_knobs =
-        !FLAGS.durability.empty() || FLAGS.inline_threshold >= 0 ||
-        FLAGS.l0_compaction_entries >= 0 || FLAGS.sst_entries >= 0 ||
-        FLAGS.read_ahead_files >= 0;
+    bool delsm_knobs = !FLAGS.durability.empty() ||
+                       FLAGS.inline_threshold >= 0 ||
+                       FLAGS.l0_compaction_entries >= 0 ||
+                       FLAGS.sst_entries >= 0 || FLAGS.read_ahead_files >= 0;
     if (delsm_knobs && EngineName() != "DeLSM") {
       std::fprintf(stdout, "WARNING: DeLSM knobs are ignored by %s\n",
                    EngineName().c_str());
@@ -779,6 +405,7 @@ class Benchmark {
   uint64_t reads_;
   uint64_t seed_;
   int bench_index_ = 0;
+  Workloads workloads_;  // last: built from the members above
 };
 
 }  // namespace
