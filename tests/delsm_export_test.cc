@@ -39,6 +39,7 @@
 #include "leveldb/iterator.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
+#include "tests/tree_snapshot.h"
 
 #ifndef DELSM_TOOL
 #error "DELSM_TOOL (path of the delsm binary) must be defined"
@@ -54,11 +55,6 @@ struct ToolRun {
   std::string err;
 };
 
-std::string ReadWhole(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
-
 // Runs the delsm tool with `args` (already shell-quoted where needed);
 // stderr goes through `scratch`.err.
 ToolRun RunTool(const std::string& args, const std::string& scratch) {
@@ -72,35 +68,8 @@ ToolRun RunTool(const std::string& args, const std::string& scratch) {
   while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
   const int status = pclose(p);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.err = ReadWhole(scratch + ".err");
+  r.err = delsm_test::ReadWholeFile(scratch + ".err");
   return r;
-}
-
-// Every path under `root` with its type, size, inode, links, mtime and
-// bytes: equal snapshots mean nothing there changed.
-std::map<std::string, std::string> Snapshot(const std::string& root) {
-  std::map<std::string, std::string> snap;
-  std::vector<std::string> todo = {""};
-  while (!todo.empty()) {
-    const std::string rel = todo.back();
-    todo.pop_back();
-    struct stat st;
-    if (lstat((root + rel).c_str(), &st) != 0) {
-      snap[rel] = "missing";
-      continue;
-    }
-    std::ostringstream id;
-    id << st.st_mode << ' ' << st.st_size << ' ' << st.st_ino << ' '
-       << st.st_nlink << ' ' << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec;
-    if (S_ISREG(st.st_mode)) id << ' ' << ReadWhole(root + rel);
-    snap[rel] = id.str();
-    if (S_ISDIR(st.st_mode)) {
-      for (const std::string& n : delsm_test::ListDir(root + rel)) {
-        todo.push_back(rel + "/" + n);
-      }
-    }
-  }
-  return snap;
 }
 
 bool Exists(const std::string& path) {
@@ -241,14 +210,15 @@ class DelsmExportTest : public testing::Test {
 
 TEST_F(DelsmExportTest, LevelDbReadsEveryKeyAndValueAndNothingElse) {
   MakeDatabase();
-  const auto before = Snapshot(db_);
+  const auto before = delsm_test::TreeSnapshot(db_);
   const std::string out = dir_.path() + "/exported";
   // Small batches and logs, so the export spans many WAL files.
   const ToolRun r = RunTool("export " + db_ + " " + out +
                                 " --json --batch-bytes 64K --log-bytes 256K",
                             dir_.path() + "/export");
   ASSERT_EQ(0, r.exit_code) << r.err;
-  EXPECT_EQ(before, Snapshot(db_)) << "export changed the source database";
+  EXPECT_EQ(before, delsm_test::TreeSnapshot(db_))
+      << "export changed the source database";
   EXPECT_EQ(model_.size(), JsonNumber(r.out, "entries")) << r.out;
   EXPECT_EQ(model_.size(), JsonNumber(r.out, "last_sequence")) << r.out;
   const uint64_t logs = JsonNumber(r.out, "log_files");
@@ -267,7 +237,7 @@ TEST_F(DelsmExportTest, LevelDbReadsEveryKeyAndValueAndNothingElse) {
   }
   std::sort(want.begin(), want.end());
   EXPECT_EQ(want, names);
-  EXPECT_EQ("MANIFEST-000001\n", ReadWhole(out + "/CURRENT"));
+  EXPECT_EQ("MANIFEST-000001\n", delsm_test::ReadWholeFile(out + "/CURRENT"));
 
   Contents leveldb;
   LevelDbContents(out, &leveldb);
@@ -361,7 +331,7 @@ pid_t StartExport(const std::string& db, const std::string& out) {
 // something incomplete.
 TEST_F(DelsmExportTest, KilledExportLeavesNoCurrentOrAWholeDatabase) {
   MakeDatabase();
-  const auto before = Snapshot(db_);
+  const auto before = delsm_test::TreeSnapshot(db_);
   // One uninterrupted run sets the span the kill points are drawn from.
   const uint64_t start = NowMicros();
   int status = 0;
@@ -410,7 +380,8 @@ TEST_F(DelsmExportTest, KilledExportLeavesNoCurrentOrAWholeDatabase) {
   }
   std::printf("%d of 8 exports killed, %d left a complete database\n", killed,
               finished);
-  EXPECT_EQ(before, Snapshot(db_)) << "an export changed the source database";
+  EXPECT_EQ(before, delsm_test::TreeSnapshot(db_))
+      << "an export changed the source database";
 }
 
 TEST_F(DelsmExportTest, IntoAnExistingEmptyDirectoryAndOfAnEmptyDatabase) {
@@ -447,7 +418,7 @@ TEST_F(DelsmExportTest, BadInputIsRefusedAndTouchesNothing) {
   EXPECT_FALSE(Exists(out));
   EXPECT_FALSE(Exists(dir_.path() + "/no-db"));
 
-  const auto db_before = Snapshot(db_);
+  const auto db_before = delsm_test::TreeSnapshot(db_);
   struct Case {
     std::string out;
     std::string message;
@@ -470,19 +441,19 @@ TEST_F(DelsmExportTest, BadInputIsRefusedAndTouchesNothing) {
       {dir_.path() + "/missing/out", "parent directory does not exist"},
   };
   for (const Case& c : cases) {
-    const auto around = Snapshot(dir_.path());
+    const auto around = delsm_test::TreeSnapshot(dir_.path());
     r = RunTool("export " + db_ + " " + c.out, scratch);
     EXPECT_EQ(2, r.exit_code) << c.out;
     EXPECT_NE(std::string::npos, r.err.find(c.message))
         << c.out << ": " << r.err;
-    auto after = Snapshot(dir_.path());
+    auto after = delsm_test::TreeSnapshot(dir_.path());
     after.erase("/run.err");
     auto expected = around;
     expected.erase("/run.err");
     EXPECT_EQ(expected, after) << c.out;
   }
-  EXPECT_EQ("user data", ReadWhole(out + "/keep"));
-  EXPECT_EQ(db_before, Snapshot(db_));
+  EXPECT_EQ("user data", delsm_test::ReadWholeFile(out + "/keep"));
+  EXPECT_EQ(db_before, delsm_test::TreeSnapshot(db_));
 
   // A database another process (here: this one) has open is refused.
   {
@@ -500,12 +471,12 @@ TEST_F(DelsmExportTest, BadInputIsRefusedAndTouchesNothing) {
       {"create", leveldb_db}, "put 6b 76\nflush\nput 6c 77\n",
       dir_.path() + "/oracle");
   ASSERT_TRUE(made.ok) << made.err;
-  const auto leveldb_before = Snapshot(leveldb_db);
+  const auto leveldb_before = delsm_test::TreeSnapshot(leveldb_db);
   r = RunTool("export " + leveldb_db + " " + dir_.path() + "/from-leveldb",
               scratch);
   EXPECT_EQ(2, r.exit_code);
   EXPECT_NE(std::string::npos, r.err.find("is a LevelDB database")) << r.err;
-  EXPECT_EQ(leveldb_before, Snapshot(leveldb_db));
+  EXPECT_EQ(leveldb_before, delsm_test::TreeSnapshot(leveldb_db));
   EXPECT_FALSE(Exists(dir_.path() + "/from-leveldb"));
 
   EXPECT_EQ(2,

@@ -21,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "tests/test_support.h"
+#include "tests/tree_snapshot.h"
 
 #ifndef DELSM_TOOL
 #error "DELSM_TOOL (path of the delsm binary) must be defined"
@@ -72,37 +73,6 @@ bool TopField(const std::string& json, const std::string& field,
   if (at == std::string::npos) return false;
   *value = FirstNumber(json.substr(at + field.size() + 3));
   return true;
-}
-
-// Every path under `root` with what identifies its state: type, size,
-// inode, link count, mtime and, for files, their bytes.
-std::map<std::string, std::string> Snapshot(const std::string& root) {
-  std::map<std::string, std::string> snap;
-  std::vector<std::string> todo = {""};
-  while (!todo.empty()) {
-    const std::string rel = todo.back();
-    todo.pop_back();
-    const std::string path = root + rel;
-    struct stat st;
-    if (lstat(path.c_str(), &st) != 0) {
-      snap[rel] = "lstat failed";
-      continue;
-    }
-    std::ostringstream id;
-    id << st.st_mode << ' ' << st.st_size << ' ' << st.st_ino << ' '
-       << st.st_nlink << ' ' << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec;
-    if (S_ISREG(st.st_mode)) {
-      std::ifstream f(path, std::ios::binary);
-      id << ' ' << std::string(std::istreambuf_iterator<char>(f), {});
-    }
-    snap[rel] = id.str();
-    if (S_ISDIR(st.st_mode)) {
-      for (const std::string& n : delsm_test::ListDir(path)) {
-        todo.push_back(rel + "/" + n);
-      }
-    }
-  }
-  return snap;
 }
 
 class DelsmToolTest : public testing::Test {
@@ -215,7 +185,7 @@ TEST_F(DelsmToolTest, StatsEqualWhatTheFileSystemSays) {
 
 TEST_F(DelsmToolTest, ReadOnlyCommandsChangeNothing) {
   MakeDatabase();
-  const auto before = Snapshot(db_);
+  const auto before = delsm_test::TreeSnapshot(db_);
   const std::string manifest = Shell("cd " + db_ + " && ls MANIFEST-*").out;
   const std::string commands[] = {
       "stats " + db_,
@@ -232,7 +202,8 @@ TEST_F(DelsmToolTest, ReadOnlyCommandsChangeNothing) {
   };
   for (const std::string& c : commands) {
     Shell(Tool(c) + " >/dev/null 2>&1");
-    EXPECT_EQ(before, Snapshot(db_)) << "delsm " << c << " changed the DB";
+    EXPECT_EQ(before, delsm_test::TreeSnapshot(db_))
+        << "delsm " << c << " changed the DB";
   }
   EXPECT_EQ(2, Shell(Tool("put " + db_ + " k v")).exit_code);
 }
