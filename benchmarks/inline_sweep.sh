@@ -42,21 +42,8 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 mkdir -p "$out"
 
-image=$(mktemp /var/tmp/delsm-sweep-XXXXXX.img)
-mnt=$(mktemp -d /tmp/delsm-sweep-mnt-XXXXXX)
-dev=
-cleanup() {
-  umount "$mnt" 2>/dev/null || true
-  # mount -o loop detaches on umount (autoclear); make sure of it.
-  if [ -n "$dev" ]; then losetup -d "/dev/$dev" 2>/dev/null || true; fi
-  rmdir "$mnt" 2>/dev/null || true
-  rm -f "$image"
-}
-trap cleanup EXIT
-truncate -s "${LOOP_SIZE:-8G}" "$image"
-mkfs.ext4 -q -F "$image"
-mount -o loop "$image" "$mnt"
-dev=$(basename "$(findmnt -n -o SOURCE "$mnt")")
+. benchmarks/loop_image.sh
+loop_image_mount sweep
 counter=/sys/fs/ext4/$dev/session_write_kbytes
 if [ ! -r "$counter" ]; then
   echo "inline_sweep: no $counter" >&2

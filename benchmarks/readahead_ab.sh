@@ -28,17 +28,8 @@ if [ ! -x "$bin" ] || [ "$(id -u)" -ne 0 ]; then
   exit 2
 fi
 mkdir -p "$out"
-image=$(mktemp /var/tmp/delsm-ra-XXXXXX.img)
-mnt=$(mktemp -d /tmp/delsm-ra-mnt-XXXXXX)
-cleanup() {
-  umount "$mnt" 2>/dev/null || true
-  rmdir "$mnt" 2>/dev/null || true
-  rm -f "$image"
-}
-trap cleanup EXIT
-truncate -s "${LOOP_SIZE:-8G}" "$image"
-mkfs.ext4 -q -F "$image"
-mount -o loop "$image" "$mnt"
+. benchmarks/loop_image.sh
+loop_image_mount ra
 db=$mnt/db
 
 # us <log> <flags...>: runs one db_bench step, prints its micros/op.
