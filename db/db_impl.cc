@@ -106,7 +106,7 @@ DBImpl::~DBImpl() {
   mutex_.Lock();
   shutting_down_.store(true, std::memory_order_release);
   background_cv_.SignalAll();
-  while (flush_thread_running_ || compaction_thread_running_ ||
+  while (flush_threads_running_ > 0 || compaction_thread_running_ ||
          durability_thread_running_) {
     background_cv_.Wait();
   }

@@ -51,6 +51,8 @@ struct DentryStats {
   uint64_t bytes_written = 0;  // KV files + meta files written by flushes
   uint64_t meta_bytes_written = 0;
   uint64_t durability_syncs = 0;  // syncfs or fsync rounds
+  uint64_t flushes_building = 0;  // L0 SST directories being built now
+  uint64_t max_parallel_flushes = 0;  // the most ever built at once
 };
 
 class DBImpl : public DB {
@@ -151,10 +153,24 @@ class DBImpl : public DB {
   // below it.
   void AdvanceLogFloor() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void CompactionThreadMain();
-  // *retryable: it failed before committing anything, for want of file
-  // descriptors (transient: the flush is retried rather than the error
-  // made sticky).
-  Status FlushOldestImmutable(bool* retryable) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Parallel flush (Tuning::flush_threads workers run FlushThreadMain).
+  struct Immutable;
+  // The oldest immutable memtable no worker has taken, or null; null also
+  // while an older one's discarded build is still running (SST numbers
+  // must follow the queue order).
+  Immutable* NextFlushToBuild() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Writes imm's L0 SST directory (releasing mutex_ meanwhile) and leaves
+  // the result in imm for CommitBuiltFlushes.
+  void BuildFlush(Immutable* imm) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Commits the built flushes at the front of imms_, oldest first, and
+  // stops at the first one not built yet (another worker commits it and
+  // those after it). *retryable: the oldest flush failed before committing
+  // anything, for want of file descriptors (transient: it is retried, with
+  // every later one, rather than the error made sticky).
+  Status CommitBuiltFlushes(bool* retryable) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Puts every built or building flush back in the queue; the directories
+  // they wrote become orphans for RemoveObsoleteFiles.
+  void RequeueFlushes() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Build an L0 SST directory from `mem`; fills *edit. Releases mutex_
   // while building.
   // `make_durable`: sync the SST as the durability mode says before
@@ -253,18 +269,40 @@ class DBImpl : public DB {
   // error, shutdown).
   port::CondVar background_cv_ GUARDED_BY(mutex_);
   std::atomic<bool> shutting_down_{false};
-  bool flush_thread_running_ GUARDED_BY(mutex_) = false;
+  int flush_threads_running_ GUARDED_BY(mutex_) = 0;
+  // A flush worker is waiting out a retry backoff: no worker starts a flush
+  // meanwhile (retrying at once would fail the same way).
+  bool flush_retry_pending_ GUARDED_BY(mutex_) = false;
+  // Bumped by RequeueFlushes: a build that started under an older value is
+  // discarded when it ends, so that SST numbers (which order L0: the
+  // higher number holds the newer writes) keep increasing with the queue
+  // order of the memtables they commit.
+  uint64_t flush_generation_ GUARDED_BY(mutex_) = 0;
   bool compaction_thread_running_ GUARDED_BY(mutex_) = false;
   bool durability_thread_running_ GUARDED_BY(mutex_) = false;
   bool compaction_running_ GUARDED_BY(mutex_) = false;
 
   MemTable* mem_ GUARDED_BY(mutex_) = nullptr;
   // Immutable memtables, oldest first, each with the number of the WAL that
-  // holds its writes. Flushed strictly in order.
+  // holds its writes. Up to Tuning::flush_threads of them are built at once;
+  // they are committed strictly in order. Elements are only appended (the
+  // writer, recovery) and popped from the front once committed, so a worker
+  // may keep a pointer to the element it builds while mutex_ is released.
   struct Immutable {
+    // Each flush worker takes the oldest kQueued one and makes it kBuilding;
+    // mutex_ is released while the SST directory is written; then kBuilt,
+    // holding the edit and status; kCommitting while its edit is applied
+    // (mutex_ released again), then popped. Changed under mutex_.
+    enum class FlushState { kQueued, kBuilding, kBuilt, kCommitting };
+    Immutable(MemTable* m, uint64_t log, bool from_recovery = false)
+        : mem(m), log_number(log), replayed(from_recovery) {}
     MemTable* mem;
     uint64_t log_number;
-    bool replayed = false;  // recovery's, flushed by the flush thread
+    bool replayed;  // recovery's, flushed by the flush workers
+    FlushState flush_state = FlushState::kQueued;
+    uint64_t flush_generation = 0;  // flush_generation_ when its build began
+    VersionEdit flush_edit;         // kBuilt: adds its SST (if any entries)
+    Status flush_status;            // kBuilt: how the build went
   };
   std::deque<Immutable> imms_ GUARDED_BY(mutex_);
   std::atomic<int> num_imms_{0};  // imms_.size(), readable without mutex_

@@ -101,6 +101,12 @@ void DBImpl::AdvanceLogFloor() {
   }
 }
 
+// Every flush worker runs this loop. A worker takes the oldest memtable no
+// one has taken, builds its L0 SST directory with mutex_ released, then
+// commits whatever is built at the front of the queue, in queue order.
+// Workers build into different directories at once, which is where the
+// file system's create rate scales (one directory's creates are
+// serialized by its lock).
 void DBImpl::FlushThreadMain() {
   MutexLock l(&mutex_);
   uint64_t retry_backoff_micros = 0;
@@ -114,7 +120,11 @@ void DBImpl::FlushThreadMain() {
       continue;
     }
     const bool throttled = unsynced_logs_.size() >= kMaxUnsyncedFlushes;
-    if (imms_.empty() || !bg_error_.ok() || throttled) {
+    Immutable* imm = nullptr;
+    if (bg_error_.ok() && !throttled && !flush_retry_pending_) {
+      imm = NextFlushToBuild();
+    }
+    if (imm == nullptr) {
       if (deferred_logs_.empty()) {
         background_cv_.Wait();
       } else {
@@ -122,43 +132,110 @@ void DBImpl::FlushThreadMain() {
       }
       continue;
     }
+    BuildFlush(imm);
     bool retryable = false;
-    Status s = FlushOldestImmutable(&retryable);
+    Status s = CommitBuiltFlushes(&retryable);
     if (s.ok()) {
       retry_backoff_micros = 0;
     } else if (retryable) {
+      flush_retry_pending_ = true;
       RetryLater(s, &retry_backoff_micros);
+      flush_retry_pending_ = false;
     } else {
       RecordBackgroundError(s);
     }
     background_cv_.SignalAll();
   }
-  flush_thread_running_ = false;
+  flush_threads_running_--;
   background_cv_.SignalAll();
 }
 
-Status DBImpl::FlushOldestImmutable(bool* retryable) {
+DBImpl::Immutable* DBImpl::NextFlushToBuild() {
   mutex_.AssertHeld();
-  const Immutable imm = imms_.front();
+  for (Immutable& imm : imms_) {
+    if (imm.flush_state == Immutable::FlushState::kQueued) return &imm;
+    if (imm.flush_state == Immutable::FlushState::kBuilding &&
+        imm.flush_generation != flush_generation_) {
+      // An older memtable will be queued again when its discarded build
+      // ends; a younger one must not take a number before it.
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+void DBImpl::BuildFlush(Immutable* imm) {
+  mutex_.AssertHeld();
+  imm->flush_state = Immutable::FlushState::kBuilding;
+  imm->flush_generation = flush_generation_;
+  imm->flush_edit.Clear();
   const bool grouped = tuning_.durability == delsm::Durability::kSyncfs;
-  VersionEdit edit;
-  Status s =
-      WriteLevel0(imm.mem, &edit, /*make_durable=*/!grouped, imm.replayed);
-  // Nothing is committed yet: the flush can simply be run again.
-  *retryable = IsOutOfDescriptors(s);
-  if (s.ok()) {
+  DentryStats& d = dentry_stats_;
+  d.max_parallel_flushes =
+      std::max(d.max_parallel_flushes, ++d.flushes_building);
+  // WriteLevel0 takes the SST's number before it releases mutex_, so the
+  // numbers of builds follow the queue order.
+  Status s = WriteLevel0(imm->mem, &imm->flush_edit, /*make_durable=*/!grouped,
+                         imm->replayed);
+  d.flushes_building--;
+  if (imm->flush_generation != flush_generation_) {
+    // Requeued while it was built (an older flush failed and is retried):
+    // its number would now sort before the retried one's.
+    for (const auto& added : imm->flush_edit.new_files()) {
+      pending_outputs_.erase(added.second.number);
+    }
+    imm->flush_edit.Clear();
+    imm->flush_state = Immutable::FlushState::kQueued;
+    return;
+  }
+  imm->flush_status = s;
+  imm->flush_state = Immutable::FlushState::kBuilt;
+}
+
+void DBImpl::RequeueFlushes() {
+  mutex_.AssertHeld();
+  flush_generation_++;
+  for (Immutable& imm : imms_) {
+    if (imm.flush_state != Immutable::FlushState::kBuilt) continue;
+    for (const auto& added : imm.flush_edit.new_files()) {
+      pending_outputs_.erase(added.second.number);
+    }
+    imm.flush_edit.Clear();
+    imm.flush_status = Status::OK();
+    imm.flush_state = Immutable::FlushState::kQueued;
+  }
+}
+
+Status DBImpl::CommitBuiltFlushes(bool* retryable) {
+  mutex_.AssertHeld();
+  *retryable = false;
+  const bool grouped = tuning_.durability == delsm::Durability::kSyncfs;
+  while (!imms_.empty() &&
+         imms_.front().flush_state == Immutable::FlushState::kBuilt) {
+    Immutable& imm = imms_.front();
+    Status s = imm.flush_status;
+    if (!s.ok()) {
+      // Nothing is committed yet: the flush can simply be run again, and
+      // so must every later one (see flush_generation_).
+      *retryable = IsOutOfDescriptors(s);
+      if (*retryable) RequeueFlushes();
+      return s;
+    }
+    imm.flush_state = Immutable::FlushState::kCommitting;
+    VersionEdit* edit = &imm.flush_edit;
+    const uint64_t log_number = imm.log_number;
     // Every write of this memtable is now in L0. Its WAL may go now
     // (kFsync), after the next grouped syncfs (kSyncfs) or after the
     // retention time (kDeferred).
     if (tuning_.durability == delsm::Durability::kDeferred) {
       deferred_logs_.push_back(
-          {imm.log_number,
+          {log_number,
            env_->NowMicros() + tuning_.deferred_wal_retention_micros});
-    } else if (grouped && !edit.new_files().empty()) {
-      unsynced_logs_.push_back(imm.log_number);
+    } else if (grouped && !edit->new_files().empty()) {
+      unsynced_logs_.push_back(log_number);
     }
-    edit.SetPrevLogNumber(0);
-    edit.SetLogNumber(LogFloor(1));
+    edit->SetPrevLogNumber(0);
+    edit->SetLogNumber(LogFloor(1));
     // An SST committed before it is durable keeps its WAL, so its record
     // need not be durable either: lost in a power loss, the WAL replays and
     // the orphan directory is swept, as when the SST itself is lost. The
@@ -166,20 +243,19 @@ Status DBImpl::FlushOldestImmutable(bool* retryable) {
     // log-floor edit, which must precede deleting the WAL, or a
     // compaction's); a record that frees a WAL is synced at once.
     const bool sync = !FlushCommitsBeforeDurable(tuning_.durability) ||
-                      edit.log_number() > versions_->LogNumber();
-    s = ApplyEdit(&edit, sync);
+                      edit->log_number() > versions_->LogNumber();
+    s = ApplyEdit(edit, sync);
     if (!s.ok() && grouped && !unsynced_logs_.empty() &&
-        unsynced_logs_.back() == imm.log_number) {
+        unsynced_logs_.back() == log_number) {
       unsynced_logs_.pop_back();  // not committed: still imms_.front()'s
     }
-  }
-  for (const auto& added : edit.new_files()) {
-    pending_outputs_.erase(added.second.number);
-  }
-  if (s.ok()) {
+    for (const auto& added : edit->new_files()) {
+      pending_outputs_.erase(added.second.number);
+    }
+    if (!s.ok()) return s;
+    imm.mem->Unref();
     imms_.pop_front();
     num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
-    imm.mem->Unref();
     dentry_stats_.flushes++;
     if (grouped && bg_error_.ok() && LogFloor(0) > versions_->LogNumber()) {
       // A grouped syncfs ran while the edit above was being written (the
@@ -192,7 +268,7 @@ Status DBImpl::FlushOldestImmutable(bool* retryable) {
       RemoveObsoleteFiles();
     }
   }
-  return s;
+  return Status::OK();
 }
 
 // ---------------------------------------------------------------------------
@@ -212,6 +288,7 @@ void DBImpl::DurabilityThreadEntry(void* db) {
 
 void DBImpl::DurabilityThreadMain() {
   MutexLock l(&mutex_);
+  uint64_t retry_backoff_micros = 0;
   while (true) {
     const bool stopping = shutting_down_.load(std::memory_order_acquire);
     if (unsynced_logs_.empty() || !bg_error_.ok()) {
@@ -228,11 +305,18 @@ void DBImpl::DurabilityThreadMain() {
                                       {LevelDirName(dbname_, 0)});
     mutex_.Lock();
     if (!s.ok()) {
-      // The SSTs may not be durable: keep their WALs, stop writes.
       durability_round_running_ = false;
+      if (IsOutOfDescriptors(s) && !stopping) {
+        // Transient (opening L0's directory): the SSTs keep their WALs
+        // until a later round succeeds.
+        RetryLater(s, &retry_backoff_micros);
+        continue;
+      }
+      // The SSTs may not be durable: keep their WALs, stop writes.
       RecordBackgroundError(s);
       continue;
     }
+    retry_backoff_micros = 0;
     dentry_stats_.durability_syncs++;
     unsynced_logs_.erase(unsynced_logs_.begin(),
                          unsynced_logs_.begin() + covered);

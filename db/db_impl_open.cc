@@ -391,9 +391,11 @@ Status DBImpl::Open(const char* env_spec) {
   if (s.ok()) {
     RemoveObsoleteFiles();
     RemoveUnownedDirEntries();
-    flush_thread_running_ = true;
+    flush_threads_running_ = tuning_.flush_threads;
     compaction_thread_running_ = true;
-    env_->StartThread(&DBImpl::FlushThreadEntry, this);
+    for (int i = 0; i < tuning_.flush_threads; i++) {
+      env_->StartThread(&DBImpl::FlushThreadEntry, this);
+    }
     env_->StartThread(&DBImpl::CompactionThreadEntry, this);
     if (tuning_.durability == delsm::Durability::kSyncfs) {
       durability_thread_running_ = true;
@@ -483,11 +485,13 @@ Status OpenWithFileSystem(const Options& options,
       tuning.l0_stop_dirs < tuning.l0_slowdown_dirs ||
       tuning.l0_compaction_entries == 0 || tuning.sst_entries == 0 ||
       tuning.l1_entries == 0 || tuning.table_cache_bytes == 0 ||
-      tuning.max_dir_entries == 0) {
+      tuning.max_dir_entries == 0 || tuning.flush_threads < 1 ||
+      tuning.flush_threads > config::kMaxImmutableMemtables) {
     return Status::InvalidArgument(
         name,
         "inconsistent delsm::Tuning (need 1 <= l0_compaction_dirs <= "
-        "l0_slowdown_dirs <= l0_stop_dirs and non-zero entry limits)");
+        "l0_slowdown_dirs <= l0_stop_dirs, non-zero entry limits and "
+        "1 <= flush_threads <= 4)");
   }
   // Before DBImpl exists: it would rotate the LOG of a database it must
   // leave alone. A LevelDB database it can convert passes; Recover converts

@@ -60,8 +60,9 @@ std::string DBImpl::StatsString() {
   out.append(buf);
   std::snprintf(buf, sizeof(buf),
                 "Bytes written by flushes: %.1f MB; durability syncs: %" PRIu64
-                "\n",
-                d.bytes_written / 1048576.0, d.durability_syncs);
+                "; most flushes built at once: %" PRIu64 "\n",
+                d.bytes_written / 1048576.0, d.durability_syncs,
+                d.max_parallel_flushes);
   out.append(buf);
   return out;
 }
@@ -155,6 +156,7 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
         {"dirs-removed", d.dirs_removed},
         {"flush-bytes-written", d.bytes_written},
         {"durability-syncs", d.durability_syncs},
+        {"max-parallel-flushes", d.max_parallel_flushes},
         {"immutable-memtables", static_cast<uint64_t>(imms_.size())},
         {"table-cache-memory", static_cast<uint64_t>(table_cache_->MemoryUsage())},
         {"value-cache-memory", static_cast<uint64_t>(value_cache_->TotalCharge())},

@@ -111,6 +111,7 @@ const std::vector<Field>& Fields() {
       Integer("max_dir_entries", &Tuning::max_dir_entries),
       Integer("l1_entries", &Tuning::l1_entries),
       Integer("table_cache_bytes", &Tuning::table_cache_bytes),
+      Integer("flush_threads", &Tuning::flush_threads),
   };
   return *fields;
 }

@@ -77,6 +77,13 @@ struct DELSM_EXPORT Tuning {
   // every SST of a 1M-key DB open. Reported by delsm.table-cache-memory and
   // included in leveldb.approximate-memory-usage.
   uint64_t table_cache_bytes = 256ull << 20;
+
+  // Immutable memtables flushed at once, each into its own L0 SST
+  // directory by its own thread (1 to 4); they are committed in order.
+  // One directory's creates are serialized by the file system, so
+  // flushes in different directories are how a flush keeps up with
+  // writers creating one KV file per value.
+  int flush_threads = 1;
 };
 
 // Open with DeLSM tuning. Same contract as leveldb::DB::Open. Fields named in

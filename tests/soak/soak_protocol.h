@@ -158,8 +158,9 @@ inline bool ParseDurability(const std::string& s, delsm::Durability* d) {
 // The engine configuration of one cycle, a function of the run's seed and
 // the cycle number so that parent and child agree without passing it. Tiny
 // memtables and thresholds keep flushes and compactions always in flight;
-// the inline threshold, compression and paranoid checks vary too, so that
-// recovery meets SST directories written under other settings.
+// the inline threshold, compression, paranoid checks and the number of
+// flush workers vary too, so that recovery meets SST directories written
+// under other settings.
 inline void ConfigureCycle(uint64_t seed, int cycle,
                            delsm::Durability durability,
                            leveldb::Options* options, delsm::Tuning* tuning) {
@@ -188,6 +189,8 @@ inline void ConfigureCycle(uint64_t seed, int cycle,
   // Half the cycles split directories early (some below one SST's entries,
   // so every output gets a new directory).
   if (next(2) == 0) tuning->max_dir_entries = 16 + next(1200);
+  // Parallel flush half the time: commits in order, kills mid-build.
+  tuning->flush_threads = next(2) == 0 ? 1 : 2 + static_cast<int>(next(3));
 }
 
 // Arguments of the writer child (the soak binary run with --child).
