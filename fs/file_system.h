@@ -70,7 +70,8 @@ class Directory {
   // Read up to n bytes of `name` at offset into *contents (shorter at EOF):
   // one open (O_NOATIME where permitted), one read, one close. A reader
   // that knows a file's length asks for one byte more to learn, in the same
-  // read, that the file is not longer than it should be.
+  // read, that the file is not longer than it should be; so a read that
+  // returns at least n - 1 bytes is final (no second read to confirm EOF).
   virtual Status ReadFileAt(const std::string& name, uint64_t offset,
                             size_t n, std::string* contents) = 0;
 

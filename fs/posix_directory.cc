@@ -40,12 +40,17 @@ int CloseFd(int fd) {
   return 0;
 }
 
-// Reads `n` bytes at `offset` of fd into *contents, stopping early only at
-// EOF; returns 0 or the errno of a failed pread (*contents then empty).
-int PreadFully(int fd, uint64_t offset, size_t n, std::string* contents) {
+// Reads `n` bytes at `offset` of fd into *contents, stopping early at EOF,
+// or as soon as at least `enough` bytes came: a reader that knows a file's
+// length asks for one byte more and passes that length as `enough`, so the
+// usual read is a single pread whose short count already says "no longer
+// than expected" (a second pread would only return 0). Returns 0 or the
+// errno of a failed pread (*contents then empty).
+int PreadFully(int fd, uint64_t offset, size_t n, std::string* contents,
+               size_t enough) {
   contents->resize(n);
   size_t got = 0;
-  while (got < n) {
+  while (got < n && (got == 0 || got < enough)) {
     ssize_t r = pread(fd, &(*contents)[got], n - got,
                       static_cast<off_t>(offset + got));
     if (r < 0) {
@@ -196,7 +201,9 @@ class PosixDirectory final : public Directory {
     int fd;
     Status s = OpenForRead(name, &fd);
     if (!s.ok()) return s;
-    int err = PreadFully(fd, offset, n, contents);
+    // The caller asked for its known length plus one byte: a single pread
+    // returning that length is the whole story (see ReadFileAt's contract).
+    int err = PreadFully(fd, offset, n, contents, n > 0 ? n - 1 : 0);
     close(fd);  // read-only: a failed close loses nothing
     if (err != 0) return Error(name, err);
     return Status::OK();
@@ -422,7 +429,7 @@ class PosixReadOnlyFile final : public ReadOnlyFile {
   Status ReadAt(uint64_t offset, size_t n,
                 std::string* contents) const override {
     if (fd_ < 0) return dir_->ReadFileAt(name_, offset, n, contents);
-    const int err = PreadFully(fd_, offset, n, contents);
+    const int err = PreadFully(fd_, offset, n, contents, n);
     if (err != 0) return PosixError(dir_->path() + "/" + name_, err, false);
     return Status::OK();
   }

@@ -8,7 +8,8 @@ cd "$(dirname "$0")/.."
 PACKAGES=(build-essential cmake pkg-config libleveldb-dev libsnappy-dev
           libgtest-dev libgmock-dev librocksdb-dev python3
           python3-plyvel  # tests/dropin/plyvel_test.py
-          iotop fio python3-matplotlib)  # benchmarks/wa, benchmarks/fio
+          iotop fio python3-matplotlib  # benchmarks/wa, benchmarks/fio
+          strace)  # tests/point_read_syscalls_test.py
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
