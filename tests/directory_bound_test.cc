@@ -76,6 +76,8 @@ TEST(DirectoryBoundTest, DirectoriesStayWithinTheBound) {
   options.write_buffer_size = 32 << 10;
   delsm::Tuning tuning;
   const std::pair<std::string, std::string> fields[] = {
+      // Pure mode: every value a KV file, so directories fill with entries.
+      {"inline_threshold", "0"},
       {"sst_entries", "32"},
       {"l0_compaction_entries", "256"},
       {"l1_entries", "600"},

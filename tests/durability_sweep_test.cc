@@ -281,8 +281,11 @@ class Workload {
       if (kind >= 8) {
         batch.Delete(key);
       } else {
+        // Every fourth value above the default inline_threshold (2048):
+        // KV files and inline values both meet the faults.
         value = "v" + std::to_string(index) + ":" +
-                std::string(100 + rnd_.Uniform(300), 'a' + index % 26);
+                std::string((index % 4 == 0 ? 2100 : 100) + rnd_.Uniform(300),
+                            'a' + index % 26);
         batch.Put(key, value);
       }
       writes.emplace_back(std::move(key), std::move(value));

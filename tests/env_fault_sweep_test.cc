@@ -37,7 +37,11 @@ std::string Key(int i) {
   std::snprintf(buf, sizeof(buf), "k%07d", (i * 7919) % 100003);
   return buf;
 }
-std::string Value(int i) { return std::string(150 + i % 250, 'a' + i % 26); }
+// Every fourth value is above the default inline_threshold (2048): both
+// KV files and inline values are written while Env calls fail.
+std::string Value(int i) {
+  return std::string((i % 4 == 0 ? 2100 : 150) + i % 250, 'a' + i % 26);
+}
 
 Options DbOptions(Env* env) {
   Options o;

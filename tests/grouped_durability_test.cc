@@ -36,8 +36,11 @@ std::string KeyName(int i) {
   return buf;
 }
 
+// Odd keys' values are above the default inline_threshold (2048): the
+// grouped syncfs must make both KV files and meta files durable.
 std::string ValueFor(int i) {
-  return "value-" + std::to_string(i) + std::string(900, 'a' + i % 26);
+  return "value-" + std::to_string(i) +
+         std::string(i % 2 == 1 ? 2200 : 900, 'a' + i % 26);
 }
 
 delsm::Tuning SmallTuning() {

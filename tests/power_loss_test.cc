@@ -69,7 +69,10 @@ std::string KeyName(uint32_t k) {
 // A value unique to the write that stores it.
 std::string ValueFor(uint64_t index, Random* rnd) {
   std::string v = "v" + std::to_string(index) + ":";
-  v.append(60 + rnd->Uniform(500), static_cast<char>('a' + index % 26));
+  // Every fourth value above the default inline_threshold (2048), so
+  // power losses hit both KV files and values inline in meta files.
+  v.append((index % 4 == 0 ? 2100 : 60) + rnd->Uniform(500),
+           static_cast<char>('a' + index % 26));
   return v;
 }
 

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "delsm/delsm.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
@@ -78,8 +79,12 @@ class UnreadableValueTest : public testing::TestWithParam<Damage> {
     options.create_if_missing = true;
     options.compression = leveldb::kNoCompression;
     options.write_buffer_size = 200 << 10;  // several SSTs
+    // Every value in a KV file (pure mode), whatever the default
+    // inline_threshold: the test damages KV files.
+    delsm::Tuning tuning;
+    tuning.inline_threshold = 0;
     DB* db = nullptr;
-    ASSERT_OK(DB::Open(options, dbname_, &db));
+    ASSERT_OK(delsm::Open(options, tuning, dbname_, &db));
     db_.reset(db);
     for (int i = 0; i < kKeys; i++) {
       ASSERT_OK(db_->Put(WriteOptions(), Key(i), Value(i)));

@@ -59,7 +59,7 @@ static void FieldFunctions(void) {
   delsm_tuning_t* t = delsm_tuning_create();
   char* err = NULL;
   CHECK(FieldIs(t, "durability", "syncfs")); /* DeLSM's defaults */
-  CHECK(FieldIs(t, "inline_threshold", "0"));
+  CHECK(FieldIs(t, "inline_threshold", "2048"));
 
   delsm_tuning_set(t, "durability", "fsync", &err);
   CHECK(err == NULL);

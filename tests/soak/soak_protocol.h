@@ -178,8 +178,10 @@ inline void ConfigureCycle(uint64_t seed, int cycle,
   *tuning = delsm::Tuning();
   tuning->durability = durability;
   tuning->deferred_wal_retention_micros = next(3000) * 1000;
-  static const size_t kInline[] = {0, 0, 64, 512};
-  tuning->inline_threshold = kInline[next(4)];
+  // Pure mode in two of five cycles, the default (2048) in one.
+  static const size_t kInline[] = {0, 0, 64, 512,
+                                   delsm::Tuning().inline_threshold};
+  tuning->inline_threshold = kInline[next(5)];
   tuning->l0_compaction_entries = 32 + next(480);
   tuning->l0_compaction_dirs = 2 + static_cast<int>(next(3));
   tuning->l0_slowdown_dirs = 4 + static_cast<int>(next(5));
