@@ -37,10 +37,26 @@ _loader.exec_module(compare)
 # compare's engines, plus DeLSM with every value in a KV file of its own
 # (inline_threshold=0: the paper's design, whatever the default).
 ENGINES = dict(compare.ENGINES, **{"delsm-pure": ("db_bench", ["--inline_threshold=0"])})
+# DeLSM with inline_threshold=2048 (the default since issue 13) named
+# explicitly, so a binary built before that default measures the same thing
+# and a run can show pure mode and inline values side by side.
+ENGINES["delsm-inline2048"] = ("db_bench", ["--inline_threshold=2048"])
 
 FIELDS = ["value_size", "workload", "line", "engine", "micros_op", "found", "tried",
           "expected", "write_bytes", "user_bytes", "wa", "disk_bytes", "inodes",
-          "peak_rss_kb", "wall_s", "rc", "build", "device_bytes", "device_wa"]
+          "peak_rss_kb", "wall_s", "rc", "build", "device_bytes", "device_wa",
+          "bloom_bits"]
+
+
+def filter_note(bloom_bits):
+    """The line results.md opens with: which Bloom filter each engine had.
+    Read figures are only comparable between runs with the same note."""
+    if bloom_bits >= 0:
+        return ("Bloom filter: %d bits per key for every engine (--bloom_bits=%d; "
+                "DeLSM always builds 10)" % (bloom_bits, bloom_bits))
+    return ("Bloom filter: NONE for LevelDB and RocksDB (--bloom_bits=-1, db_bench's "
+            "default), while DeLSM always builds 10 bits per key: reads are NOT an "
+            "equal-filter comparison")
 
 
 def read_device_kbytes(path):
@@ -59,6 +75,9 @@ def main():
     ap.add_argument("--value-sizes", default="256,1024,4096")
     ap.add_argument("--engines", default="delsm,leveldb,rocksdb,blobdb")
     ap.add_argument("--phases", default="fillrandom+readrandom,fillseq,writedeletewrite")
+    ap.add_argument("--bloom-bits", type=int, default=10,
+                    help="--bloom_bits for every engine (DeLSM always builds a "
+                         "10-bit filter; -1 gives the peers none, labelled so)")
     ap.add_argument("--db-root", default=None)
     ap.add_argument("--out", required=True)
     ap.add_argument("--device-counter", default=None,
@@ -89,12 +108,14 @@ def main():
                        write_bytes=r["write_bytes"], user_bytes=r["user_bytes"], wa=wa,
                        disk_bytes=du, inodes=inodes, build=r["build"],
                        peak_rss_kb=r["vmhwm_kb"] or r["maxrss_kb"],
-                       device_bytes=device_bytes, device_wa=device_wa)
+                       device_bytes=device_bytes, device_wa=device_wa,
+                       bloom_bits=args.bloom_bits)
             rows.append(row)
             with open(csv_path, "a", newline="") as f:
                 csv.DictWriter(f, fieldnames=FIELDS, extrasaction="ignore").writerow(row)
         tables = compare.build_tables(rows, engines, sizes)
         with open(os.path.join(args.out, "results.md"), "w") as f:
+            f.write("- " + filter_note(args.bloom_bits) + "\n\n")
             f.write(compare.render_markdown(tables))
         print("%-36s rc=%d %7.1fs %s" % (
             "%s-%d-%s" % (workload, vs, engine), r["rc"], r["wall_s"],
@@ -111,7 +132,8 @@ def main():
                 shutil.rmtree(db, ignore_errors=True)
                 base = [os.path.join(args.bin_dir, binary), "--db=" + db,
                         "--value_size=%d" % vs, "--num=%d" % args.num,
-                        "--reads=%d" % args.reads] + flags
+                        "--reads=%d" % args.reads,
+                        "--bloom_bits=%d" % args.bloom_bits] + flags
                 for i, step in enumerate(steps):
                     argv = base + ["--benchmarks=" + step]
                     if i > 0:
