@@ -1,0 +1,254 @@
+// Read-ahead of a scan over one SST directory's KV files (issue 13): the
+// reads ahead stay within read_ahead_files files and read_ahead_bytes bytes
+// past the cursor, each value is read once (by the pool or by the scan, not
+// both), and a scan that stops (its iterator destroyed, or a seek elsewhere)
+// starts no further read.
+//
+// The read-ahead pool has one worker, which the test holds on a gate while
+// the scan schedules its reads; then it releases the gate and waits for a
+// marker task submitted last. The pool runs tasks in submission order, so
+// when the marker has run every read scheduled before it has run or been
+// dropped: the counts below do not depend on timing.
+#include <algorithm>
+#include <condition_variable>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "gtest/gtest.h"
+#include "leveldb/comparator.h"
+#include "leveldb/filter_policy.h"
+#include "leveldb/iterator.h"
+#include "table/sst_dir.h"
+#include "table/sst_dir_builder.h"
+#include "table/sst_dir_options.h"
+#include "tests/counting_file_system.h"
+#include "tests/test_support.h"
+#include "util/thread_pool.h"
+
+namespace leveldb {
+namespace {
+
+constexpr int kEntries = 40;
+constexpr size_t kValueSize = 4000;
+
+std::string UserKey(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "k%04d", i);
+  return buf;
+}
+
+// Distinct incompressible-enough bytes per entry.
+std::string Value(int i) {
+  std::string v(kValueSize, 'a');
+  uint32_t x = 2654435761u * static_cast<uint32_t>(i + 1);
+  for (char& c : v) {
+    x = x * 1103515245u + 12345u;
+    c = static_cast<char>('a' + (x >> 16) % 26);
+  }
+  return v;
+}
+
+// Holds the pool's only worker until Release() (or destruction, so a failed
+// assertion never leaves the pool's destructor waiting forever). The state
+// is shared with the task, which may still be waking when the Gate is gone.
+class Gate {
+ public:
+  explicit Gate(ThreadPool* pool) : state_(std::make_shared<State>()) {
+    std::shared_ptr<State> state = state_;
+    pool->Submit([state] {
+      std::unique_lock<std::mutex> l(state->mu);
+      state->cv.wait(l, [&state] { return state->open; });
+    });
+  }
+  ~Gate() { Release(); }
+  void Release() {
+    std::lock_guard<std::mutex> l(state_->mu);
+    state_->open = true;
+    state_->cv.notify_all();
+  }
+
+ private:
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool open = false;
+  };
+  const std::shared_ptr<State> state_;
+};
+
+// Returns once every task submitted to `pool` before this call has run.
+void Drain(ThreadPool* pool) {
+  struct State {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool ran = false;
+  };
+  auto state = std::make_shared<State>();
+  pool->Submit([state] {
+    std::lock_guard<std::mutex> l(state->mu);
+    state->ran = true;
+    state->cv.notify_all();
+  });
+  std::unique_lock<std::mutex> l(state->mu);
+  state->cv.wait(l, [&state] { return state->ran; });
+}
+
+class ValuePrefetcherTest : public testing::Test {
+ protected:
+  ValuePrefetcherTest()
+      : icmp_(BytewiseComparator()),
+        bloom_(NewBloomFilterPolicy(10)),
+        pool_(new ThreadPool(1)),
+        path_(tmp_.path() + "/000007.sst") {
+    options_.comparator = &icmp_;
+    options_.filter_policy = bloom_.get();
+    options_.fs = &fs_;
+    options_.compression = kNoCompression;
+    options_.inline_threshold = 0;  // every value a KV file
+    options_.read_ahead_pool = pool_.get();
+    SstDirBuilder b(options_, path_);
+    EXPECT_TRUE(b.Begin().ok());
+    for (int i = 0; i < kEntries; i++) {
+      const std::string ikey =
+          InternalKey(UserKey(i), 100 + i, kTypeValue).Encode().ToString();
+      EXPECT_TRUE(b.Add(ikey, Value(i)).ok());
+    }
+    EXPECT_TRUE(b.Finish().ok());
+  }
+
+  std::unique_ptr<SstDir> Open() {
+    std::unique_ptr<SstDir> dir;
+    Status s = SstDir::Open(options_, path_, &dir);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return dir;
+  }
+
+  // KV file reads made by the pool (every other thread than this one).
+  uint64_t PoolReads() { return fs_.FileReadsNotOn(me_); }
+  // KV file reads by every thread.
+  uint64_t AllReads() { return fs_.FileReadsNotOn(other_); }
+
+  // The user key and value at the iterator's position, checked.
+  static void ExpectEntry(Iterator* it, int i) {
+    ASSERT_TRUE(it->Valid()) << i;
+    ParsedInternalKey parsed;
+    ASSERT_TRUE(ParseInternalKey(it->key(), &parsed));
+    ASSERT_EQ(parsed.user_key.ToString(), UserKey(i));
+    ASSERT_TRUE(it->value() == Slice(Value(i))) << i;
+  }
+
+  delsm_test::TempDir tmp_;
+  delsm_test::CountingFileSystem fs_;
+  InternalKeyComparator icmp_;
+  std::unique_ptr<const FilterPolicy> bloom_;
+  std::unique_ptr<ThreadPool> pool_;
+  const std::string path_;
+  SstDirOptions options_;
+  const std::thread::id me_ = std::this_thread::get_id();
+  // A thread that never reads: FileReadsNotOn(other_) counts every read.
+  const std::thread::id other_ = std::thread().get_id();
+};
+
+TEST_F(ValuePrefetcherTest, ReadsAheadAtMostReadAheadFilesPastTheCursor) {
+  options_.read_ahead_files = 5;
+  options_.read_ahead_bytes = 1 << 20;
+  std::unique_ptr<SstDir> dir = Open();
+  ASSERT_TRUE(dir != nullptr);
+  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+  {
+    Gate gate(pool_.get());
+    it->SeekToFirst();
+    ExpectEntry(it.get(), 0);
+    it->Next();
+    ExpectEntry(it.get(), 1);  // the second value in a row: a scan
+    EXPECT_EQ(PoolReads(), 0u);
+  }
+  Drain(pool_.get());
+  // Entries 2..6 were read ahead, nothing further.
+  EXPECT_EQ(PoolReads(), 5u);
+  for (int i = 2; i < kEntries; i++) {
+    it->Next();
+    ExpectEntry(it.get(), i);
+    Drain(pool_.get());
+    // Never more than five entries past the cursor.
+    const uint64_t ahead_end = std::min(i + 5, kEntries - 1);
+    EXPECT_LE(PoolReads(), ahead_end - 1) << "at " << i;
+  }
+  it->Next();
+  EXPECT_FALSE(it->Valid());
+  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  // The pool read all but the first two, and no value was read twice.
+  EXPECT_EQ(PoolReads(), static_cast<uint64_t>(kEntries - 2));
+  EXPECT_EQ(AllReads(), static_cast<uint64_t>(kEntries));
+}
+
+TEST_F(ValuePrefetcherTest, ReadsAheadAtMostReadAheadBytesPastTheCursor) {
+  options_.read_ahead_files = 100;
+  options_.read_ahead_bytes = 10000;  // two and a half values
+  std::unique_ptr<SstDir> dir = Open();
+  ASSERT_TRUE(dir != nullptr);
+  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+  {
+    Gate gate(pool_.get());
+    it->SeekToFirst();
+    ExpectEntry(it.get(), 0);
+    it->Next();
+    ExpectEntry(it.get(), 1);
+  }
+  Drain(pool_.get());
+  // Reads start while less than read_ahead_bytes are ahead: the third
+  // 4000-byte value is the one that crosses 10,000 bytes.
+  EXPECT_EQ(PoolReads(), 3u);
+  // Backwards too, after a change of direction.
+  uint64_t before;
+  {
+    Gate gate(pool_.get());
+    it->SeekToLast();
+    ExpectEntry(it.get(), kEntries - 1);
+    it->Prev();
+    ExpectEntry(it.get(), kEntries - 2);
+    before = PoolReads();
+  }
+  Drain(pool_.get());
+  EXPECT_EQ(PoolReads() - before, 3u);
+}
+
+TEST_F(ValuePrefetcherTest, NoReadStartsAfterTheScanStops) {
+  options_.read_ahead_files = 8;
+  options_.read_ahead_bytes = 1 << 20;
+  std::unique_ptr<SstDir> dir = Open();
+  ASSERT_TRUE(dir != nullptr);
+  // The scan moves elsewhere: the reads ahead of its old position are
+  // dropped (only the new position's read-ahead may run).
+  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+  {
+    Gate gate(pool_.get());
+    it->SeekToFirst();
+    ExpectEntry(it.get(), 0);
+    it->Next();
+    ExpectEntry(it.get(), 1);  // entries 2..9 scheduled
+    it->Seek(InternalKey(UserKey(30), kMaxSequenceNumber, kValueTypeForSeek)
+                 .Encode());
+    ExpectEntry(it.get(), 30);
+  }
+  Drain(pool_.get());
+  EXPECT_EQ(PoolReads(), 0u);
+  // The iterator goes away with reads scheduled: none of them runs.
+  {
+    Gate gate(pool_.get());
+    it->Next();
+    ExpectEntry(it.get(), 31);  // a scan again: 32..39 scheduled
+    it.reset();
+  }
+  Drain(pool_.get());
+  EXPECT_EQ(PoolReads(), 0u);
+  EXPECT_EQ(AllReads(), 4u);  // 0, 1, 30, 31, by the scan itself
+}
+
+}  // namespace
+}  // namespace leveldb
