@@ -1,6 +1,8 @@
 // Hostile input: keys that look like paths escaping the DB directory, keys
 // holding NUL, overlong keys and keys equal under case folding; a DB path
-// that names a regular file; a read-only DB directory; a file system that
+// that names a regular file; a read-only DB directory (by chmod, or by
+// injected EACCES where permissions are not enforced, as for root) and a
+// read-only file system (EROFS injected); a file system that
 // runs out of space or inodes (ENOSPC injected) while flushing. The
 // promises checked: every key keeps its own value through flush,
 // compaction and reopen; nothing is created outside the DB directory;
@@ -12,16 +14,18 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
-#include "testing/fault_injection_file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "testing/fault_injection_env.h"
+#include "testing/fault_injection_file_system.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -305,50 +309,131 @@ TEST(HostileInputTest, DbPathThatIsARegularFileIsRefused) {
   delete db;
 }
 
-TEST(HostileInputTest, ReadOnlyDbDirectoryIsReportedAndDataSurvives) {
-  TempDir tmp;
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
+// Creates a database of 300 flushed keys at `dbname`; returns its contents.
+std::map<std::string, std::string> MakeFlushedDb(const std::string& dbname) {
   std::map<std::string, std::string> model;
-  {
-    DB* db = nullptr;
-    ASSERT_TRUE(delsm::Open(DbOptions(), SmallTuning(), dbname, &db).ok());
-    for (int i = 0; i < 300; i++) {
-      std::string k = "ro" + std::to_string(i);
-      ASSERT_TRUE(db->Put(WriteOptions(), k, ValueFor(k, 0)).ok());
-      model[k] = ValueFor(k, 0);
-    }
-    ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_FlushMemTable().ok());
-    delete db;
-  }
-  ASSERT_EQ(0, chmod(dbname.c_str(), 0555));
-  // Root ignores directory permissions; find out whether they apply here.
-  const std::string probe = dbname + "/probe";
-  FILE* f = std::fopen(probe.c_str(), "w");
-  if (f != nullptr) {
-    std::fclose(f);
-    unlink(probe.c_str());
-    chmod(dbname.c_str(), 0755);
-    GTEST_SKIP() << "directory permissions are not enforced for this user "
-                    "(running as root?); read-only case not testable";
-  }
   DB* db = nullptr;
   Status s = delsm::Open(DbOptions(), SmallTuning(), dbname, &db);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return model;
+  for (int i = 0; i < 300; i++) {
+    std::string k = "ro" + std::to_string(i);
+    EXPECT_TRUE(db->Put(WriteOptions(), k, ValueFor(k, 0)).ok());
+    model[k] = ValueFor(k, 0);
+  }
+  EXPECT_TRUE(static_cast<DBImpl*>(db)->TEST_FlushMemTable().ok());
+  delete db;
+  return model;
+}
+
+// A database that cannot be changed (`open` opens it so): the open fails,
+// or it opens with every key and a write or flush fails, naming `err`;
+// either way, nothing is acknowledged that is not kept.
+void ExpectNoWriteAcknowledged(const std::function<Status(DB**)>& open,
+                               const std::map<std::string, std::string>& model,
+                               int err) {
+  DB* db = nullptr;
+  Status s = open(&db);
   if (s.ok()) {
-    // If it opens at all, writes must not claim success they cannot keep.
+    ExpectContents(db, model, "opened read-only");
     Status w = db->Put(WriteOptions(), "new", "value");
     if (w.ok()) w = static_cast<DBImpl*>(db)->TEST_FlushMemTable();
     EXPECT_FALSE(w.ok()) << "write into a read-only directory acknowledged";
+    s = w;
     delete db;
   } else {
     EXPECT_EQ(nullptr, db);
   }
-  ASSERT_EQ(0, chmod(dbname.c_str(), 0755));
-  db = nullptr;
-  s = delsm::Open(DbOptions(), SmallTuning(), dbname, &db);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find(std::strerror(err)))
+      << "status does not name the cause: " << s.ToString();
+}
+
+void ExpectIntact(const std::string& dbname,
+                  const std::map<std::string, std::string>& model) {
+  DB* db = nullptr;
+  Status s = delsm::Open(DbOptions(), SmallTuning(), dbname, &db);
   ASSERT_TRUE(s.ok()) << s.ToString();
   ExpectContents(db, model, "after read-only attempt");
+  // Writable again.
+  EXPECT_TRUE(db->Put(WriteOptions(), "new", "value").ok());
+  EXPECT_TRUE(static_cast<DBImpl*>(db)->TEST_FlushMemTable().ok());
   delete db;
+}
+
+// Injects `err` into every call that would change the database, the WAL,
+// manifest and CURRENT side and the SST directories alike, from the first
+// on, as a directory without write permission (EACCES) or a file system
+// mounted read-only (EROFS) fails them; reads pass.
+void ExpectReadOnlyByInjection(const std::string& tmp, int err) {
+  ASSERT_TRUE(mkdir(tmp.c_str(), 0755) == 0 || errno == EEXIST) << tmp;
+  const std::string dbname = tmp + "/db";
+  std::map<std::string, std::string> model = MakeFlushedDb(dbname);
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  FaultInjectionEnv env(Env::Default(), tmp + "/env_shadow");
+  FaultSpec spec;
+  spec.nth = 1;
+  spec.err = err;
+  spec.sticky = true;
+  env.ArmKinds(FaultPlan<EnvOp>::Bit(EnvOp::kAppend) |
+                   FaultPlan<EnvOp>::Bit(EnvOp::kFlush) |
+                   FaultPlan<EnvOp>::Bit(EnvOp::kSync) |
+                   FaultPlan<EnvOp>::Bit(EnvOp::kRename) |
+                   FaultPlan<EnvOp>::Bit(EnvOp::kRemove),
+               spec);
+  uint32_t kinds = 0;
+  for (FsOp op : {FsOp::kWrite, FsOp::kFsync, FsOp::kSyncfs, FsOp::kLink,
+                  FsOp::kUnlink, FsOp::kRename, FsOp::kMkdir, FsOp::kRmdir}) {
+    kinds |= FaultPlan<FsOp>::Bit(op);
+  }
+  fs.ArmKinds(kinds, spec);
+  Options options = DbOptions();
+  options.env = &env;
+  ExpectNoWriteAcknowledged(
+      [&](DB** db) {
+        return OpenWithFileSystem(options, SmallTuning(), dbname, &fs, db);
+      },
+      model, err);
+  EXPECT_TRUE(env.Fired() || fs.Fired());
+  ExpectIntact(dbname, model);
+}
+
+TEST(HostileInputTest, ReadOnlyDbDirectoryIsReportedAndDataSurvives) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  std::map<std::string, std::string> model = MakeFlushedDb(dbname);
+  ASSERT_EQ(0, chmod(dbname.c_str(), 0555));
+  // Root (CAP_DAC_OVERRIDE) ignores directory permissions; find out whether
+  // they apply here.
+  const std::string probe = dbname + "/probe";
+  FILE* f = std::fopen(probe.c_str(), "w");
+  const bool enforced = f == nullptr;
+  if (f != nullptr) {
+    std::fclose(f);
+    ASSERT_EQ(0, unlink(probe.c_str()));
+  }
+  if (enforced) {
+    ExpectNoWriteAcknowledged(
+        [&](DB** db) {
+          return delsm::Open(DbOptions(), SmallTuning(), dbname, db);
+        },
+        model, EACCES);
+  }
+  ASSERT_EQ(0, chmod(dbname.c_str(), 0755));
+  if (enforced) {
+    ExpectIntact(dbname, model);
+  } else {
+    // Permissions are not enforced for this user: the fault layer makes
+    // every change fail with EACCES as the kernel would.
+    ExpectReadOnlyByInjection(tmp.path() + "/injected", EACCES);
+  }
+}
+
+TEST(HostileInputTest, ReadOnlyFileSystemIsReportedAndDataSurvives) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  ExpectReadOnlyByInjection(tmp.path(), EROFS);
 }
 
 // Runs puts on a file system whose `op` call fails with ENOSPC from the
@@ -364,7 +449,12 @@ void RunOutOfSpace(FsOp op, uint64_t nth) {
   DB* db = nullptr;
   Status s = OpenWithFileSystem(DbOptions(), SmallTuning(), dbname, &fs, &db);
   ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
-  fs.FailNth(op, nth, ENOSPC);
+  // The disk stays full: every `op` call from the nth on fails.
+  FaultSpec full;
+  full.nth = nth;
+  full.err = ENOSPC;
+  full.sticky = true;
+  fs.Arm(op, full);
 
   std::map<std::string, std::string> acked;
   Status failure;
