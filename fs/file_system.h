@@ -72,8 +72,19 @@ class Directory {
   // that knows a file's length asks for one byte more to learn, in the same
   // read, that the file is not longer than it should be; so a read that
   // returns at least n - 1 bytes is final (no second read to confirm EOF).
-  virtual Status ReadFileAt(const std::string& name, uint64_t offset,
-                            size_t n, std::string* contents) = 0;
+  virtual Status ReadFileAt(const std::string& name, uint64_t offset, size_t n,
+                            std::string* contents) = 0;
+
+  // ReadFileAt, also saying in *from_cache whether the data came from
+  // memory without waiting for the device (a scan uses it to read ahead
+  // only when its reads wait). An implementation that cannot tell reads as
+  // ReadFileAt does and sets *from_cache false.
+  virtual Status ReadFileAtNoting(const std::string& name, uint64_t offset,
+                                  size_t n, std::string* contents,
+                                  bool* from_cache) {
+    *from_cache = false;
+    return ReadFileAt(name, offset, n, contents);
+  }
 
   // Open `name` for repeated reads. NotFound if it does not exist.
   virtual Status OpenFile(const std::string& name,

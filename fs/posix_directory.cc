@@ -8,6 +8,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -51,8 +52,8 @@ int PreadFully(int fd, uint64_t offset, size_t n, std::string* contents,
   contents->resize(n);
   size_t got = 0;
   while (got < n && (got == 0 || got < enough)) {
-    ssize_t r = pread(fd, &(*contents)[got], n - got,
-                      static_cast<off_t>(offset + got));
+    ssize_t r =
+        pread(fd, &(*contents)[got], n - got, static_cast<off_t>(offset + got));
     if (r < 0) {
       if (errno == EINTR) continue;
       contents->clear();
@@ -204,6 +205,36 @@ class PosixDirectory final : public Directory {
     // The caller asked for its known length plus one byte: a single pread
     // returning that length is the whole story (see ReadFileAt's contract).
     int err = PreadFully(fd, offset, n, contents, n > 0 ? n - 1 : 0);
+    close(fd);  // read-only: a failed close loses nothing
+    if (err != 0) return Error(name, err);
+    return Status::OK();
+  }
+
+  Status ReadFileAtNoting(const std::string& name, uint64_t offset, size_t n,
+                          std::string* contents, bool* from_cache) override {
+    *from_cache = false;
+    contents->clear();
+    int fd;
+    Status s = OpenForRead(name, &fd);
+    if (!s.ok()) return s;
+    // First from the page cache only (RWF_NOWAIT: EAGAIN rather than wait
+    // for the device); what that did not return, by ReadFileAt's read.
+    contents->resize(n);
+    struct iovec iov = {n > 0 ? &(*contents)[0] : nullptr, n};
+    ssize_t r;
+    do {
+      r = preadv2(fd, &iov, 1, static_cast<off_t>(offset), RWF_NOWAIT);
+    } while (r < 0 && errno == EINTR);
+    int err = 0;
+    if (r >= 0 && static_cast<size_t>(r) + 1 >= n) {
+      *from_cache = true;
+      contents->resize(static_cast<size_t>(r));
+    } else {
+      // Not (wholly) cached (EAGAIN, or a short count), or RWF_NOWAIT not
+      // supported here: the ordinary read of the whole range, which also
+      // reports any real error.
+      err = PreadFully(fd, offset, n, contents, n > 0 ? n - 1 : 0);
+    }
     close(fd);  // read-only: a failed close loses nothing
     if (err != 0) return Error(name, err);
     return Status::OK();
@@ -457,8 +488,8 @@ Status PosixDirectory::OpenFile(const std::string& name,
     close(fd);
     fd = -1;
   }
-  result->reset(new PosixReadOnlyFile(this, name, fd,
-                                      static_cast<uint64_t>(st.st_size)));
+  result->reset(
+      new PosixReadOnlyFile(this, name, fd, static_cast<uint64_t>(st.st_size)));
   return Status::OK();
 }
 

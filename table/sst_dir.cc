@@ -279,9 +279,10 @@ Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
 }
 
 Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
-                                 std::string* value,
-                                 const Slice* stored_inline) const {
+                                 std::string* value, const Slice* stored_inline,
+                                 bool* from_cache) const {
   value->clear();
+  if (from_cache != nullptr) *from_cache = false;
   if (index >= contents_.entries.size()) {
     return Status::InvalidArgument(dir_->path(), "entry index out of range");
   }
@@ -298,7 +299,10 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
                          e.storage == ValueStorage::kFileSnappy);
     where = dir_->path() + "/" + name;
     // One byte more than recorded: a longer file shows in the same read.
-    Status s = dir_->ReadFileAt(name, 0, e.stored_size + 1, &scratch);
+    Status s = from_cache != nullptr
+                   ? dir_->ReadFileAtNoting(name, 0, e.stored_size + 1,
+                                            &scratch, from_cache)
+                   : dir_->ReadFileAt(name, 0, e.stored_size + 1, &scratch);
     if (s.IsNotFound()) {
       // The meta file lists it, so a missing KV file is damage, not absence.
       return Status::Corruption(where, "KV file missing");

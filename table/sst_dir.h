@@ -75,9 +75,13 @@ class SstDir {
                    std::string* value) const;
   // The same, reading the value without the cache. `stored_inline`, if
   // given, holds the entry's stored bytes (a reader that has them already).
+  // `from_cache`, if given, is set to whether a KV file's bytes came from
+  // memory without waiting for the device (false when unknown, and for
+  // values that are not in a KV file).
   Status ReadValueUncached(const ReadOptions& options, size_t index,
                            std::string* value,
-                           const Slice* stored_inline = nullptr) const;
+                           const Slice* stored_inline = nullptr,
+                           bool* from_cache = nullptr) const;
   // True if the value cache holds entries()[index]'s value.
   bool ValueCached(size_t index) const;
   // Sets *value from the cache; false if not cached.

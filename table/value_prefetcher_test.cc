@@ -2,13 +2,19 @@
 // reads ahead stay within read_ahead_files files and read_ahead_bytes bytes
 // past the cursor, each value is read once (by the pool or by the scan, not
 // both), and a scan that stops (its iterator destroyed, or a seek elsewhere)
-// starts no further read.
+// starts no further read; and it reads ahead only once a read of the scan
+// had to wait for the device (files in the page cache are read by the scan).
 //
 // The read-ahead pool has one worker, which the test holds on a gate while
 // the scan schedules its reads; then it releases the gate and waits for a
 // marker task submitted last. The pool runs tasks in submission order, so
 // when the marker has run every read scheduled before it has run or been
 // dropped: the counts below do not depend on timing.
+#include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <condition_variable>
 #include <cstdio>
@@ -23,6 +29,7 @@
 #include "leveldb/comparator.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/iterator.h"
+#include "table/key_codec.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_builder.h"
 #include "table/sst_dir_options.h"
@@ -248,6 +255,79 @@ TEST_F(ValuePrefetcherTest, NoReadStartsAfterTheScanStops) {
   Drain(pool_.get());
   EXPECT_EQ(PoolReads(), 0u);
   EXPECT_EQ(AllReads(), 4u);  // 0, 1, 30, 31, by the scan itself
+}
+
+// Writes every KV file's pages back (so no writeback holds them while the
+// test reads) and, with `drop`, drops them from the page cache, so the next
+// read of each waits for the device. False on a file system that keeps
+// files only in memory (tmpfs), where no read ever waits.
+bool WriteBackKvFiles(const std::string& path, bool drop) {
+  struct statfs fs;
+  if (statfs(path.c_str(), &fs) != 0 || fs.f_type == TMPFS_MAGIC) return false;
+  for (int i = 0; i < kEntries; i++) {
+    const std::string name =
+        path + "/" + KvStoredFileName(UserKey(i), 100 + i, false);
+    const int fd = open(name.c_str(), O_RDONLY | O_CLOEXEC);
+    EXPECT_GE(fd, 0) << name;
+    if (fd < 0) return false;
+    EXPECT_EQ(0, fdatasync(fd)) << name;
+    if (drop) {
+      EXPECT_EQ(0, posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED)) << name;
+    }
+    close(fd);
+  }
+  return true;
+}
+
+TEST_F(ValuePrefetcherTest, ScanOfFilesInThePageCacheReadsNothingAhead) {
+  fs_.report_page_cache = true;  // as the POSIX file system reports it
+  options_.read_ahead_files = 5;
+  // The files were just written: their pages are in memory.
+  WriteBackKvFiles(path_, false);
+  std::unique_ptr<SstDir> dir = Open();
+  ASSERT_TRUE(dir != nullptr);
+  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+  {
+    Gate gate(pool_.get());
+    it->SeekToFirst();
+    ExpectEntry(it.get(), 0);
+    it->Next();
+    ExpectEntry(it.get(), 1);
+  }
+  Drain(pool_.get());
+  EXPECT_EQ(PoolReads(), 0u);
+  for (int i = 2; i < kEntries; i++) {
+    it->Next();
+    ExpectEntry(it.get(), i);
+  }
+  it.reset();
+  Drain(pool_.get());
+  EXPECT_EQ(PoolReads(), 0u);
+  EXPECT_EQ(AllReads(), static_cast<uint64_t>(kEntries));
+}
+
+TEST_F(ValuePrefetcherTest, ScanThatWaitsForTheDeviceReadsAhead) {
+  fs_.report_page_cache = true;
+  options_.read_ahead_files = 5;
+  if (!WriteBackKvFiles(path_, true)) {
+    GTEST_SKIP() << "no page cache to drop (tmpfs?) under " << path_;
+  }
+  std::unique_ptr<SstDir> dir = Open();
+  ASSERT_TRUE(dir != nullptr);
+  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+  it->SeekToFirst();
+  for (int i = 0; i < kEntries; i++, it->Next()) {
+    ExpectEntry(it.get(), i);
+    Drain(pool_.get());  // so each value is taken from a finished read
+  }
+  EXPECT_FALSE(it->Valid());
+  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  it.reset();
+  // The kernel may still have had a page or two, so read-ahead need not
+  // start at the first read of the scan; but it starts, and from then on
+  // the pool reads the files.
+  EXPECT_GE(PoolReads(), static_cast<uint64_t>(kEntries / 2));
+  EXPECT_EQ(AllReads(), static_cast<uint64_t>(kEntries));
 }
 
 }  // namespace
