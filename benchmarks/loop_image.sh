@@ -28,3 +28,17 @@ loop_image_mount() {
   mount -o loop "$loop_image" "$mnt"
   dev=$(basename "$(findmnt -n -o SOURCE "$mnt")")
 }
+
+# loop_image_drop_caches: empties every cache of the mounted image (page,
+# inode and dentry caches, and the host's pages of the image file): unmount,
+# write the image back and drop its pages, mount again at $mnt. Updates dev.
+loop_image_drop_caches() {
+  umount "$mnt"
+  python3 -c 'import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY)
+os.fsync(fd)
+os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+os.close(fd)' "$loop_image"
+  mount -o loop "$loop_image" "$mnt"
+  dev=$(basename "$(findmnt -n -o SOURCE "$mnt")")
+}

@@ -6,6 +6,9 @@
 # read-ahead on (Tuning defaults) and off (--read_ahead_files=0),
 # alternating on/off so that neither side gets a warmer page or dentry
 # cache; one process per run. Prints every run and the median per side.
+# With COLD=1 every readseq starts with empty caches (the file system is
+# remounted and the image's pages dropped: loop_image_drop_caches); without,
+# the database is in the page cache, as after the fill.
 #
 # Needs root: the database goes on a dedicated ext4 on a loop device that
 # the script creates and removes (as scripts/bench.sh does).
@@ -56,8 +59,10 @@ for size in $sizes; do
       >/dev/null
     on="" off=""
     for ((r = 0; r < rounds; r++)); do
+      [ "${COLD:-0}" = 1 ] && loop_image_drop_caches
       on="$on $(us "$log" "${common[@]}" --benchmarks=readseq \
         --use_existing_db=1)"
+      [ "${COLD:-0}" = 1 ] && loop_image_drop_caches
       off="$off $(us "$log" "${common[@]}" --benchmarks=readseq \
         --use_existing_db=1 --read_ahead_files=0)"
     done

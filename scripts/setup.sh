@@ -9,6 +9,7 @@ PACKAGES=(build-essential cmake pkg-config libleveldb-dev libsnappy-dev
           libgtest-dev libgmock-dev librocksdb-dev python3
           python3-plyvel  # tests/dropin/plyvel_test.py
           iotop fio python3-matplotlib  # benchmarks/wa, benchmarks/fio
+          liburing-dev  # benchmarks/readahead_io_bench (optional target)
           strace)  # tests/point_read_syscalls_test.py
 missing=()
 for p in "${PACKAGES[@]}"; do
