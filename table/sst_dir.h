@@ -52,9 +52,10 @@ class SstDir {
   // its user key equals the target's, calls handle(arg, entry_key, value)
   // with its value (empty for tombstones). The Bloom filter is consulted
   // first. A value in a KV file costs one open, one read and one close; an
-  // inline value one read. With verify_checksums a KV file's crc32c is
-  // checked (Corruption naming the file on mismatch); an inline value's is
-  // always checked.
+  // inline value one read. Every value's crc32c is checked, a KV file's as
+  // well as an inline value's, verify_checksums or not (Corruption naming
+  // the file on mismatch): a KV file a power loss left zero-filled or torn
+  // is never returned as a value.
   Status InternalGet(const ReadOptions& options, const Slice& internal_key,
                      void* arg,
                      void (*handle)(void*, const Slice& key,

@@ -213,6 +213,7 @@ uint64_t PowerLossState::TrackData(const std::string& path, uint64_t durable,
                                    uint64_t size) {
   std::lock_guard<std::mutex> l(mu_);
   Data d;
+  d.path = path;
   d.shadow = NewShadowName("data");
   if (link(path.c_str(), d.shadow.c_str()) != 0) {
     if (model_error_.ok()) {
@@ -357,7 +358,17 @@ Status PowerLossState::SimulatePowerLoss(const PowerLossOutcome& outcome) {
     }
     const uint64_t size = static_cast<uint64_t>(st.st_size);
     if (size <= d.durable) continue;
-    const int fate = random ? static_cast<int>(rng() % 4) : 0;
+    int fate = random ? static_cast<int>(rng() % 4) : 0;
+    if (random) {
+      PowerLossOutcome::DataFate forced = outcome.data_fate;
+      for (const auto& f : outcome.fate_by_path) {
+        if (d.path.find(f.first) != std::string::npos) {
+          forced = f.second;
+          break;
+        }
+      }
+      if (forced != PowerLossOutcome::kDrawn) fate = forced;
+    }
     int err = 0;
     if (fate == 0) {  // lost
       if (truncate(d.shadow.c_str(), static_cast<off_t>(d.durable)) != 0) {
@@ -376,7 +387,9 @@ Status PowerLossState::SimulatePowerLoss(const PowerLossOutcome& outcome) {
   for (size_t k = changes_.size(); k-- > 0;) {
     Change& c = changes_[k];
     if (c.durable) continue;
-    if (random && rng() % 2 == 0) continue;  // this change survived
+    if (random && (rng() % 2 == 0 || outcome.keep_entries)) {
+      continue;  // this change survived
+    }
     const std::string p = Translate(c.path, k);
     switch (c.kind) {
       case Kind::kCreate:

@@ -28,7 +28,8 @@
 //    later change may survive an earlier one) and leaves each file with
 //    undurable data in one of: cut back to its durable length, the
 //    undurable part zero-filled (size kept), cut in the middle of the
-//    undurable part (half written), or complete.
+//    undurable part (half written), or complete. A test can force one
+//    fate for every file and keep every entry change (PowerLossOutcome).
 //
 // Simplifications: everything on disk before the first recorded change
 // counts as durable; file metadata (mode, times) is not modelled; link
@@ -45,6 +46,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "leveldb/status.h"
@@ -54,8 +56,19 @@ namespace leveldb {
 
 struct PowerLossOutcome {
   enum Mode { kNothingUnsynced, kRandom };
+  // What becomes of a file's undurable data (kRandom).
+  enum DataFate { kDrawn = -1, kLost = 0, kZeroFilled, kHalfWritten, kComplete };
   Mode mode = kNothingUnsynced;
   uint32_t seed = 0;  // kRandom: which crash (same seed, same outcome)
+  // kRandom only, to force the damage a test is after: a file whose path
+  // (when first written) contains the string of an entry of
+  // `fate_by_path` gets that entry's fate (the first that matches), any
+  // other `data_fate` (kDrawn: each its own); with `keep_entries` every
+  // undurable entry change survives (so a file whose data is lost is still
+  // there, empty or damaged, rather than gone).
+  std::vector<std::pair<std::string, DataFate>> fate_by_path;
+  DataFate data_fate = kDrawn;
+  bool keep_entries = false;
 };
 
 // `path` with the prefix `from` replaced by `to`, if it lies at or below
@@ -179,6 +192,7 @@ class PowerLossState {
   };
   struct Data {
     uint64_t id;
+    std::string path;  // when tracking began
     std::string shadow;
     uint64_t size = 0, flushed = 0, durable = 0;
     uint64_t flushed_seq = 0;  // when `flushed` was last set
