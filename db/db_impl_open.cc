@@ -70,6 +70,10 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
   // conversion is finished); its WALs are replayed below like ours.
   s = ConvertLevelDbIfPresent(ConversionOptions(), dbname_);
   if (!s.ok()) return s;
+  // The DB directory exists in the Env; the level directories need it on
+  // the file system too (they differ with an Env like NewMemEnv's).
+  s = fs_->CreateDir(dbname_, true);
+  if (!s.ok()) return s;
   for (int level = 0; level < config::kNumLevels; level++) {
     s = fs_->CreateDir(LevelDirName(dbname_, level), true);
     if (!s.ok()) return s;
@@ -338,7 +342,10 @@ Status DBImpl::PlaceLiveDirectories() {
       // retained WAL replaces it, see DropLevel0CoveredByWal.)
       const bool replaceable =
           level == 0 && FlushCommitsBeforeDurable(tuning_.durability);
-      if (!found && options_.paranoid_checks && !replaceable) {
+      // Whatever paranoid_checks says, as LevelDB's Recover ("missing
+      // files"): opened without it, the DB would answer NotFound for its
+      // keys, a loss no caller could tell from a deletion.
+      if (!found && !replaceable) {
         return Status::Corruption("missing SST directory", want);
       }
     }

@@ -29,10 +29,11 @@ namespace {
 using delsm_test::TempDir;
 
 constexpr int kKeys = 500;
-// Open first makes sure the 7 level directories exist (mkdir of an existing
-// directory reports EEXIST before ENOSPC, so a full file system passes
-// those); the next mkdir is the replay's flush creating its SST directory.
-constexpr int kFirstFlushMkdir = 8;
+// Open first makes sure the DB directory and the 7 level directories exist
+// (mkdir of an existing directory reports EEXIST before ENOSPC, so a full
+// file system passes those); the next mkdir is the replay's flush creating
+// its SST directory.
+constexpr int kFirstFlushMkdir = 9;
 
 std::string Key(int i) {
   char buf[32];

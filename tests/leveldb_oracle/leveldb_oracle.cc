@@ -21,6 +21,11 @@
 //   --reverse_comparator        Options::comparator orders keys by reversed
 //                               bytewise order; its name is
 //                               "delsm_test.ReverseBytewise"
+//   --case_insensitive_comparator
+//                               Options::comparator orders keys bytewise
+//                               after mapping ASCII 'A'-'Z' to 'a'-'z', so
+//                               "a" and "A" are one key; its name is
+//                               "delsm_test.CaseInsensitive"
 //   --verify_checksums          ReadOptions::verify_checksums (dump)
 //   --no_close                  create: leave by _exit(0) without closing
 //                               the DB, so the last writes stay in the WAL
@@ -76,6 +81,30 @@ class ReverseBytewise : public leveldb::Comparator {
   void FindShortestSeparator(std::string*,
                              const leveldb::Slice&) const override {}
   void FindShortSuccessor(std::string*) const override {}
+};
+
+// Different bytes that compare equal ("a" and "A"): the key bytes a
+// DeLSM KV file is named by are then not a function of the user key.
+class CaseInsensitive : public leveldb::Comparator {
+ public:
+  const char* Name() const override { return "delsm_test.CaseInsensitive"; }
+  int Compare(const leveldb::Slice& a, const leveldb::Slice& b) const override {
+    const size_t n = a.size() < b.size() ? a.size() : b.size();
+    for (size_t i = 0; i < n; i++) {
+      const int ca = Lower(a[i]), cb = Lower(b[i]);
+      if (ca != cb) return ca < cb ? -1 : 1;
+    }
+    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+  }
+  void FindShortestSeparator(std::string*,
+                             const leveldb::Slice&) const override {}
+  void FindShortSuccessor(std::string*) const override {}
+
+ private:
+  static int Lower(char c) {
+    const unsigned char u = static_cast<unsigned char>(c);
+    return u >= 'A' && u <= 'Z' ? u - 'A' + 'a' : u;
+  }
 };
 
 struct Flags {
@@ -161,6 +190,9 @@ Flags ParseFlags(int argc, char** argv, int first) {
     } else if (arg == "--reverse_comparator") {
       static ReverseBytewise reverse;
       f.options.comparator = &reverse;
+    } else if (arg == "--case_insensitive_comparator") {
+      static CaseInsensitive case_insensitive;
+      f.options.comparator = &case_insensitive;
     } else if (arg == "--paranoid_checks") {
       f.options.paranoid_checks = true;
     } else if (arg == "--verify_checksums") {
