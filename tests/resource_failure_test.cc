@@ -56,7 +56,8 @@ constexpr int kFaultyOps = 2000;  // at most, after arming
 // Where the resource fails.
 // kSst fails every change to the SST directories; kSstKv only those to KV
 // files (their names hold '@'), kSstMeta only those to meta files, kSstLinks
-// only links, directory creation and renames (compaction's dentry moves).
+// only the links (and, but for ENOSPC, unlinks) of compaction's dentry
+// moves.
 enum class Target { kWal, kManifest, kSst, kSstKv, kSstMeta, kSstLinks };
 
 const char* TargetName(Target t) {
@@ -161,7 +162,7 @@ void ArmFault(FaultStack* stack, const Case& c, uint64_t nth, bool partial) {
   // and renames); never a read (kOpen also counts reads).
   uint32_t kinds = 0;
   if (c.target == Target::kSstLinks) {
-    kinds = fs_bit(FsOp::kLink) | fs_bit(FsOp::kMkdir) | fs_bit(FsOp::kRename);
+    kinds = fs_bit(FsOp::kLink);
   } else {
     kinds = fs_bit(FsOp::kWrite) | fs_bit(FsOp::kFsync) |
             fs_bit(FsOp::kSyncfs) | fs_bit(FsOp::kLink) | fs_bit(FsOp::kMkdir) |
