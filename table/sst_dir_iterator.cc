@@ -98,7 +98,15 @@ class SstDirIterator final : public Iterator {
     last_loaded_ = index_;
     const bool scan = run_ >= 2;
 
-    if (dir_->LookupCachedValue(index_, &value_)) return Status::OK();
+    // A scan takes inline values from its sequential buffer of the meta
+    // file and leaves the value cache alone: a lookup and an insert per
+    // entry (locks, hashing, an eviction) cost more than the read itself,
+    // most of a 256-byte readseq's time, and would only evict what point
+    // reads cached.
+    const bool inline_scan = scan && StoredInline(e.storage);
+    if (!inline_scan && dir_->LookupCachedValue(index_, &value_)) {
+      return Status::OK();
+    }
     Status s;
     bool read = false;
     if (StoredInline(e.storage)) {
@@ -129,7 +137,9 @@ class SstDirIterator final : public Iterator {
       if (read_ahead_) prefetcher_->Advance(index_, direction_);
     }
     if (!read) s = dir_->ReadValueUncached(options_, index_, &value_);
-    if (s.ok() && options_.fill_cache) dir_->CacheValue(index_, value_);
+    if (s.ok() && options_.fill_cache && !inline_scan) {
+      dir_->CacheValue(index_, value_);
+    }
     return s;
   }
 
