@@ -12,6 +12,10 @@
 # (TSan cannot see their synchronisation and would report false races), and
 # the DeLSM paths db_bench uses are the ones the suite's own tests cover.
 #
+# Not run either: plyvel_dropin (tests/extra.cmake), which loads the
+# library into Debian's uninstrumented python3 by dlopen, too late for a
+# sanitizer runtime.
+#
 # Tests that re-execute themselves (test_support.h SpawnSelf) run the same
 # sanitized binary with the same options; a report in the child fails the
 # parent test. dropin_test runs: the sanitized libleveldb.so.1d loads into

@@ -32,10 +32,16 @@ endif()
 # interpreter that package is installed for), reads through the drop-in a
 # database it created on Debian's LevelDB. Fails if plyvel is missing
 # (scripts/setup.sh and .ci/run install python3-plyvel).
-add_test(NAME plyvel_dropin
-  COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/dropin/plyvel_test.py
-          $<TARGET_FILE_DIR:leveldb_dropin>)
-set_tests_properties(plyvel_dropin PROPERTIES TIMEOUT 600)
+# Not under a sanitizer: the drop-in is loaded by dlopen into Debian's
+# uninstrumented python3, and a sanitizer runtime cannot come in that late
+# (ASan refuses: "runtime does not come first"). The C/C++ drop-in client
+# (dropin_test) covers the sanitized library through the same API.
+if(NOT DELSM_SANITIZE)
+  add_test(NAME plyvel_dropin
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/dropin/plyvel_test.py
+            $<TARGET_FILE_DIR:leveldb_dropin>)
+  set_tests_properties(plyvel_dropin PROPERTIES TIMEOUT 600)
+endif()
 
 # Crash soak (issue 5): kills a writer with SIGKILL for a given time and
 # checks the database against a model after each kill. The default suite
