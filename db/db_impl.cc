@@ -420,6 +420,7 @@ void DBImpl::GetApproximateSizes(const Range* range, int n, uint64_t* sizes) {
     uint64_t limit = versions_->ApproximateOffsetOf(v, k2);
     sizes[i] = (limit >= start ? limit - start : 0);
   }
+  MutexLock l(&mutex_);  // Version references are guarded by mutex_
   v->Unref();
 }
 
