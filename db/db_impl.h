@@ -140,7 +140,8 @@ class DBImpl : public DB {
                                 SequenceNumber* latest_snapshot);
   SequenceNumber SmallestLiveSnapshot() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  // Background work (db_impl_background.cc).
+  // Background work (db_impl_flush.cc: flush and durability threads;
+  // db_impl_background.cc: compaction and what both share).
   static void FlushThreadEntry(void* db);
   static void CompactionThreadEntry(void* db);
   void FlushThreadMain();
@@ -188,7 +189,7 @@ class DBImpl : public DB {
   bool HeldBelowLevel0(Version* v, const ParsedInternalKey& key);
   Status RunCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // *retryable as for FlushOldestImmutable.
+  // *retryable as for CommitBuiltFlushes.
   Status LinkCompaction(Compaction* c, bool* retryable)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Commits `edit` to the manifest and installs the new version

@@ -1,0 +1,377 @@
+// Flush: the flush workers turn immutable memtables into L0 SST
+// directories (several at once with Tuning::flush_threads, committed in
+// queue order), the durability thread makes committed flushes durable with
+// one syncfs per round (Durability::kSyncfs), and the log floor moves past
+// the WALs no longer needed. Shared background machinery (ApplyEdit,
+// retries, the background error, RemoveObsoleteFiles) is in
+// db_impl_background.cc.
+#include <algorithm>
+
+#include "db/db_impl.h"
+#include "db/filename.h"
+#include "db/memtable.h"
+#include "db/shadowed_versions.h"
+#include "db/version_edit.h"
+#include "db/version_set.h"
+#include "fs/durability.h"
+#include "fs/file_system.h"
+#include "table/sst_dir_builder.h"
+#include "util/mutexlock.h"
+
+namespace leveldb {
+
+// ---------------------------------------------------------------------------
+// Flush
+
+void DBImpl::FlushThreadEntry(void* db) {
+  reinterpret_cast<DBImpl*>(db)->FlushThreadMain();
+}
+
+namespace {
+// kSyncfs: flushes committed but not yet durable before the flush thread
+// waits for the durability thread. Bounds the WALs kept (and replayed after
+// a power loss) to this many memtables.
+constexpr size_t kMaxUnsyncedFlushes = 8;
+}  // namespace
+
+uint64_t DBImpl::LogFloor(size_t first_unflushed) {
+  mutex_.AssertHeld();
+  uint64_t floor = imms_.size() > first_unflushed
+                       ? imms_[first_unflushed].log_number
+                       : logfile_number_;
+  if (!deferred_logs_.empty()) {
+    floor = std::min(floor, deferred_logs_.front().first);
+  }
+  if (!unsynced_logs_.empty()) floor = std::min(floor, unsynced_logs_.front());
+  return floor;
+}
+
+void DBImpl::AdvanceLogFloor() {
+  mutex_.AssertHeld();
+  const uint64_t floor = LogFloor(0);
+  if (floor <= versions_->LogNumber()) return;  // nothing to free
+  VersionEdit edit;
+  edit.SetPrevLogNumber(0);
+  edit.SetLogNumber(floor);
+  Status s = ApplyEdit(&edit);
+  if (s.ok()) {
+    RemoveObsoleteFiles();
+  } else {
+    RecordBackgroundError(s);
+  }
+}
+
+// Every flush worker runs this loop. A worker takes the oldest memtable no
+// one has taken, builds its L0 SST directory with mutex_ released, then
+// commits whatever is built at the front of the queue, in queue order.
+// Workers build into different directories at once, which is where the
+// file system's create rate scales (one directory's creates are
+// serialized by its lock).
+void DBImpl::FlushThreadMain() {
+  MutexLock l(&mutex_);
+  uint64_t retry_backoff_micros = 0;
+  while (!shutting_down_.load(std::memory_order_acquire)) {
+    if (!deferred_logs_.empty() &&
+        deferred_logs_.front().second <= env_->NowMicros() && bg_error_.ok()) {
+      // A retained WAL's time is up (Durability::kDeferred): move the
+      // manifest's log floor past it so it is deleted.
+      deferred_logs_.pop_front();
+      AdvanceLogFloor();
+      continue;
+    }
+    const bool throttled = unsynced_logs_.size() >= kMaxUnsyncedFlushes;
+    Immutable* imm = nullptr;
+    if (bg_error_.ok() && !throttled && !flush_retry_pending_) {
+      imm = NextFlushToBuild();
+    }
+    if (imm == nullptr) {
+      if (deferred_logs_.empty()) {
+        background_cv_.Wait();
+      } else {
+        background_cv_.WaitFor(1000 * 1000);
+      }
+      continue;
+    }
+    BuildFlush(imm);
+    bool retryable = false;
+    Status s = CommitBuiltFlushes(&retryable);
+    if (s.ok()) {
+      retry_backoff_micros = 0;
+    } else if (retryable) {
+      flush_retry_pending_ = true;
+      RetryLater(s, &retry_backoff_micros);
+      flush_retry_pending_ = false;
+    } else {
+      RecordBackgroundError(s);
+    }
+    background_cv_.SignalAll();
+  }
+  flush_threads_running_--;
+  background_cv_.SignalAll();
+}
+
+DBImpl::Immutable* DBImpl::NextFlushToBuild() {
+  mutex_.AssertHeld();
+  for (Immutable& imm : imms_) {
+    if (imm.flush_state == Immutable::FlushState::kQueued) return &imm;
+    if (imm.flush_state == Immutable::FlushState::kBuilding &&
+        imm.flush_generation != flush_generation_) {
+      // An older memtable will be queued again when its discarded build
+      // ends; a younger one must not take a number before it.
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+void DBImpl::BuildFlush(Immutable* imm) {
+  mutex_.AssertHeld();
+  imm->flush_state = Immutable::FlushState::kBuilding;
+  imm->flush_generation = flush_generation_;
+  imm->flush_edit.Clear();
+  const bool grouped = tuning_.durability == delsm::Durability::kSyncfs;
+  DentryStats& d = dentry_stats_;
+  d.max_parallel_flushes =
+      std::max(d.max_parallel_flushes, ++d.flushes_building);
+  // WriteLevel0 takes the SST's number before it releases mutex_, so the
+  // numbers of builds follow the queue order.
+  Status s = WriteLevel0(imm->mem, &imm->flush_edit, /*make_durable=*/!grouped,
+                         imm->replayed);
+  d.flushes_building--;
+  if (imm->flush_generation != flush_generation_) {
+    // Requeued while it was built (an older flush failed and is retried):
+    // its number would now sort before the retried one's.
+    for (const auto& added : imm->flush_edit.new_files()) {
+      pending_outputs_.erase(added.second.number);
+    }
+    imm->flush_edit.Clear();
+    imm->flush_state = Immutable::FlushState::kQueued;
+    return;
+  }
+  imm->flush_status = s;
+  imm->flush_state = Immutable::FlushState::kBuilt;
+}
+
+void DBImpl::RequeueFlushes() {
+  mutex_.AssertHeld();
+  flush_generation_++;
+  for (Immutable& imm : imms_) {
+    if (imm.flush_state != Immutable::FlushState::kBuilt) continue;
+    for (const auto& added : imm.flush_edit.new_files()) {
+      pending_outputs_.erase(added.second.number);
+    }
+    imm.flush_edit.Clear();
+    imm.flush_status = Status::OK();
+    imm.flush_state = Immutable::FlushState::kQueued;
+  }
+}
+
+Status DBImpl::CommitBuiltFlushes(bool* retryable) {
+  mutex_.AssertHeld();
+  *retryable = false;
+  const bool grouped = tuning_.durability == delsm::Durability::kSyncfs;
+  while (!imms_.empty() &&
+         imms_.front().flush_state == Immutable::FlushState::kBuilt) {
+    Immutable& imm = imms_.front();
+    Status s = imm.flush_status;
+    if (!s.ok()) {
+      // Nothing is committed yet: the flush can simply be run again, and
+      // so must every later one (see flush_generation_).
+      *retryable = IsOutOfDescriptors(s);
+      if (*retryable) RequeueFlushes();
+      return s;
+    }
+    imm.flush_state = Immutable::FlushState::kCommitting;
+    VersionEdit* edit = &imm.flush_edit;
+    const uint64_t log_number = imm.log_number;
+    // Every write of this memtable is now in L0. Its WAL may go now
+    // (kFsync), after the next grouped syncfs (kSyncfs) or after the
+    // retention time (kDeferred).
+    if (tuning_.durability == delsm::Durability::kDeferred) {
+      deferred_logs_.push_back(
+          {log_number,
+           env_->NowMicros() + tuning_.deferred_wal_retention_micros});
+    } else if (grouped && !edit->new_files().empty()) {
+      unsynced_logs_.push_back(log_number);
+    }
+    edit->SetPrevLogNumber(0);
+    edit->SetLogNumber(LogFloor(1));
+    // An SST committed before it is durable keeps its WAL, so its record
+    // need not be durable either: lost in a power loss, the WAL replays and
+    // the orphan directory is swept, as when the SST itself is lost. The
+    // record is synced with the next synced one (the durability round's
+    // log-floor edit, which must precede deleting the WAL, or a
+    // compaction's); a record that frees a WAL is synced at once.
+    const bool sync = !FlushCommitsBeforeDurable(tuning_.durability) ||
+                      edit->log_number() > versions_->LogNumber();
+    s = ApplyEdit(edit, sync);
+    if (!s.ok() && grouped && !unsynced_logs_.empty() &&
+        unsynced_logs_.back() == log_number) {
+      unsynced_logs_.pop_back();  // not committed: still imms_.front()'s
+    }
+    for (const auto& added : edit->new_files()) {
+      pending_outputs_.erase(added.second.number);
+    }
+    if (!s.ok()) return s;
+    imm.mem->Unref();
+    imms_.pop_front();
+    num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
+    dentry_stats_.flushes++;
+    if (grouped && bg_error_.ok() && LogFloor(0) > versions_->LogNumber()) {
+      // A grouped syncfs ran while the edit above was being written (the
+      // SST was already in unsynced_logs_): it made this SST durable, but
+      // its log floor stopped at this memtable, still queued then. No
+      // later round will come for it, so this WAL would stay until the
+      // next flush; free it now.
+      AdvanceLogFloor();
+    } else {
+      RemoveObsoleteFiles();
+    }
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// Grouped durability (Durability::kSyncfs)
+//
+// A flush commits its L0 SST without waiting for it to reach the disk; its
+// WAL stays (unsynced_logs_). This thread makes every such SST durable with
+// one syncfs, however many flushes committed while the previous one ran, and
+// then moves the manifest's log floor past their WALs. The promise is
+// kSyncfs's: a write is always in a synced WAL or in a durable SST (an
+// acknowledged sync=true write survives power loss), and the flush thread
+// never waits for the disk unless kMaxUnsyncedFlushes are pending.
+
+void DBImpl::DurabilityThreadEntry(void* db) {
+  reinterpret_cast<DBImpl*>(db)->DurabilityThreadMain();
+}
+
+void DBImpl::DurabilityThreadMain() {
+  MutexLock l(&mutex_);
+  uint64_t retry_backoff_micros = 0;
+  while (true) {
+    const bool stopping = shutting_down_.load(std::memory_order_acquire);
+    if (unsynced_logs_.empty() || !bg_error_.ok()) {
+      if (stopping) break;
+      background_cv_.Wait();
+      continue;
+    }
+    // (When stopping, one last round, so that the next Open need not
+    // replay these WALs.)
+    const size_t covered = unsynced_logs_.size();
+    durability_round_running_ = true;
+    mutex_.Unlock();
+    Status s = MakeDirectoriesDurable(fs_, delsm::Durability::kSyncfs,
+                                      {LevelDirName(dbname_, 0)});
+    mutex_.Lock();
+    if (!s.ok()) {
+      durability_round_running_ = false;
+      if (IsOutOfDescriptors(s) && !stopping) {
+        // Transient (opening L0's directory): the SSTs keep their WALs
+        // until a later round succeeds.
+        RetryLater(s, &retry_backoff_micros);
+        continue;
+      }
+      // The SSTs may not be durable: keep their WALs, stop writes.
+      RecordBackgroundError(s);
+      continue;
+    }
+    retry_backoff_micros = 0;
+    dentry_stats_.durability_syncs++;
+    unsynced_logs_.erase(unsynced_logs_.begin(),
+                         unsynced_logs_.begin() + covered);
+    AdvanceLogFloor();
+    durability_round_running_ = false;
+    background_cv_.SignalAll();  // a throttled flush may go on
+  }
+  durability_thread_running_ = false;
+  background_cv_.SignalAll();
+}
+
+Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable,
+                           bool replayed) {
+  mutex_.AssertHeld();
+  const uint64_t start_micros = env_->NowMicros();
+  const uint64_t number = versions_->NewFileNumber();
+  pending_outputs_.insert(number);
+  const SequenceNumber smallest_snapshot = SmallestLiveSnapshot();
+  Iterator* iter = mem->NewIterator();
+  // What the levels below L0 hold, for a replayed memtable.
+  Version* below = replayed ? versions_->current() : nullptr;
+  if (below != nullptr) below->Ref();
+  mutex_.Unlock();
+
+  SstDirBuilder builder(sst_options_, SstDirName(dbname_, 0, number));
+  Status s = builder.Begin();
+  ShadowedVersions shadowed(internal_comparator_.user_comparator(),
+                            smallest_snapshot);
+  uint64_t dropped = 0;
+  uint64_t held_below = 0;
+  for (iter->SeekToFirst(); s.ok() && iter->Valid(); iter->Next()) {
+    ParsedInternalKey ikey;
+    if (!ParseInternalKey(iter->key(), &ikey)) {
+      s = Status::Corruption("bad internal key in memtable");
+      break;
+    }
+    // A shadowed version never needs a KV file.
+    if (shadowed.Shadowed(ikey)) {
+      dropped++;
+      continue;
+    }
+    // A replayed write a deeper level already holds (or shadows) must not
+    // come back at L0: the copy would be a second KV file of the same name,
+    // which a later compaction could not link into a directory where the
+    // deeper copy's name lingers.
+    if (below != nullptr && HeldBelowLevel0(below, ikey)) {
+      held_below++;
+      continue;
+    }
+    s = builder.Add(iter->key(), iter->value());
+  }
+  if (s.ok()) s = iter->status();
+  delete iter;
+  if (s.ok() && builder.NumEntries() > 0) {
+    s = builder.Finish();
+    if (s.ok() && make_durable) {
+      // KV files and META were fsynced as written in kFsync mode.
+      s = MakeDirectoriesDurable(fs_, tuning_.durability,
+                                 {builder.path(), LevelDirName(dbname_, 0)});
+    }
+  }
+  const uint64_t entries = builder.NumEntries();
+  if (!s.ok() || entries == 0) builder.Abandon();
+
+  mutex_.Lock();
+  if (below != nullptr) below->Unref();
+  if (held_below > 0) {
+    Log(options_.info_log,
+        "Flush #%llu: %llu replayed writes left out, already held below L0\n",
+        static_cast<unsigned long long>(number),
+        static_cast<unsigned long long>(held_below));
+  }
+  Log(options_.info_log,
+      "Flush #%llu: %llu entries (%llu shadowed versions dropped), %llu KV "
+      "files, %s\n",
+      static_cast<unsigned long long>(number),
+      static_cast<unsigned long long>(entries),
+      static_cast<unsigned long long>(dropped),
+      static_cast<unsigned long long>(builder.files_created()),
+      s.ToString().c_str());
+  if (s.ok() && entries > 0) {
+    edit->AddFile(0, BuiltSstMetaData(number, number, builder));
+  } else {
+    pending_outputs_.erase(number);
+  }
+  dentry_stats_.kv_files_created += builder.files_created();
+  dentry_stats_.bytes_written += builder.bytes_written();
+  if (make_durable && tuning_.durability != delsm::Durability::kDeferred) {
+    dentry_stats_.durability_syncs++;
+  }
+  LevelStats stats;
+  stats.micros = env_->NowMicros() - start_micros;
+  stats.entries_written = entries;
+  stats_[0].Add(stats);
+  return s;
+}
+
+}  // namespace leveldb
