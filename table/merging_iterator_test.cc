@@ -167,6 +167,15 @@ TEST(MergingIteratorTest, RandomWalkManyChildren) {
   RandomWalk(BytewiseComparator(), 20, 30, 500, 99);
 }
 
+TEST(MergingIteratorTest, RandomWalkAsManyChildrenAsAStoppedLevel0) {
+  // A DB merges up to l0_stop_dirs L0 directories plus the memtables and
+  // one iterator per level; with a small key space most keys are in several
+  // children, so the heap's tie order is exercised at every step.
+  for (uint32_t seed = 1; seed <= 5; seed++) {
+    RandomWalk(BytewiseComparator(), 48, 40, 200, seed);
+  }
+}
+
 TEST(MergingIteratorTest, CustomComparator) {
   ReverseComparator reverse;
   for (uint32_t seed = 1; seed <= 5; seed++) {
@@ -221,6 +230,66 @@ TEST(MergingIteratorTest, ChildErrorIsReported) {
   EXPECT_EQ("a", iter->key().ToString());
   Status s = iter->status();
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  delete iter;
+}
+
+// Fails like an SST whose next piece cannot be read: valid up to `good`
+// entries, then invalid with an error once moved past them.
+class FailsAfterIterator : public Iterator {
+ public:
+  FailsAfterIterator(std::vector<std::string> keys, size_t good)
+      : keys_(std::move(keys)), good_(good), pos_(keys_.size()) {}
+  bool Valid() const override { return pos_ < good_ && status_.ok(); }
+  void SeekToFirst() override { Move(0); }
+  void SeekToLast() override { Move(keys_.size() - 1); }
+  void Seek(const Slice& target) override {
+    size_t i = 0;
+    while (i < keys_.size() && Slice(keys_[i]).compare(target) < 0) i++;
+    Move(i);
+  }
+  void Next() override { Move(pos_ + 1); }
+  void Prev() override { Move(pos_ == 0 ? keys_.size() : pos_ - 1); }
+  Slice key() const override { return keys_[pos_]; }
+  Slice value() const override { return "v"; }
+  Status status() const override { return status_; }
+
+ private:
+  void Move(size_t pos) {
+    pos_ = pos;
+    if (pos_ >= good_ && pos_ < keys_.size()) {
+      status_ = Status::IOError("unreadable piece");
+    }
+  }
+  const std::vector<std::string> keys_;
+  const size_t good_;
+  size_t pos_;
+  Status status_;
+};
+
+TEST(MergingIteratorTest, ErrorOfAChildMidScanIsReportedWhileOthersGoOn) {
+  // One child of many fails when it is moved past its last readable entry;
+  // the merged iterator must report that error from then on, as LevelDB's
+  // does, although the other children could go on.
+  const Comparator* cmp = BytewiseComparator();
+  std::vector<Iterator*> kids;
+  std::vector<std::pair<std::string, std::string>> many;
+  for (int i = 0; i < 100; i += 2) many.emplace_back(Key(i), "x");
+  kids.push_back(new VectorIterator(cmp, many));
+  for (int c = 0; c < 8; c++) {
+    kids.push_back(new VectorIterator(cmp, {{Key(200 + c), "y"}}));
+  }
+  kids.push_back(new FailsAfterIterator({Key(11), Key(31), Key(51)}, 2));
+  Iterator* iter = NewMergingIterator(cmp, kids.data(), kids.size());
+  iter->SeekToFirst();
+  int steps = 0;
+  while (iter->Valid() && iter->status().ok()) {
+    iter->Next();
+    steps++;
+  }
+  // Key(31) is the failing child's last good entry; stepping past it makes
+  // that child fail, after 17 entries of the even child and 2 of its own.
+  EXPECT_EQ(18, steps);
+  EXPECT_TRUE(iter->status().IsIOError()) << iter->status().ToString();
   delete iter;
 }
 

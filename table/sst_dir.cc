@@ -325,7 +325,6 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
     }
     stored = scratch;
   } else {
-    where = InlineWhere(index);
     if (stored_inline != nullptr) {
       stored = *stored_inline;
     } else {
@@ -336,7 +335,19 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
   }
   const bool compressed = e.storage == ValueStorage::kFileSnappy ||
                           e.storage == ValueStorage::kInlineSnappy;
-  return DecodeKvValue(stored, compressed, e.value_size, where, value);
+  if (StoredInFile(e.storage)) {
+    return DecodeKvValue(stored, compressed, e.value_size, where, value);
+  }
+  // An inline value's name for errors is built only on failure (decoding
+  // again is deterministic): a scan decodes every entry, and building the
+  // name cost as much as decoding a small value.
+  Status s =
+      DecodeKvValue(stored, compressed, e.value_size, std::string(), value);
+  if (!s.ok()) {
+    s = DecodeKvValue(stored, compressed, e.value_size, InlineWhere(index),
+                      value);
+  }
+  return s;
 }
 
 uint64_t SstDir::ApproximateBytesBefore(const Slice& internal_key) const {
