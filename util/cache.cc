@@ -4,12 +4,12 @@
 // the shard's charge exceeds its share of the capacity.
 #include "leveldb/cache.h"
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
-#include <string_view>
-#include <unordered_map>
+#include <vector>
 
 #include "leveldb/slice.h"
 #include "util/hash.h"
@@ -29,6 +29,8 @@ namespace {
 // guarded by the shard's mutex.
 struct Entry : public Cache::Handle {
   std::string key;
+  uint32_t hash;     // Hash(key), which picked the shard; immutable.
+  Entry* next_hash;  // The next entry of its index bucket (while indexed).
   void* value;
   void (*deleter)(const Slice& key, void* value);
   size_t charge;
@@ -62,6 +64,68 @@ class EntryList {
   Entry head_;
 };
 
+// The index of a shard: a chained hash table threaded through the entries
+// (Entry::next_hash) and keyed by their stored hash, so an operation hashes
+// its key once (the hash that also picked the shard) and an insert
+// allocates nothing. Not thread-safe: the shard's mutex guards it.
+class EntryIndex {
+ public:
+  EntryIndex() : buckets_(16, nullptr), count_(0) {}
+
+  Entry* Find(const Slice& key, uint32_t hash) { return *Slot(key, hash); }
+  // Indexes e; returns the entry it replaces (no longer indexed), or null.
+  Entry* Put(Entry* e) {
+    Entry** slot = Slot(Slice(e->key), e->hash);
+    Entry* old = *slot;
+    e->next_hash = old == nullptr ? nullptr : old->next_hash;
+    *slot = e;
+    if (old == nullptr && ++count_ > buckets_.size()) Grow();
+    return old;
+  }
+  // Unindexes the entry with this key; returns it, or null if absent.
+  Entry* Remove(const Slice& key, uint32_t hash) {
+    Entry** slot = Slot(key, hash);
+    Entry* e = *slot;
+    if (e != nullptr) {
+      *slot = e->next_hash;
+      count_--;
+    }
+    return e;
+  }
+  void Clear() {
+    std::fill(buckets_.begin(), buckets_.end(), nullptr);
+    count_ = 0;
+  }
+
+ private:
+  // The link that points at the entry with this key, or the null link at
+  // the end of its bucket.
+  Entry** Slot(const Slice& key, uint32_t hash) {
+    Entry** slot = &buckets_[hash & (buckets_.size() - 1)];
+    while (*slot != nullptr &&
+           ((*slot)->hash != hash || Slice((*slot)->key) != key)) {
+      slot = &(*slot)->next_hash;
+    }
+    return slot;
+  }
+  void Grow() {
+    std::vector<Entry*> bigger(buckets_.size() * 2, nullptr);
+    for (Entry* head : buckets_) {
+      while (head != nullptr) {
+        Entry* next = head->next_hash;
+        Entry** bucket = &bigger[head->hash & (bigger.size() - 1)];
+        head->next_hash = *bucket;
+        *bucket = head;
+        head = next;
+      }
+    }
+    buckets_.swap(bigger);
+  }
+
+  std::vector<Entry*> buckets_;  // a power of two of them
+  size_t count_;                 // entries indexed
+};
+
 class LRUShard {
  public:
   LRUShard() : capacity_(0), usage_(0) {}
@@ -84,15 +148,18 @@ class LRUShard {
       e->in_cache = false;
       Unref(e);
     }
-    index_.clear();
+    index_.Clear();
   }
 
   void SetCapacity(size_t capacity) { capacity_ = capacity; }
 
-  Cache::Handle* Insert(const Slice& key, void* value, size_t charge,
+  Cache::Handle* Insert(const Slice& key, uint32_t hash, void* value,
+                        size_t charge,
                         void (*deleter)(const Slice& key, void* value)) {
     Entry* e = new Entry;
     e->key.assign(key.data(), key.size());
+    e->hash = hash;
+    e->next_hash = nullptr;
     e->value = value;
     e->deleter = deleter;
     e->charge = charge;
@@ -108,25 +175,17 @@ class LRUShard {
       e->in_cache = true;
       busy_.PushNewest(e);
       usage_ += charge;
-      // The index key views the entry's own bytes, so a replaced entry's
-      // slot must be re-created rather than re-pointed.
-      auto it = index_.find(std::string_view(e->key));
-      if (it != index_.end()) {
-        Entry* old = it->second;
-        index_.erase(it);
-        Detach(old);
-      }
-      index_.emplace(std::string_view(e->key), e);
+      Entry* old = index_.Put(e);
+      if (old != nullptr) Detach(old);
     }
     EvictIfFull();
     return e;
   }
 
-  Cache::Handle* Lookup(const Slice& key) {
+  Cache::Handle* Lookup(const Slice& key, uint32_t hash) {
     std::lock_guard<std::mutex> guard(mu_);
-    auto it = index_.find(std::string_view(key.data(), key.size()));
-    if (it == index_.end()) return nullptr;
-    Entry* e = it->second;
+    Entry* e = index_.Find(key, hash);
+    if (e == nullptr) return nullptr;
     if (e->refs == 1) {  // Leaving the idle list: now held by a client.
       EntryList::Unlink(e);
       busy_.PushNewest(e);
@@ -143,20 +202,17 @@ class LRUShard {
     EvictIfFull();
   }
 
-  void Erase(const Slice& key) {
+  void Erase(const Slice& key, uint32_t hash) {
     std::lock_guard<std::mutex> guard(mu_);
-    auto it = index_.find(std::string_view(key.data(), key.size()));
-    if (it == index_.end()) return;
-    Entry* e = it->second;
-    index_.erase(it);
-    Detach(e);
+    Entry* e = index_.Remove(key, hash);
+    if (e != nullptr) Detach(e);
   }
 
   void Prune() {
     std::lock_guard<std::mutex> guard(mu_);
     while (!idle_.empty()) {
       Entry* e = idle_.oldest();
-      index_.erase(std::string_view(e->key));
+      index_.Remove(Slice(e->key), e->hash);
       Detach(e);
     }
   }
@@ -194,18 +250,17 @@ class LRUShard {
   void EvictIfFull() {
     while (usage_ > capacity_ && !idle_.empty()) {
       Entry* victim = idle_.oldest();
-      index_.erase(std::string_view(victim->key));
+      index_.Remove(Slice(victim->key), victim->hash);
       Detach(victim);
     }
   }
 
   size_t capacity_;  // Set once before use.
   std::mutex mu_;
-  size_t usage_;    // Sum of charges of in_cache entries; guarded by mu_.
-  EntryList idle_;  // Guarded by mu_.
-  EntryList busy_;  // Guarded by mu_.
-  // Keys view Entry::key of the entry they map to. Guarded by mu_.
-  std::unordered_map<std::string_view, Entry*> index_;
+  size_t usage_;      // Sum of charges of in_cache entries; guarded by mu_.
+  EntryList idle_;    // Guarded by mu_.
+  EntryList busy_;    // Guarded by mu_.
+  EntryIndex index_;  // Every in_cache entry, by key. Guarded by mu_.
 };
 
 class ShardedLRUCache final : public Cache {
@@ -217,18 +272,23 @@ class ShardedLRUCache final : public Cache {
 
   Handle* Insert(const Slice& key, void* value, size_t charge,
                  void (*deleter)(const Slice& key, void* value)) override {
-    return ShardFor(key).Insert(key, value, charge, deleter);
+    const uint32_t hash = HashOf(key);
+    return ShardFor(hash).Insert(key, hash, value, charge, deleter);
   }
   Handle* Lookup(const Slice& key) override {
-    return ShardFor(key).Lookup(key);
+    const uint32_t hash = HashOf(key);
+    return ShardFor(hash).Lookup(key, hash);
   }
   void Release(Handle* handle) override {
-    ShardFor(Slice(static_cast<Entry*>(handle)->key)).Release(handle);
+    ShardFor(static_cast<Entry*>(handle)->hash).Release(handle);
   }
   void* Value(Handle* handle) override {
     return static_cast<Entry*>(handle)->value;
   }
-  void Erase(const Slice& key) override { ShardFor(key).Erase(key); }
+  void Erase(const Slice& key) override {
+    const uint32_t hash = HashOf(key);
+    ShardFor(hash).Erase(key, hash);
+  }
   uint64_t NewId() override {
     return last_id_.fetch_add(1, std::memory_order_relaxed) + 1;
   }
@@ -245,9 +305,12 @@ class ShardedLRUCache final : public Cache {
   static constexpr int kShardBits = 4;
   static constexpr int kShards = 1 << kShardBits;
 
-  LRUShard& ShardFor(const Slice& key) const {
-    const uint32_t h = Hash(key.data(), key.size(), 0);
-    return shards_[h >> (32 - kShardBits)];
+  static uint32_t HashOf(const Slice& key) {
+    return Hash(key.data(), key.size(), 0);
+  }
+  // The top bits pick the shard, the low bits the bucket within it.
+  LRUShard& ShardFor(uint32_t hash) const {
+    return shards_[hash >> (32 - kShardBits)];
   }
 
   // mutable: TotalCharge is const in the interface but must lock shards.
