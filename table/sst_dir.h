@@ -65,9 +65,9 @@ class SstDir {
   // key, value() is read when first asked for. Once value() has been asked
   // at two successive positions in one direction (a scan), the iterator
   // reads the inline values ahead in large pieces and, with a read-ahead
-  // pool, the next KV files in parallel, within SstDirOptions' bounds; it
-  // stops when destroyed. A failed read makes the iterator invalid with a
-  // non-OK status().
+  // pool, while its KV file reads wait for the device, the next KV files in
+  // parallel, within SstDirOptions' bounds; it stops when destroyed. A failed
+  // read makes the iterator invalid with a non-OK status().
   Iterator* NewIterator(const ReadOptions& options) const;
 
   // The value of entries()[index], through the value cache: looked up, and

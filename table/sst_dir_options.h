@@ -45,6 +45,12 @@ struct SstDirOptions {
   int read_ahead_files = 16;
 };
 
+// A scan reads ahead on the pool from its first read of a KV file that had
+// to wait for the device, and stops again after this many reads ahead in a
+// row found their file in memory (handing a read that needs no device to
+// another thread and back costs more than the read).
+constexpr int kReadsFromMemoryToStopReadAhead = 16;
+
 }  // namespace leveldb
 
 #endif  // DELSM_TABLE_SST_DIR_OPTIONS_H_

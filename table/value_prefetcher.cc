@@ -21,6 +21,7 @@ struct ValuePrefetcher::Slot {
   bool started = false;
   bool cancelled = false;  // never start it
   bool done = false;
+  bool from_cache = false;  // the read did not wait for the device
   std::string value;
   Status status;
 };
@@ -49,7 +50,7 @@ void ValuePrefetcher::Clear() {
 }
 
 bool ValuePrefetcher::Take(size_t index, int direction, std::string* value,
-                           Status* status) {
+                           Status* status, bool* from_cache) {
   std::unique_lock<std::mutex> l(shared_->mu);
   if (direction != direction_) return false;
   // Drop the reads of entries the scan went past (shadowed versions).
@@ -66,12 +67,14 @@ bool ValuePrefetcher::Take(size_t index, int direction, std::string* value,
   if (!slot->started) {
     slot->cancelled = true;  // read it here rather than queue behind others
     l.unlock();
-    *status = dir_->ReadValueUncached(options_, index, value);
+    *status =
+        dir_->ReadValueUncached(options_, index, value, nullptr, from_cache);
     return true;
   }
   shared_->cv.wait(l, [&slot] { return slot->done; });
   *value = std::move(slot->value);
   *status = slot->status;
+  *from_cache = slot->from_cache;
   return true;
 }
 
@@ -94,8 +97,11 @@ void ValuePrefetcher::Schedule(size_t index) {
     // The prefetcher waits for running reads before it (and so its
     // iterator, which pins `dir`) goes away.
     std::string value;
-    Status s = dir->ReadValueUncached(options, slot->index, &value);
+    bool from_cache = false;
+    Status s = dir->ReadValueUncached(options, slot->index, &value, nullptr,
+                                      &from_cache);
     std::lock_guard<std::mutex> l(shared->mu);
+    slot->from_cache = from_cache;
     slot->value = std::move(value);
     slot->status = s;
     slot->done = true;

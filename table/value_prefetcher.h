@@ -30,10 +30,13 @@ class ValuePrefetcher {
   ValuePrefetcher& operator=(const ValuePrefetcher&) = delete;
 
   // If the value of entry `index` was read ahead (or is being read), waits
-  // for it and returns true with the read's outcome in *value and *status.
-  // A read not yet started is done here instead of waiting behind other
-  // tasks. Reads ahead of entries the scan has passed are dropped.
-  bool Take(size_t index, int direction, std::string* value, Status* status);
+  // for it and returns true with the read's outcome in *value and *status,
+  // and in *from_cache whether the file was in memory (read without
+  // waiting for the device). A read not yet started is done here instead
+  // of waiting behind other tasks. Reads ahead of entries the scan has
+  // passed are dropped.
+  bool Take(size_t index, int direction, std::string* value, Status* status,
+            bool* from_cache);
 
   // The scan is at `index`, moving in `direction` (+1 or -1): start reads
   // of the KV files after it, up to the bounds.

@@ -306,6 +306,36 @@ TEST_F(ValuePrefetcherTest, ScanOfFilesInThePageCacheReadsNothingAhead) {
   EXPECT_EQ(AllReads(), static_cast<uint64_t>(kEntries));
 }
 
+TEST_F(ValuePrefetcherTest, ReadAheadStopsOnceTheFilesAreInMemoryAgain) {
+  // The scan's first read waits for the device, so read-ahead starts; every
+  // read after it finds its file in memory, so read-ahead stops after
+  // kReadsFromMemoryToStopReadAhead of them and the scan reads the rest.
+  options_.read_ahead_files = 4;
+  static_assert(kEntries > 1 + kReadsFromMemoryToStopReadAhead + 4 + 5,
+                "the scan must outlast the read-ahead");
+  fs_.simulate_device = true;
+  fs_.reads_waiting_for_device = 1;
+  std::unique_ptr<SstDir> dir = Open();
+  ASSERT_TRUE(dir != nullptr);
+  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+  it->SeekToFirst();
+  for (int i = 0; i < kEntries; i++, it->Next()) {
+    ExpectEntry(it.get(), i);
+    Drain(pool_.get());  // so each value is taken from a finished read
+  }
+  EXPECT_FALSE(it->Valid());
+  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  it.reset();
+  Drain(pool_.get());
+  // Reads ahead: the ones taken before it stopped, plus the window it had
+  // scheduled then (dropped unless already read). Never one read per entry.
+  EXPECT_GE(PoolReads(),
+            static_cast<uint64_t>(kReadsFromMemoryToStopReadAhead));
+  EXPECT_LE(PoolReads(),
+            static_cast<uint64_t>(kReadsFromMemoryToStopReadAhead + 4));
+  EXPECT_EQ(AllReads(), static_cast<uint64_t>(kEntries));
+}
+
 TEST_F(ValuePrefetcherTest, ScanThatWaitsForTheDeviceReadsAhead) {
   fs_.report_page_cache = true;
   options_.read_ahead_files = 5;

@@ -29,6 +29,13 @@ class CountingFileSystem : public leveldb::FileSystem {
   // (as the POSIX file system does). Off: every read "waited", so scans
   // read ahead whatever the cache holds, as tests of read-ahead need.
   bool report_page_cache = false;
+  // When simulate_device is set (and report_page_cache is off): the next
+  // reads_waiting_for_device reads through ReadFileAtNoting report that
+  // they waited for the device, every later one that it came from memory,
+  // whatever the page cache holds; a test's way to make a scan's files
+  // "go cold" and "warm up" on demand.
+  std::atomic<bool> simulate_device{false};
+  std::atomic<int64_t> reads_waiting_for_device{0};
 
   // ReadFileAt calls made by threads other than `thread`.
   uint64_t FileReadsNotOn(std::thread::id thread) {
@@ -122,8 +129,9 @@ class CountingFileSystem : public leveldb::FileSystem {
       if (fs_->report_page_cache) {
         s = d_->ReadFileAtNoting(n, off, len, c, from_cache);
       } else {
-        *from_cache = false;
         s = d_->ReadFileAt(n, off, len, c);
+        *from_cache = fs_->simulate_device &&
+                      fs_->reads_waiting_for_device.fetch_sub(1) <= 0;
       }
       fs_->Count(*c);
       fs_->CountFileRead();
