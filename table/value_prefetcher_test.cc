@@ -306,6 +306,40 @@ TEST_F(ValuePrefetcherTest, ScanOfFilesInThePageCacheReadsNothingAhead) {
   EXPECT_EQ(AllReads(), static_cast<uint64_t>(kEntries));
 }
 
+TEST_F(ValuePrefetcherTest, ReadsAheadInParallelAtMostReadAheadFilesAtOnce) {
+  // Four pool threads, three files ahead: the three reads ahead run at the
+  // same time (held until all three are in flight), and never more than
+  // three run at once however many threads the pool has.
+  ThreadPool pool(4);
+  options_.read_ahead_pool = &pool;
+  options_.read_ahead_files = 3;
+  fs_.simulate_device = true;
+  fs_.reads_waiting_for_device = 1 << 30;  // every read waits
+  std::unique_ptr<SstDir> dir = Open();
+  ASSERT_TRUE(dir != nullptr);
+  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+  it->SeekToFirst();
+  ExpectEntry(it.get(), 0);
+  fs_.HoldFileReads(me_);  // the scan's own reads go on
+  it->Next();
+  ExpectEntry(it.get(), 1);  // a scan now: its read waited, read-ahead starts
+  const bool three_at_once = fs_.WaitForFileReadsInFlight(3);
+  EXPECT_TRUE(three_at_once);
+  EXPECT_EQ(3, fs_.MaxFileReadsInFlight());
+  fs_.ReleaseFileReads();
+  for (int i = 2; i < kEntries; i++) {
+    it->Next();
+    ExpectEntry(it.get(), i);
+  }
+  it.reset();
+  Drain(&pool);
+  // One read in flight on the scan's thread (a read not yet started that it
+  // takes over) plus the reads ahead left in the window: at most
+  // read_ahead_files at once.
+  EXPECT_LE(fs_.MaxFileReadsInFlight(), 3);
+  EXPECT_EQ(AllReads(), static_cast<uint64_t>(kEntries));
+}
+
 TEST_F(ValuePrefetcherTest, ReadAheadStopsOnceTheFilesAreInMemoryAgain) {
   // The scan's first read waits for the device, so read-ahead starts; every
   // read after it finds its file in memory, so read-ahead stops after

@@ -7,6 +7,8 @@
 #define DELSM_TESTS_COUNTING_FILE_SYSTEM_H_
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,6 +38,32 @@ class CountingFileSystem : public leveldb::FileSystem {
   // "go cold" and "warm up" on demand.
   std::atomic<bool> simulate_device{false};
   std::atomic<int64_t> reads_waiting_for_device{0};
+
+  // While held, KV file reads (ReadFileAt, ReadFileAtNoting) on any thread
+  // but `except` wait until ReleaseFileReads(); every KV file read counts
+  // towards file_reads_in_flight while it runs, and the most ever in flight
+  // at once is kept.
+  void HoldFileReads(std::thread::id except) {
+    std::lock_guard<std::mutex> l(mu_);
+    hold_ = true;
+    hold_except_ = except;
+  }
+  void ReleaseFileReads() {
+    std::lock_guard<std::mutex> l(mu_);
+    hold_ = false;
+    cv_.notify_all();
+  }
+  // Waits until `n` KV file reads are in flight at once; false if that
+  // does not happen within a minute (a test failure, not a timing).
+  bool WaitForFileReadsInFlight(int n) {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, std::chrono::minutes(1),
+                        [&] { return in_flight_ >= n; });
+  }
+  int MaxFileReadsInFlight() {
+    std::lock_guard<std::mutex> l(mu_);
+    return max_in_flight_;
+  }
 
   // ReadFileAt calls made by threads other than `thread`.
   uint64_t FileReadsNotOn(std::thread::id thread) {
@@ -83,6 +111,20 @@ class CountingFileSystem : public leveldb::FileSystem {
     std::lock_guard<std::mutex> l(mu_);
     file_reads_by_thread_[std::this_thread::get_id()]++;
   }
+  // Brackets a KV file read (see HoldFileReads).
+  void BeginFileRead() {
+    std::unique_lock<std::mutex> l(mu_);
+    in_flight_++;
+    if (in_flight_ > max_in_flight_) max_in_flight_ = in_flight_;
+    cv_.notify_all();
+    cv_.wait(l, [&] {
+      return !hold_ || std::this_thread::get_id() == hold_except_;
+    });
+  }
+  void EndFileRead() {
+    std::lock_guard<std::mutex> l(mu_);
+    in_flight_--;
+  }
 
   class File : public leveldb::ReadOnlyFile {
    public:
@@ -117,7 +159,9 @@ class CountingFileSystem : public leveldb::FileSystem {
     }
     leveldb::Status ReadFileAt(const std::string& n, uint64_t off, size_t len,
                                std::string* c) override {
+      fs_->BeginFileRead();
       leveldb::Status s = d_->ReadFileAt(n, off, len, c);
+      fs_->EndFileRead();
       fs_->Count(*c);
       fs_->CountFileRead();
       return s;
@@ -126,6 +170,7 @@ class CountingFileSystem : public leveldb::FileSystem {
                                      size_t len, std::string* c,
                                      bool* from_cache) override {
       leveldb::Status s;
+      fs_->BeginFileRead();
       if (fs_->report_page_cache) {
         s = d_->ReadFileAtNoting(n, off, len, c, from_cache);
       } else {
@@ -133,6 +178,7 @@ class CountingFileSystem : public leveldb::FileSystem {
         *from_cache = fs_->simulate_device &&
                       fs_->reads_waiting_for_device.fetch_sub(1) <= 0;
       }
+      fs_->EndFileRead();
       fs_->Count(*c);
       fs_->CountFileRead();
       return s;
@@ -170,7 +216,12 @@ class CountingFileSystem : public leveldb::FileSystem {
 
   leveldb::FileSystem* const base_ = leveldb::FileSystem::Default();
   std::mutex mu_;
+  std::condition_variable cv_;  // signalled on a hold's release, a read's start
   std::map<std::thread::id, uint64_t> file_reads_by_thread_;  // under mu_
+  bool hold_ = false;                                         // under mu_
+  std::thread::id hold_except_;                               // under mu_
+  int in_flight_ = 0;                                         // under mu_
+  int max_in_flight_ = 0;                                     // under mu_
 };
 
 }  // namespace delsm_test
