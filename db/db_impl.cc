@@ -78,6 +78,8 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
   sst_options_.comparator = &internal_comparator_;
   sst_options_.filter_policy = options_.filter_policy;
   sst_options_.fs = fs_;
+  homes_.reset(new HomeDirs(fs_, dbname_ + "/" + kValuesDirName));
+  sst_options_.homes = homes_.get();
   sst_options_.compression = options_.compression;
   sst_options_.inline_threshold = tuning_.inline_threshold;
   sst_options_.sync_files = tuning_.durability == delsm::Durability::kFsync;
@@ -110,7 +112,13 @@ DBImpl::~DBImpl() {
          durability_thread_running_) {
     background_cv_.Wait();
   }
+  // Every reader is gone (an iterator must not outlive its DB): the values
+  // compactions dropped can all go now rather than at the next open.
+  std::vector<HomeValue> dead;
+  if (bg_error_.ok() && db_lock_ != nullptr) dead = TakeRemovableDeadValues();
   mutex_.Unlock();
+  uint64_t unlinked = 0, dirs_removed = 0;
+  RemoveDeadValues(dead, &unlinked, &dirs_removed);
 
   if (db_lock_ != nullptr) env_->UnlockFile(db_lock_);
 

@@ -25,6 +25,7 @@
 #include "leveldb/env.h"
 #include "port/port.h"
 #include "port/thread_annotations.h"
+#include "table/home_dirs.h"
 #include "table/sst_dir_options.h"
 #include "util/thread_pool.h"
 
@@ -234,6 +235,29 @@ class DBImpl : public DB {
   // removed). A directory whose meta files cannot be read is left alone
   // (its reads report the damage).
   void RemoveUnownedDirEntries() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Values that stay put (db_impl_homes.cc). KV files in homes whose
+  // entries a compaction dropped, with the number of the version that
+  // compaction installed: no version from before it may still be read
+  // when they are unlinked (a pinned older version may hold the entry in
+  // any of the SSTs it passed through, and all of them name one file).
+  struct DeadValues {
+    uint64_t version;
+    std::vector<HomeValue> values;
+  };
+  // Queue a committed compaction's dead values.
+  void BuryDeadValues(const std::vector<HomeValue>& values)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Take the dead values no live version can see any more.
+  std::vector<HomeValue> TakeRemovableDeadValues()
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Unlink them and remove the homes they empty. Called without mutex_.
+  void RemoveDeadValues(const std::vector<HomeValue>& values,
+                        uint64_t* unlinked, uint64_t* dirs_removed);
+  // At open: remove every file in a home that no live entry names (values
+  // a crash kept from being unlinked, a crashed flush's values, the values
+  // of L0 SSTs replaced by a WAL replay) and every home no live entry
+  // names. Nothing is removed if a live meta file cannot be read.
+  void RemoveUnreferencedValues() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The path of SST directory `dir` at whichever level holds it, or empty.
   std::string FindSstDir(uint64_t dir, int* level);
   bool CompactionWanted() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -259,6 +283,9 @@ class DBImpl : public DB {
   // Workers reading KV files ahead of scans (null when read-ahead is off).
   // Outlives table_cache_ and every iterator (destroyed last).
   std::unique_ptr<ThreadPool> read_ahead_pool_;
+  // The homes of values that stay put; set by the constructor, in
+  // sst_options_.homes (whatever the mode: a DB may hold such values).
+  std::unique_ptr<HomeDirs> homes_;
   SstDirOptions sst_options_;
   std::unique_ptr<TableCache> table_cache_;
 
@@ -336,6 +363,11 @@ class DBImpl : public DB {
   // the compaction thread, drained by RemoveObsoleteFiles once no version
   // uses them. Lost on a crash: the next open finds those entries instead.
   std::vector<RetiredSst> retired_ssts_ GUARDED_BY(mutex_);
+  // Dead values of committed compactions, oldest first; appended by the
+  // compaction thread, drained by RemoveObsoleteFiles once no version
+  // from before their compaction is alive. Lost on a crash: the next
+  // open's RemoveUnreferencedValues finds them.
+  std::deque<DeadValues> dead_values_ GUARDED_BY(mutex_);
   // RemoveObsoleteFiles calls working without mutex_.
   int removals_in_flight_ GUARDED_BY(mutex_) = 0;
   // Dead SST directories and files one RemoveObsoleteFiles call is removing

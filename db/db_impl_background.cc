@@ -256,7 +256,10 @@ Status DBImpl::LinkCompaction(Compaction* c, bool* retryable) {
   for (const DentryCompaction::Output& out : dc.outputs()) {
     pending_outputs_.erase(out.meta.number);
   }
-  if (s.ok()) RetireInputs(c);
+  if (s.ok()) {
+    RetireInputs(c);
+    BuryDeadValues(dc.dead_values());
+  }
 
   LevelStats stats;
   stats.micros = env_->NowMicros() - start_micros;
@@ -336,11 +339,15 @@ void DBImpl::RemoveObsoleteFiles() {
     }
   }
   std::vector<RetiredRemoval> retired = TakeRemovableRetiredSsts(live);
+  const std::vector<HomeValue> dead = TakeRemovableDeadValues();
 
   removals_in_flight_++;
   mutex_.Unlock();
   uint64_t unlinked = 0;
   uint64_t dirs_removed = 0;
+  // Dead values before the retired SSTs naming them: after a crash in
+  // between, repair still knows them for dropped values.
+  RemoveDeadValues(dead, &unlinked, &dirs_removed);
   RemoveRetiredSsts(retired, &unlinked);
   for (const std::string& f : files_to_delete) {
     Log(options_.info_log, "Delete %s\n", f.c_str());

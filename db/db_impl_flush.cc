@@ -302,6 +302,8 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable,
   mutex_.Unlock();
 
   SstDirBuilder builder(sst_options_, SstDirName(dbname_, 0, number));
+  // Values that stay put go to a home of their own, numbered as the SST.
+  if (tuning_.values_stay_put) builder.SetHome(number);
   Status s = builder.Begin();
   ShadowedVersions shadowed(internal_comparator_.user_comparator(),
                             smallest_snapshot);
@@ -334,8 +336,14 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable,
     s = builder.Finish();
     if (s.ok() && make_durable) {
       // KV files and META were fsynced as written in kFsync mode.
-      s = MakeDirectoriesDurable(fs_, tuning_.durability,
-                                 {builder.path(), LevelDirName(dbname_, 0)});
+      std::vector<std::string> dirs;
+      if (!builder.home_path().empty()) {
+        dirs.push_back(builder.home_path());
+        dirs.push_back(homes_->root());
+      }
+      dirs.push_back(builder.path());
+      dirs.push_back(LevelDirName(dbname_, 0));
+      s = MakeDirectoriesDurable(fs_, tuning_.durability, dirs);
     }
   }
   const uint64_t entries = builder.NumEntries();

@@ -78,6 +78,17 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     s = fs_->CreateDir(LevelDirName(dbname_, level), true);
     if (!s.ok()) return s;
   }
+  // The homes' directory only where the mode asks for it: a database that
+  // never used it keeps its layout.
+  if (tuning_.values_stay_put && !fs_->Exists(homes_->root())) {
+    // Made durable at once (a flush syncs values/ but not the DB directory
+    // holding its entry).
+    s = fs_->CreateDir(homes_->root(), true);
+    if (s.ok()) {
+      s = MakeDirectoriesDurable(fs_, tuning_.durability, {dbname_});
+    }
+    if (!s.ok()) return s;
+  }
 
   s = versions_->Recover(save_manifest);
   if (!s.ok()) return s;
@@ -95,6 +106,17 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     for (const std::string& d : dirs) {
       uint64_t number;
       if (ParseSstDirName(d, &number)) versions_->MarkFileNumberUsed(number);
+    }
+  }
+  // So do homes (a crash may leave one whose SST directory is gone): a new
+  // flush's home must not exist yet.
+  if (fs_->Exists(homes_->root())) {
+    std::vector<std::string> homes;
+    s = fs_->ListDirectory(homes_->root(), &homes);
+    if (!s.ok()) return s;
+    for (const std::string& h : homes) {
+      uint64_t number;
+      if (ParseHomeDirName(h, &number)) versions_->MarkFileNumberUsed(number);
     }
   }
 
@@ -398,6 +420,7 @@ Status DBImpl::Open(const char* env_spec) {
   if (s.ok()) {
     RemoveObsoleteFiles();
     RemoveUnownedDirEntries();
+    RemoveUnreferencedValues();
     flush_threads_running_ = tuning_.flush_threads;
     compaction_thread_running_ = true;
     for (int i = 0; i < tuning_.flush_threads; i++) {
@@ -458,6 +481,20 @@ Status DestroyDBWithFileSystem(const std::string& dbname,
       }
     }
     if (del.ok()) del = fs->RemoveDir(level_dir);
+    if (result.ok() && !del.ok()) result = del;
+  }
+  // The homes of values that stay put.
+  const std::string values_dir = dbname + "/" + kValuesDirName;
+  if (fs->Exists(values_dir)) {
+    std::vector<std::string> homes;
+    Status del = fs->ListDirectory(values_dir, &homes);
+    for (const std::string& h : homes) {
+      uint64_t n;
+      if (del.ok() && ParseHomeDirName(h, &n)) {
+        del = RemoveSstDirectory(fs, values_dir + "/" + h, nullptr);
+      }
+    }
+    if (del.ok()) del = fs->RemoveDir(values_dir);
     if (result.ok() && !del.ok()) result = del;
   }
   env->UnlockFile(lock);

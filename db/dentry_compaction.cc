@@ -7,6 +7,7 @@
 #include "fs/durability.h"
 #include "fs/file_system.h"
 #include "table/sst_dir.h"
+#include "table/key_codec.h"
 #include "table/sst_dir_builder.h"
 
 namespace leveldb {
@@ -97,6 +98,18 @@ bool DentryCompaction::ShouldDrop(const ParsedInternalKey& key) {
          hooks_.is_base_level_for_key(key.user_key);
 }
 
+void DentryCompaction::NoteDropped(const MetaEntry& entry) {
+  if (!StoredInHome(entry.storage)) return;
+  const Slice ikey(entry.internal_key);
+  // Two copies of one write are in two homes (a replay gets its own), so
+  // the dropped copy's file is never the kept one's.
+  HomeValue v;
+  v.home = entry.home;
+  v.name = KvStoredFileName(ExtractUserKey(ikey), ExtractTag(ikey) >> 8,
+                            StoredCompressed(entry.storage));
+  dead_values_.push_back(std::move(v));
+}
+
 size_t DentryCompaction::RouteToTarget(const Slice& user_key) {
   const Comparator* ucmp =
       static_cast<const InternalKeyComparator*>(options_.comparator)
@@ -118,6 +131,7 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
   entries_read_++;
   if (entry.internal_key == last_internal_key_) {
     entries_dropped_++;  // exact duplicate (an L0 SST and its WAL's replay)
+    NoteDropped(entry);
     return Status::OK();
   }
   last_internal_key_ = entry.internal_key;
@@ -131,6 +145,7 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
   const bool was_new_key = shadowed_.first_of_user_key();
   if (drop) {
     entries_dropped_++;
+    NoteDropped(entry);
     return Status::OK();
   }
 
@@ -232,6 +247,7 @@ void DentryCompaction::AddOutputsTo(int level, VersionEdit* edit) const {
 
 void DentryCompaction::Abandon() {
   builder_.reset();  // an unfinished builder undoes itself
+  dead_values_.clear();  // nothing was committed: every value lives on
   for (const Output& out : outputs_) {
     if (out.meta.dir == out.meta.number) {
       RemoveSstDirectory(options_.fs, out.path, nullptr);

@@ -27,6 +27,11 @@
 // replay of its WAL; recovery leaves out replayed writes a deeper level
 // already holds, see DBImpl::HeldBelowLevel0).
 //
+// Entries whose value stays in a home (values_stay_put) are never linked:
+// the new meta entry names the same home. When such an entry is dropped,
+// its KV file is listed in dead_values(); the caller unlinks it after the
+// commit, once no version that could see the entry is alive.
+//
 // The caller commits the outputs to the manifest only after MakeDurable()
 // succeeds, and removes the inputs only after that commit. Not thread-safe.
 #ifndef DELSM_DB_DENTRY_COMPACTION_H_
@@ -44,12 +49,14 @@
 #include "db/version_edit.h"
 #include "delsm/delsm.h"  // include/delsm/delsm.h
 #include "leveldb/status.h"
+#include "table/home_dirs.h"
 #include "table/sst_dir_options.h"
 
 namespace leveldb {
 
 class SstDir;
 class SstDirBuilder;
+struct MetaEntry;
 
 class DentryCompaction {
  public:
@@ -120,6 +127,8 @@ class DentryCompaction {
   // Record every output SST as added at `level` in `edit`.
   void AddOutputsTo(int level, VersionEdit* edit) const;
   uint64_t links() const { return links_; }
+  // The KV files in homes of the entries this compaction dropped.
+  const std::vector<HomeValue>& dead_values() const { return dead_values_; }
   uint64_t entries_read() const { return entries_read_; }
   uint64_t entries_dropped() const { return entries_dropped_; }
 
@@ -163,6 +172,10 @@ class DentryCompaction {
   ShadowedVersions shadowed_;      // the drop rule's state
   std::string last_internal_key_;  // to drop exact duplicates
 
+  // Records `entry`'s KV file in dead_values_ if it is in a home.
+  void NoteDropped(const MetaEntry& entry);
+
+  std::vector<HomeValue> dead_values_;
   uint64_t links_ = 0;
   uint64_t entries_read_ = 0;
   uint64_t entries_dropped_ = 0;

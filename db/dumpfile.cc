@@ -31,6 +31,7 @@
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
 #include "table/meta_file.h"
+#include "table/home_dirs.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_options.h"
 #include "util/logging.h"
@@ -157,6 +158,10 @@ const char* StorageName(ValueStorage storage) {
       return "inline";
     case ValueStorage::kInlineSnappy:
       return "inline+snappy";
+    case ValueStorage::kHomeFile:
+      return "home";
+    case ValueStorage::kHomeFileSnappy:
+      return "home+snappy";
   }
   return "unknown";
 }
@@ -179,10 +184,18 @@ Status DumpSst(FileSystem* fs, const std::string& dir,
   // known here. With another, entries are listed without their values.
   InternalKeyComparator icmp(BytewiseComparator());
   std::unique_ptr<SstDir> sst;
+  // Values that stay put are in <db>/values/<home>/, and `dir` is
+  // <db>/L<n>/<number>.sst.
+  std::string db = dir;
+  for (int up = 0; up < 2 && db.rfind('/') != std::string::npos; up++) {
+    db.resize(db.rfind('/'));
+  }
+  HomeDirs homes(fs, db + "/" + kValuesDirName);
   if (contents.comparator_name == BytewiseComparator()->Name()) {
     SstDirOptions options;
     options.comparator = &icmp;
     options.fs = fs;
+    options.homes = &homes;
     if (!SstDir::Open(options, dir, meta_name, &sst).ok()) sst.reset();
   }
 

@@ -13,6 +13,13 @@
 //    and their removal left them) are left out, with the KV files only
 //    they name: merged, they would bring back keys the compaction had
 //    dropped with their tombstones.
+//    Values that stay put (values/<home>/, docs/DESIGN.md section 5) are
+//    used where they are: an entry naming one whose file is gone is left
+//    out (its directory is rebuilt), and every file of a home that no
+//    readable meta file names is taken back as a value entry from its name
+//    (as a listed KV file is), except those only replaced SSTs name, files
+//    whose name is not a KV file name or is hashed (LONGKEYS holds no
+//    key for them), and unreadable ones: those go to lost/.
 // 2. Every WAL is replayed into a new L0 directory.
 // 3. All of it is merged by one dentry compaction (links only) into new
 //    directories of a single level, keeping the newest version of each key
@@ -24,7 +31,8 @@
 //    given (an unreadable meta file or KV file, a file it does not know)
 //    are moved into <dbname>/lost/. Entries the merge was given are
 //    unlinked (the new directories hold links to those it kept; those it
-//    dropped were superseded or deleted).
+//    dropped were superseded or deleted). Values in homes that the merge
+//    dropped are unlinked; those it kept stay where they are.
 // Every step is logged to options.info_log, or to the DB's LOG (the old
 // one renamed LOG.old, as Open does) when none is given.
 #include <algorithm>
@@ -41,6 +49,7 @@
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
+#include "db/repair_homes.h"
 #include "db/sst_dir_removal.h"
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
@@ -68,12 +77,14 @@ class Repairer {
         env_(options.env),
         options_(options),
         icmp_(options.comparator),
-        default_filter_(NewDefaultFilterPolicy(options)) {
+        default_filter_(NewDefaultFilterPolicy(options)),
+        homes_(fs, dbname) {
     sst_options_.comparator = &icmp_;
     sst_options_.filter_policy = options.filter_policy != nullptr
                                      ? options.filter_policy
                                      : default_filter_.get();
     sst_options_.fs = fs;
+    sst_options_.homes = homes_.homes();
     sst_options_.compression = options.compression;
   }
 
@@ -86,6 +97,7 @@ class Repairer {
     s = FindFiles();
     if (s.ok()) FindRetiredSsts();
     if (s.ok()) s = LoadDirectories();
+    if (s.ok()) s = RecoverHomeValues();
     if (s.ok()) s = ConvertLogs();
     if (s.ok()) s = MergeAndCommit();
     if (s.ok()) PutAwayOldFiles();
@@ -154,10 +166,13 @@ class Repairer {
         next_number_ = std::max(next_number_, number + 1);
       }
     }
+    s = homes_.Find(&next_number_);
+    if (!s.ok()) return s;
     std::sort(logs_.begin(), logs_.end());
     Log(options_.info_log,
-        "RepairDB: found %zu WALs, %zu manifests, %zu SST directories\n",
-        logs_.size(), manifests_.size(), old_dirs_.size());
+        "RepairDB: found %zu WALs, %zu manifests, %zu SST directories, %zu "
+        "homes\n",
+        logs_.size(), manifests_.size(), old_dirs_.size(), homes_.home_count());
     return Status::OK();
   }
 
@@ -248,6 +263,7 @@ class Repairer {
         for (std::string& name : KvFileNamesOf(sst->contents())) {
           retired_names.insert(std::move(name));
         }
+        homes_.NoteReplaced(sst->contents());
       }
       Log(options_.info_log,
           "RepairDB: %s/%s: replaced by a committed compaction, not merged "
@@ -258,9 +274,12 @@ class Repairer {
         retired_metas.empty()) {
       s = SstDir::Open(sst_options_, d.path, result);
       // Its inline values must be readable too (the index's checksum does
-      // not cover them), or the merge would fail on them.
+      // not cover them), or the merge would fail on them; so must the
+      // files its entries name in homes be there.
       if (s.ok()) s = CheckInlineValues(result->get());
+      if (s.ok()) s = homes_.CheckPresent((*result)->contents());
       if (s.ok()) {
+        homes_.NoteAllUsed((*result)->contents());
         old->used.insert(kMetaFileName);
         old->used.insert(kLongKeysFileName);
         for (std::string& name : KvFileNamesOf((*result)->contents())) {
@@ -290,6 +309,43 @@ class Repairer {
     }
     return RebuildDirectory(src.get(), names, loaded, retired_names, &old->used,
                             result);
+  }
+
+  // Every file of a home that no loaded meta file names becomes an entry
+  // (from its name, as RebuildDirectory does for a listed KV file) of one
+  // new SST given to the merge; the value stays in its home.
+  Status RecoverHomeValues() {
+    std::vector<MetaEntry> entries = homes_.TakeBackUnnamed();
+    Log(options_.info_log,
+        "RepairDB: %zu values in homes no meta file names taken back\n",
+        entries.size());
+    if (entries.empty()) return Status::OK();
+    std::sort(entries.begin(), entries.end(),
+              [this](const MetaEntry& a, const MetaEntry& b) {
+                return icmp_.Compare(a.internal_key, b.internal_key) < 0;
+              });
+    const uint64_t number = NewNumber();
+    const std::string path = SstDirName(dbname_, 0, number);
+    SstDirBuilder builder(sst_options_, path);
+    Status s = builder.Begin();
+    for (size_t i = 0; s.ok() && i < entries.size(); i++) {
+      // Two files of one internal key (in two homes): the first is kept.
+      if (i > 0 && entries[i].internal_key == entries[i - 1].internal_key) {
+        continue;
+      }
+      s = builder.AddLinked(entries[i], nullptr);
+    }
+    if (s.ok()) s = builder.Finish();
+    if (!s.ok()) {
+      builder.Abandon();
+      return s;
+    }
+    new_dirs_.push_back(path);
+    std::unique_ptr<SstDir> dir;
+    s = SstDir::Open(sst_options_, path, &dir);
+    // Older than any SST directory: an exact duplicate keeps the other.
+    if (s.ok()) AddInput(std::move(dir), 0);
+    return s;
   }
 
   static Status CheckInlineValues(const SstDir* dir) {
@@ -363,7 +419,9 @@ class Repairer {
           if (present.count(name) == 0) continue;  // removed since
           named.insert(std::move(name));
         }
+        if (StoredInHome(e.storage) && !homes_.Present(e)) continue;
         if (!seen_keys.insert(e.internal_key).second) continue;
+        homes_.NoteUsed(e);
         entries.push_back(e);
         if (StoredInline(e.storage)) {
           // Bring the inline value along; a damaged one loses its entry.
@@ -571,7 +629,9 @@ class Repairer {
     edit.SetNextFile(next_number_ + 1);
     edit.SetLastSequence(max_sequence_);
     repaired_entries_ = total;
-    return WriteManifest(manifest_number, edit);
+    s = WriteManifest(manifest_number, edit);
+    if (s.ok()) dropped_home_values_ = dc.dead_values();
+    return s;
   }
 
   Status WriteManifest(uint64_t number, const VersionEdit& edit) {
@@ -638,6 +698,12 @@ class Repairer {
       RemoveSstDirectory(sst_options_.fs, path, nullptr);
     }
     for (const OldDir& d : old_dirs_) PutAwayOldDirectory(d);
+    homes_.PutAway(
+        dropped_home_values_,
+        [this](const std::string& path, const std::string& lost_name) {
+          MoveToLost(path, lost_name, false);
+        },
+        options_.info_log);
     for (uint64_t n : logs_) {
       MoveToLost(LogFileName(dbname_, n), LogFileName("", n).substr(1), true);
     }
@@ -660,6 +726,7 @@ class Repairer {
   size_t moved_to_lost_ = 0;
   const InternalKeyComparator icmp_;
   const std::unique_ptr<const FilterPolicy> default_filter_;
+  RepairHomes homes_;  // values that stay put
   SstDirOptions sst_options_;
   uint64_t next_number_ = 1;
   uint64_t new_manifest_ = 0;
@@ -671,6 +738,8 @@ class Repairer {
   std::vector<OldDir> old_dirs_;
   std::vector<std::string> new_dirs_;  // intermediate: rebuilt and WAL dirs
   std::vector<Input> inputs_;
+  // Values in homes whose entries the merge dropped (committed).
+  std::vector<HomeValue> dropped_home_values_;
 };
 
 }  // namespace

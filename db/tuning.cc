@@ -112,6 +112,7 @@ const std::vector<Field>& Fields() {
       Integer("l1_entries", &Tuning::l1_entries),
       Integer("table_cache_bytes", &Tuning::table_cache_bytes),
       Integer("flush_threads", &Tuning::flush_threads),
+      Integer("values_stay_put", &Tuning::values_stay_put),
   };
   return *fields;
 }

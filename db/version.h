@@ -145,6 +145,8 @@ class Version {
   Version* next_;
   Version* prev_;
   int refs_;  // under the DB mutex
+  // Set by VersionSet::AppendVersion when installed; never changes after.
+  uint64_t number_ = 0;
 
   // Set once by VersionSetBuilder::SaveTo before the version is installed;
   // read-only afterwards.

@@ -67,12 +67,20 @@ void VersionSet::AppendVersion(Version* v) {
   assert(v != current_);
   if (current_ != nullptr) current_->Unref();
   current_ = v;
+  v->number_ = next_version_number_++;
   v->Ref();
   // Insert at the tail of the circular list (just before the dummy head).
   v->prev_ = dummy_versions_.prev_;
   v->next_ = &dummy_versions_;
   v->prev_->next_ = v;
   v->next_->prev_ = v;
+}
+
+uint64_t VersionSet::CurrentVersionNumber() const { return current_->number_; }
+
+uint64_t VersionSet::OldestLiveVersion() const {
+  // The list is in installation order and current_ is always in it.
+  return dummy_versions_.next_->number_;
 }
 
 void VersionSet::AbandonManifest() {

@@ -129,6 +129,12 @@ class VersionSet {
   // Adds the number of every SST some live version references.
   void AddLiveSsts(std::set<uint64_t>* live);
 
+  // Versions are numbered in the order they are installed. A version whose
+  // number is below OldestLiveVersion() has been released by every
+  // reader. Requires the DB mutex.
+  uint64_t CurrentVersionNumber() const;
+  uint64_t OldestLiveVersion() const;
+
   // Appends to *ssts every SST that some live version places in directory
   // `dir` and whose user-key range overlaps [smallest, largest].
   void LiveSstsInDir(uint64_t dir, const Slice& smallest_user_key,
@@ -202,6 +208,8 @@ class VersionSet {
 
   Version dummy_versions_;  // head of the circular list of live versions
   Version* current_;        // == dummy_versions_.prev_
+  // The number AppendVersion gives the next version (under the DB mutex).
+  uint64_t next_version_number_ = 1;
 
   // Per level, the largest key of the last compaction's inputs there; the
   // next size compaction of the level starts after it (round robin).

@@ -16,14 +16,18 @@ constexpr char kEndMagic[] = "DLSMEND2";
 constexpr char kEndMagicV1[] = "DLSMEND!";
 constexpr size_t kMagicLength = 8;
 constexpr uint32_t kFormatVersion = 2;
+// Format 2 plus the home kinds (meta_file.h).
+constexpr uint32_t kFormatVersionHomes = 3;
 // Format 1's trailer: masked crc32c, then the end magic.
 constexpr size_t kTrailerLength = 4 + kMagicLength;
 // Smallest possible encoded entry: a 1-byte length prefix and an 8-byte tag,
 // the storage byte, two 1-byte varints and the crc.
 constexpr size_t kMinEntryLength = 1 + 8 + 1 + 1 + 1 + 4;
 
-bool IsValidStorage(uint8_t b) {
-  return b <= static_cast<uint8_t>(ValueStorage::kInlineSnappy);
+bool IsValidStorage(uint8_t b, uint32_t version) {
+  return b <= static_cast<uint8_t>(version >= kFormatVersionHomes
+                                       ? ValueStorage::kHomeFileSnappy
+                                       : ValueStorage::kInlineSnappy);
 }
 
 // Parses "<prefix>" (the directory's own SST) or "<prefix>-<digits>".
@@ -77,9 +81,13 @@ bool ParseLongKeysFileName(const std::string& name, uint64_t dir_number,
 }
 
 std::string EncodeMetaFile(const MetaFileContents& contents) {
+  uint32_t version = kFormatVersion;
+  for (const MetaEntry& e : contents.entries) {
+    if (StoredInHome(e.storage)) version = kFormatVersionHomes;
+  }
   std::string out;
   out.append(kMagic, kMagicLength);
-  PutFixed32(&out, kFormatVersion);
+  PutFixed32(&out, version);
   for (const MetaEntry& e : contents.entries) {
     if (StoredInline(e.storage)) out.append(e.inline_value);
   }
@@ -92,6 +100,7 @@ std::string EncodeMetaFile(const MetaFileContents& contents) {
     PutVarint64(&out, e.value_size);
     PutVarint64(&out, e.stored_size);
     PutFixed32(&out, e.stored_crc);
+    if (StoredInHome(e.storage)) PutVarint64(&out, e.home);
   }
   PutLengthPrefixedSlice(&out, contents.filter);
   PutLengthPrefixedSlice(&out, contents.smallest);
@@ -100,7 +109,7 @@ std::string EncodeMetaFile(const MetaFileContents& contents) {
       crc32c::Value(out.data() + index_offset, out.size() - index_offset);
   PutFixed64(&out, index_offset);
   PutFixed32(&out, crc32c::Mask(crc));
-  PutFixed32(&out, kFormatVersion);
+  PutFixed32(&out, version);
   out.append(kEndMagic, kMagicLength);
   return out;
 }
@@ -148,7 +157,7 @@ Status DecodeIndexBody(Slice in, uint32_t version, uint64_t values_size,
       return corrupt("entry " + std::to_string(i) + ": truncated");
     const uint8_t storage = static_cast<uint8_t>(in[0]);
     in.remove_prefix(1);
-    if (!IsValidStorage(storage)) {
+    if (!IsValidStorage(storage, version)) {
       return corrupt("entry " + std::to_string(i) +
                      ": bad value storage kind " + std::to_string(storage));
     }
@@ -157,12 +166,17 @@ Status DecodeIndexBody(Slice in, uint32_t version, uint64_t values_size,
         !GetFixed32(&in, &e.stored_crc)) {
       return corrupt("entry " + std::to_string(i) + ": truncated");
     }
+    if (StoredInHome(e.storage) &&
+        (!GetVarint64(&in, &e.home) || e.home == 0)) {
+      return corrupt("entry " + std::to_string(i) + ": bad home number");
+    }
     if (e.storage == ValueStorage::kNone &&
         (e.value_size != 0 || e.stored_size != 0)) {
       return corrupt("entry " + std::to_string(i) + ": tombstone with a value");
     }
     if ((e.storage == ValueStorage::kFile ||
-         e.storage == ValueStorage::kInline) &&
+         e.storage == ValueStorage::kInline ||
+         e.storage == ValueStorage::kHomeFile) &&
         e.value_size != e.stored_size) {
       return corrupt("entry " + std::to_string(i) +
                      ": stored size differs from value size");
@@ -270,7 +284,7 @@ Status DecodeMetaFooter(const Slice& tail, uint64_t file_size,
   const char* footer = tail.data() + tail.size() - kMetaTailLength;
   const uint64_t offset = DecodeFixed64(footer);
   const uint32_t version = DecodeFixed32(footer + 12);
-  if (version != kFormatVersion) {
+  if (version != kFormatVersion && version != kFormatVersionHomes) {
     return corrupt("unsupported meta file version " + std::to_string(version));
   }
   if (offset < kMetaValuesOffset || offset > file_size - kMetaTailLength) {
@@ -311,7 +325,7 @@ Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
     return DecodeVersion1(data, path_for_errors, contents);
   }
   if (Slice(data.data(), kMagicLength) != Slice(kMagic, kMagicLength) ||
-      DecodeFixed32(data.data() + kMagicLength) != kFormatVersion) {
+      DecodeFixed32(data.data() + kMagicLength) != range.version) {
     return Status::Corruption(path_for_errors, "bad meta file magic");
   }
   s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size), range,

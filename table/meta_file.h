@@ -3,9 +3,9 @@
 // depends on readdir order), the values small enough to live inline, a
 // Bloom filter over the user keys and the key range.
 //
-// Layout, format version 2 (integers little-endian / varint per
+// Layout, format versions 2 and 3 (integers little-endian / varint per
 // util/coding.h):
-//   head:    "DLSMMETA" fixed32(format version = 2)
+//   head:    "DLSMMETA" fixed32(format version = 2 or 3)
 //   values:  the stored bytes of every inline value, in entry order
 //   index:   length-prefixed comparator name
 //            varint64 entry count
@@ -15,10 +15,20 @@
 //              varint64 value size (user bytes, uncompressed)
 //              varint64 stored size (bytes in the KV file or inline)
 //              fixed32 crc32c of the stored bytes (masked)
+//              version 3, home kinds only: varint64 home number
 //            length-prefixed filter (FilterPolicy::CreateFilter over user keys)
 //            length-prefixed smallest internal key, length-prefixed largest
 //   footer:  fixed64 offset of the index, fixed32 masked crc32c of the
-//            index, fixed32(2), "DLSMEND2"
+//            index, fixed32(format version), "DLSMEND2"
+//
+// Format 3 is format 2 plus the home kinds (values_stay_put, DESIGN.md
+// section 5): the entry's KV file is not in the SST's directory but in
+// home directory <db>/values/<home>/ (table/home_dirs.h), under the same
+// name. A meta file is written as version 3 only if it holds a home entry,
+// so a database that never used the mode writes exactly the files it
+// wrote before; an older reader refuses a version-3 file as an unsupported
+// version rather than misreading it. A home kind in a version-2 file, a
+// kind above kHomeFileSnappy, or a home number of 0 is Corruption.
 //
 // Why this order: a reader needs the index (keys, sizes, filter) resident
 // but only the odd inline value, so it reads the footer and the index and
@@ -72,10 +82,31 @@ enum class ValueStorage : uint8_t {
   kFileSnappy = 2,    // snappy-compressed value in the KV file
   kInline = 3,        // value bytes in the meta file
   kInlineSnappy = 4,  // snappy-compressed value in the meta file
+  // Format 3: the KV file stays in home directory MetaEntry::home, where
+  // its flush wrote it, until the value dies (values_stay_put).
+  kHomeFile = 5,
+  kHomeFileSnappy = 6,
 };
 
+// The KV file is in the SST's own directory.
 inline bool StoredInFile(ValueStorage s) {
   return s == ValueStorage::kFile || s == ValueStorage::kFileSnappy;
+}
+
+// The KV file is in the entry's home directory.
+inline bool StoredInHome(ValueStorage s) {
+  return s == ValueStorage::kHomeFile || s == ValueStorage::kHomeFileSnappy;
+}
+
+// The entry has a KV file somewhere (its own directory or its home).
+inline bool HasKvFile(ValueStorage s) {
+  return StoredInFile(s) || StoredInHome(s);
+}
+
+// The stored bytes are snappy-compressed.
+inline bool StoredCompressed(ValueStorage s) {
+  return s == ValueStorage::kFileSnappy || s == ValueStorage::kInlineSnappy ||
+         s == ValueStorage::kHomeFileSnappy;
 }
 
 inline bool StoredInline(ValueStorage s) {
@@ -88,6 +119,9 @@ struct MetaEntry {
   uint64_t value_size = 0;
   uint64_t stored_size = 0;
   uint32_t stored_crc = 0;  // masked crc32c of the stored bytes
+  // Home kinds: the number of the home directory holding the KV file
+  // (never 0); 0 for every other kind.
+  uint64_t home = 0;
   // Inline kinds: where the stored bytes are in the meta file (set by
   // decoding; 0 for a format-1 file, whose values are in inline_value).
   uint64_t inline_offset = 0;
@@ -103,9 +137,11 @@ inline uint64_t AllocatedBytes(uint64_t file_size) {
   return (file_size + kDiskBlockSize - 1) / kDiskBlockSize * kDiskBlockSize;
 }
 // The bytes the entry's own KV file allocates: 0 for a tombstone or an
-// inline value (the meta file holds those).
+// inline value (the meta file holds those). A value in a home directory
+// counts here too: space is reported with the SST whose entry names the
+// value, wherever its file sits.
 inline uint64_t KvFileAllocatedBytes(const MetaEntry& e) {
-  return StoredInFile(e.storage) ? AllocatedBytes(e.stored_size) : 0;
+  return HasKvFile(e.storage) ? AllocatedBytes(e.stored_size) : 0;
 }
 
 struct MetaFileContents {
@@ -116,7 +152,8 @@ struct MetaFileContents {
   std::string largest;
 };
 
-// Encodes in format version 2; inline entries must hold inline_value.
+// Encodes in format version 2, or 3 when some entry is of a home kind;
+// inline entries must hold inline_value.
 std::string EncodeMetaFile(const MetaFileContents& contents);
 
 // Decodes a whole meta file of either version, inline values included (in

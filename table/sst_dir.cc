@@ -9,6 +9,7 @@
 #include "fs/file_system.h"
 #include "leveldb/cache.h"
 #include "leveldb/comparator.h"
+#include "table/home_dirs.h"
 #include "table/key_codec.h"
 #include "table/kv_value.h"
 #include "util/coding.h"
@@ -292,17 +293,33 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
   std::string scratch;
   Slice stored;
   std::string where;
-  if (StoredInFile(e.storage)) {
+  if (HasKvFile(e.storage)) {
     const Slice ikey(e.internal_key);
     const std::string name =
         KvStoredFileName(ExtractUserKey(ikey), ExtractTag(ikey) >> 8,
-                         e.storage == ValueStorage::kFileSnappy);
-    where = dir_->path() + "/" + name;
+                         StoredCompressed(e.storage));
+    // A value that stays put is read from its home, the same way.
+    Directory* dir = dir_.get();
+    std::shared_ptr<Directory> home;
+    if (StoredInHome(e.storage)) {
+      if (options_.homes == nullptr) {
+        return Status::Corruption(dir_->path() + "/" + meta_name_,
+                                  "entry in a home, and no homes given");
+      }
+      Status s = options_.homes->Get(e.home, &home);
+      if (s.IsNotFound()) {
+        return Status::Corruption(options_.homes->PathOf(e.home),
+                                  "home directory missing");
+      }
+      if (!s.ok()) return s;
+      dir = home.get();
+    }
+    where = dir->path() + "/" + name;
     // One byte more than recorded: a longer file shows in the same read.
     Status s = from_cache != nullptr
-                   ? dir_->ReadFileAtNoting(name, 0, e.stored_size + 1,
-                                            &scratch, from_cache)
-                   : dir_->ReadFileAt(name, 0, e.stored_size + 1, &scratch);
+                   ? dir->ReadFileAtNoting(name, 0, e.stored_size + 1,
+                                           &scratch, from_cache)
+                   : dir->ReadFileAt(name, 0, e.stored_size + 1, &scratch);
     if (s.IsNotFound()) {
       // The meta file lists it, so a missing KV file is damage, not absence.
       return Status::Corruption(where, "KV file missing");
@@ -333,9 +350,8 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
       if (!s.ok()) return s;
     }
   }
-  const bool compressed = e.storage == ValueStorage::kFileSnappy ||
-                          e.storage == ValueStorage::kInlineSnappy;
-  if (StoredInFile(e.storage)) {
+  const bool compressed = StoredCompressed(e.storage);
+  if (HasKvFile(e.storage)) {
     return DecodeKvValue(stored, compressed, e.value_size, where, value);
   }
   // An inline value's name for errors is built only on failure (decoding

@@ -8,6 +8,7 @@
 
 #include "db/dbformat.h"
 #include "fs/file_system.h"
+#include "table/home_dirs.h"
 #include "table/key_codec.h"
 #include "table/kv_value.h"
 #include "util/coding.h"
@@ -133,12 +134,23 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
         e.stored_crc =
             crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
       }
-      e.storage = compressed ? ValueStorage::kFileSnappy : ValueStorage::kFile;
       std::string name =
           KvStoredFileName(parsed.user_key, parsed.sequence, compressed);
-      s = dir_->WriteFile(name, stored, options_.sync_files);
-      if (!s.ok()) return s;
-      added_names_.push_back(name);
+      if (home_ != 0) {
+        e.storage = compressed ? ValueStorage::kHomeFileSnappy
+                               : ValueStorage::kHomeFile;
+        e.home = home_;
+        s = OpenHome();
+        if (s.ok()) s = home_dir_->WriteFile(name, stored, options_.sync_files);
+        if (!s.ok()) return s;
+        home_names_.push_back(name);
+      } else {
+        e.storage =
+            compressed ? ValueStorage::kFileSnappy : ValueStorage::kFile;
+        s = dir_->WriteFile(name, stored, options_.sync_files);
+        if (!s.ok()) return s;
+        added_names_.push_back(name);
+      }
       files_created_++;
       bytes_written_ += stored.size();
       RecordEntry(e, parsed, name);
@@ -147,6 +159,24 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
   }
   RecordEntry(e, parsed, std::string());
   return Status::OK();
+}
+
+Status SstDirBuilder::OpenHome() {
+  if (home_dir_ != nullptr) return Status::OK();
+  if (options_.homes == nullptr) {
+    return Status::InvalidArgument(path_, "a home, and no homes given");
+  }
+  const std::string path = options_.homes->PathOf(home_);
+  Status s = options_.fs->CreateDir(path, /*ok_if_exists=*/false);
+  if (!s.ok()) return s;
+  s = options_.fs->OpenDirectory(path, &home_dir_);
+  if (!s.ok()) {
+    home_dir_.reset();
+    options_.fs->RemoveDir(path);  // we made it, and it is empty
+    return s;
+  }
+  home_path_ = path;
+  return s;
 }
 
 void SstDirBuilder::RecordEntry(const MetaEntry& entry,
@@ -262,9 +292,17 @@ Status SstDirBuilder::Finish() {
 }
 
 void SstDirBuilder::Abandon() {
-  // Everything named in added_names_ was made here; errors are ignored
-  // because there is nothing better to do than leave an orphan for
-  // recovery to collect.
+  // Everything named in added_names_ and home_names_ was made here; errors
+  // are ignored because there is nothing better to do than leave an orphan
+  // for recovery to collect. The home goes first: while the SST directory
+  // is there, its number stays marked as used at the next open.
+  if (home_dir_ != nullptr) {
+    for (const std::string& name : home_names_) home_dir_->Unlink(name);
+    home_names_.clear();
+    home_dir_.reset();
+    options_.fs->RemoveDir(home_path_);
+    home_path_.clear();
+  }
   if (dir_ == nullptr) return;
   for (const std::string& name : added_names_) dir_->Unlink(name);
   added_names_.clear();

@@ -39,6 +39,11 @@ class SstDirBuilder {
 
   // Create the directory (it must not exist yet).
   Status Begin();
+  // Write the KV files of Add() into home directory `home` (created on the
+  // first one, under options.homes) instead of this directory: the entries
+  // get the home kinds (values_stay_put). Call before the first Add().
+  void SetHome(uint64_t home) { home_ = home; }
+
   // Add a further SST to the existing directory at `path` (a compaction
   // appending to a directory of the output level). Abandon() then removes
   // only what this builder added, never the directory.
@@ -50,7 +55,8 @@ class SstDirBuilder {
 
   // Add an existing entry of another SST (compaction): hard-links its KV
   // file from `source`, or, with a null `source`, takes the KV file already
-  // in this directory. Inline values are copied into the new meta file (as
+  // in this directory. An entry whose value is in a home is recorded as it
+  // is: its KV file stays where it is. Inline values are copied into the new meta file (as
   // LevelDB rewrites small values): from `inline_stored` when given (the
   // caller read them from the source's meta file), else from
   // entry.inline_value. No KV file byte is read or written. A link whose
@@ -62,12 +68,15 @@ class SstDirBuilder {
   // Write the meta file (and LONGKEYS when a key needed a hashed name).
   Status Finish();
 
-  // Remove every entry this builder added to the directory, and the
-  // directory itself if Begin() created it.
+  // Remove every entry this builder added to the directory (and to its
+  // home), and the directory itself if Begin() created it (and the home).
   void Abandon();
 
   // The open directory (valid after Begin()).
   Directory* directory() const { return dir_.get(); }
+  // The home directory's path once a KV file was written into it, else
+  // empty.
+  const std::string& home_path() const { return home_path_; }
   const std::string& path() const { return path_; }
   uint64_t NumEntries() const { return contents_.entries.size(); }
   // Sum of the entries' user value sizes.
@@ -90,6 +99,8 @@ class SstDirBuilder {
 
  private:
   Status Link(const std::string& name, Directory* source);
+  // Creates and opens the home directory (first KV file of a home flush).
+  Status OpenHome();
   // Appends `entry`. `kv_name` is its KV file name when the caller made it,
   // else empty (it is made here only if the LONGKEYS file needs it).
   void RecordEntry(const MetaEntry& entry, const ParsedInternalKey& parsed,
@@ -105,6 +116,10 @@ class SstDirBuilder {
   std::vector<std::string> user_keys_;    // for the filter
   std::string long_keys_;                 // LONGKEYS contents
   std::vector<std::string> added_names_;  // for Abandon()
+  uint64_t home_ = 0;                     // SetHome(); 0: none
+  std::unique_ptr<Directory> home_dir_;   // created by the first KV file
+  std::string home_path_;                 // set with home_dir_
+  std::vector<std::string> home_names_;   // KV files written there
   uint64_t value_bytes_ = 0;
   uint64_t disk_bytes_ = 0;
   uint64_t dir_entries_ = 0;

@@ -12,6 +12,7 @@ namespace leveldb {
 
 class Cache;
 class FileSystem;
+class HomeDirs;
 class ThreadPool;
 
 struct SstDirOptions {
@@ -29,6 +30,10 @@ struct SstDirOptions {
   size_t inline_threshold = 0;
   // fsync each KV file and the meta file as they are written.
   bool sync_files = false;
+  // The DB's home directories (table/home_dirs.h), through which entries
+  // of the home kinds are read and a builder given a home writes. Null: a
+  // home entry reads as Corruption. Not owned.
+  HomeDirs* homes = nullptr;
 
   // Caches values read (from KV files or inline), keyed by value_cache_id
   // and the entry's internal key (unique to one write, so a cached value is

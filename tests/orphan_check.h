@@ -2,7 +2,9 @@
 // live version does not list (or lists at another level), and, inside the
 // listed ones, entries none of its live meta files owns, KV files a meta
 // file names that are missing, and KV files with more than one link (a
-// link a compaction should have dropped). Shared by the crash, power-loss,
+// link a compaction should have dropped); and, for values that stay put,
+// homes no live entry names, files in homes no live entry names, and
+// named files missing or with more than one link. Shared by the crash, power-loss,
 // fault-sweep and soak tests, which call it after a reopen once background
 // work has settled.
 #ifndef DELSM_TESTS_ORPHAN_CHECK_H_
@@ -21,6 +23,7 @@
 
 #include "db/dbformat.h"
 #include "fs/file_system.h"
+#include "table/home_dirs.h"
 #include "table/key_codec.h"
 #include "leveldb/db.h"
 #include "table/meta_file.h"
@@ -50,6 +53,7 @@ inline std::vector<std::string> OrphanSstEntries(const std::string& dbname,
     }
   }
   std::vector<std::string> findings;
+  std::map<uint64_t, std::set<std::string>> home_named;
   leveldb::FileSystem* fs = leveldb::FileSystem::Default();
   for (int lvl = 0; lvl < 7; lvl++) {
     const std::string level_dir = dbname + "/L" + std::to_string(lvl);
@@ -75,22 +79,32 @@ inline std::vector<std::string> OrphanSstEntries(const std::string& dbname,
         expected.insert("LONGKEYS" + meta_name.substr(4));  // same suffix
         for (const leveldb::MetaEntry& e : contents.entries) {
           leveldb::ParsedInternalKey ikey;
-          if (!leveldb::StoredInFile(e.storage)) continue;
+          if (!leveldb::HasKvFile(e.storage)) continue;
           if (!leveldb::ParseInternalKey(e.internal_key, &ikey)) {
             findings.push_back(path + "/" + meta_name + ": bad internal key");
             continue;
           }
           const std::string name = leveldb::KvStoredFileName(
               ikey.user_key, ikey.sequence,
-              e.storage == leveldb::ValueStorage::kFileSnappy);
-          expected.insert(name);
+              leveldb::StoredCompressed(e.storage));
+          std::string where = path + "/" + name;
+          if (leveldb::StoredInHome(e.storage)) {
+            if (!home_named[e.home].insert(name).second) {
+              findings.push_back("two live entries name " + name +
+                                 " in home " + std::to_string(e.home));
+            }
+            where = dbname + "/values/" + leveldb::HomeDirName(e.home) + "/" +
+                    name;
+          } else {
+            expected.insert(name);
+          }
           struct stat st;
-          if (lstat((path + "/" + name).c_str(), &st) != 0) {
-            findings.push_back("missing KV file " + path + "/" + name + ": " +
+          if (lstat(where.c_str(), &st) != 0) {
+            findings.push_back("missing KV file " + where + ": " +
                                std::strerror(errno));
           } else if (st.st_nlink != 1) {
             findings.push_back(std::to_string(st.st_nlink) + " links to " +
-                               path + "/" + name);
+                               where);
           }
         }
       }
@@ -101,6 +115,25 @@ inline std::vector<std::string> OrphanSstEntries(const std::string& dbname,
       for (const std::string& name : ListDir(path)) {
         if (expected.count(name) == 0) {
           findings.push_back("orphan link " + path + "/" + name);
+        }
+      }
+    }
+  }
+  // Homes: every one, and every file in it, named by a live entry.
+  const std::string values = dbname + "/values";
+  struct stat vst;
+  if (lstat(values.c_str(), &vst) == 0) {
+    for (const std::string& h : ListDir(values)) {
+      uint64_t home = 0;
+      auto it = leveldb::ParseHomeDirName(h, &home) ? home_named.find(home)
+                                                    : home_named.end();
+      if (it == home_named.end()) {
+        findings.push_back("orphan home " + values + "/" + h);
+        continue;
+      }
+      for (const std::string& name : ListDir(values + "/" + h)) {
+        if (it->second.count(name) == 0) {
+          findings.push_back("orphan value " + values + "/" + h + "/" + name);
         }
       }
     }

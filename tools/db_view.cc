@@ -90,6 +90,9 @@ Status DbView::Open(const std::string& dbname, std::unique_ptr<DbView>* out) {
   sst.comparator = &view->icmp_;
   sst.filter_policy = view->filter_.get();
   sst.fs = FileSystem::Default();
+  view->homes_.reset(
+      new HomeDirs(sst.fs, dbname + "/" + std::string(kValuesDirName)));
+  sst.homes = view->homes_.get();
   sst.read_ahead_pool = nullptr;  // plain reads: the tool is not timed
   delsm::Tuning tuning;
   view->table_cache_.reset(

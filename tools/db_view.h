@@ -19,6 +19,7 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/status.h"
+#include "table/home_dirs.h"
 #include "table/meta_file.h"
 
 namespace leveldb {
@@ -64,6 +65,7 @@ class DbView {
   Options options_;
   InternalKeyComparator icmp_;
   std::unique_ptr<const FilterPolicy> filter_;
+  std::unique_ptr<HomeDirs> homes_;  // values that stay put
   std::unique_ptr<TableCache> table_cache_;
   std::unique_ptr<VersionSet> versions_;
   FileLock* lock_ = nullptr;

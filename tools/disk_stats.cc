@@ -151,7 +151,7 @@ Status CollectDiskStats(leveldb::DbView* view, bool progress,
         area.entries++;
         if (e.storage == leveldb::ValueStorage::kNone) area.tombstones++;
         if (leveldb::StoredInline(e.storage)) area.inline_values++;
-        if (leveldb::StoredInFile(e.storage)) area.kv_files++;
+        if (leveldb::HasKvFile(e.storage)) area.kv_files++;
       }
     }
     stats->areas.push_back(area);

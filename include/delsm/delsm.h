@@ -88,6 +88,16 @@ struct DELSM_EXPORT Tuning {
   // flushes in different directories are how a flush keeps up with
   // writers creating one KV file per value.
   int flush_threads = 1;
+
+  // Values stay put (docs/DESIGN.md section 5, "Values that stay put"): a
+  // flush writes its KV files into a home directory <db>/values/<n>/ of
+  // their own, and a compaction rewrites only meta files, never linking or
+  // unlinking a KV file; a value's file is unlinked once its entry is
+  // dropped and no reader can still see it. Off (the paper's mode: a
+  // value's directory entry moves down with it, level by level) by
+  // default. A database may be opened either way at any time: the setting
+  // decides only where later flushes put their values.
+  bool values_stay_put = false;
 };
 
 // Open with DeLSM tuning. Same contract as leveldb::DB::Open. Fields named in

@@ -193,6 +193,9 @@ inline void ConfigureCycle(uint64_t seed, int cycle,
   if (next(2) == 0) tuning->max_dir_entries = 16 + next(1200);
   // Parallel flush half the time: commits in order, kills mid-build.
   tuning->flush_threads = next(2) == 0 ? 1 : 2 + static_cast<int>(next(3));
+  // Values that stay put half the time, so the mode is switched on and off
+  // across kills on one database (docs/DESIGN.md section 5).
+  tuning->values_stay_put = next(2) == 0;
 }
 
 // Arguments of the writer child (the soak binary run with --child).

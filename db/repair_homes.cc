@@ -1,0 +1,149 @@
+// RepairHomes: the homes as RepairDB finds them and leaves them.
+#include "db/repair_homes.h"
+
+#include "fs/file_system.h"
+#include "leveldb/env.h"
+#include "port/port.h"
+#include "table/key_codec.h"
+#include "util/crc32c.h"
+#include "util/logging.h"
+
+namespace leveldb {
+
+RepairHomes::RepairHomes(FileSystem* fs, const std::string& dbname)
+    : fs_(fs), homes_(fs, dbname + "/" + kValuesDirName) {}
+
+RepairHomes::Key RepairHomes::KeyOf(const MetaEntry& entry) {
+  const Slice ikey(entry.internal_key);
+  return {entry.home,
+          KvStoredFileName(ExtractUserKey(ikey), ExtractTag(ikey) >> 8,
+                           StoredCompressed(entry.storage))};
+}
+
+Status RepairHomes::Find(uint64_t* next_number) {
+  if (!fs_->Exists(homes_.root())) return Status::OK();
+  std::vector<std::string> homes;
+  Status s = fs_->ListDirectory(homes_.root(), &homes);
+  if (!s.ok()) return s;
+  for (const std::string& h : homes) {
+    uint64_t home;
+    if (!ParseHomeDirName(h, &home)) continue;
+    std::vector<std::string> names;
+    s = fs_->ListDirectory(homes_.PathOf(home), &names);
+    if (!s.ok()) return s;
+    files_[home].insert(names.begin(), names.end());
+    if (home >= *next_number) *next_number = home + 1;
+  }
+  return Status::OK();
+}
+
+bool RepairHomes::Present(const MetaEntry& entry) const {
+  const Key key = KeyOf(entry);
+  auto it = files_.find(key.first);
+  return it != files_.end() && it->second.count(key.second) > 0;
+}
+
+Status RepairHomes::CheckPresent(const MetaFileContents& contents) const {
+  for (const MetaEntry& e : contents.entries) {
+    if (StoredInHome(e.storage) && !Present(e)) {
+      return Status::Corruption(homes_.PathOf(e.home) + "/" + KeyOf(e).second,
+                                "a value an entry names is missing");
+    }
+  }
+  return Status::OK();
+}
+
+void RepairHomes::NoteUsed(const MetaEntry& entry) {
+  if (StoredInHome(entry.storage)) used_.insert(KeyOf(entry));
+}
+
+void RepairHomes::NoteAllUsed(const MetaFileContents& contents) {
+  for (const MetaEntry& e : contents.entries) NoteUsed(e);
+}
+
+void RepairHomes::NoteReplaced(const MetaFileContents& contents) {
+  for (const MetaEntry& e : contents.entries) {
+    if (StoredInHome(e.storage)) replaced_.insert(KeyOf(e));
+  }
+}
+
+std::vector<MetaEntry> RepairHomes::TakeBackUnnamed() {
+  std::vector<MetaEntry> entries;
+  for (const auto& home : files_) {
+    for (const std::string& name : home.second) {
+      const Key key(home.first, name);
+      if (used_.count(key) > 0 || replaced_.count(key) > 0) continue;
+      std::string user_key;
+      uint64_t sequence;
+      bool hashed, compressed;
+      if (!ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
+                                 &compressed) ||
+          hashed) {
+        continue;
+      }
+      std::shared_ptr<Directory> dir;
+      std::string stored;
+      if (!homes_.Get(home.first, &dir).ok() ||
+          !dir->ReadFile(name, &stored).ok()) {
+        continue;
+      }
+      MetaEntry e;
+      AppendInternalKey(&e.internal_key,
+                        ParsedInternalKey(user_key, sequence, kTypeValue));
+      e.storage =
+          compressed ? ValueStorage::kHomeFileSnappy : ValueStorage::kHomeFile;
+      e.home = home.first;
+      e.stored_size = stored.size();
+      e.value_size = stored.size();
+      if (compressed) {
+        size_t n;
+        if (!port::SnappyGetUncompressedLength(stored.data(), stored.size(),
+                                               &n)) {
+          continue;
+        }
+        e.value_size = n;
+      }
+      e.stored_crc = crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
+      used_.insert(key);
+      entries.push_back(std::move(e));
+    }
+  }
+  return entries;
+}
+
+void RepairHomes::PutAway(
+    const std::vector<HomeValue>& dropped,
+    const std::function<void(const std::string&, const std::string&)>&
+        move_to_lost,
+    Logger* info_log) {
+  std::set<Key> dead;
+  for (const HomeValue& v : dropped) dead.insert({v.home, v.name});
+  for (const auto& home : files_) {
+    const std::string path = homes_.PathOf(home.first);
+    std::shared_ptr<Directory> dir;
+    Status s = homes_.Get(home.first, &dir);
+    size_t unlinked = 0, kept = 0, lost = 0;
+    for (const std::string& name : home.second) {
+      if (!s.ok()) break;
+      const Key key(home.first, name);
+      if (dead.count(key) > 0) {
+        if (dir->Unlink(name).ok()) unlinked++;
+      } else if (used_.count(key) > 0) {
+        kept++;
+      } else {
+        move_to_lost(path + "/" + name,
+                     "values-" + HomeDirName(home.first) + "-" + name);
+        lost++;
+      }
+    }
+    dir.reset();
+    homes_.Forget(home.first);
+    // Fails, and the home stays, if anything is left in it.
+    if (s.ok() && kept == 0) s = fs_->RemoveDir(path);
+    Log(info_log,
+        "RepairDB: %s: %zu values removed, %zu kept, %zu put away: %s\n",
+        path.c_str(), unlinked, kept, lost, s.ToString().c_str());
+  }
+}
+
+}  // namespace leveldb

@@ -1,0 +1,81 @@
+// RepairDB's side of values that stay put (docs/DESIGN.md section 5): which
+// files the homes hold, which of them the entries given to the merge name,
+// which only replaced SSTs name, and, after the merge's commit, putting
+// away what the merge did not keep. The values themselves never move: the
+// repaired entries name the same homes. Not thread-safe.
+#ifndef DELSM_DB_REPAIR_HOMES_H_
+#define DELSM_DB_REPAIR_HOMES_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "leveldb/status.h"
+#include "table/home_dirs.h"
+#include "table/meta_file.h"
+
+namespace leveldb {
+
+class FileSystem;
+class Logger;
+
+class RepairHomes {
+ public:
+  // `fs` is not owned and must outlive this.
+  RepairHomes(FileSystem* fs, const std::string& dbname);
+  RepairHomes(const RepairHomes&) = delete;
+  RepairHomes& operator=(const RepairHomes&) = delete;
+
+  // For SstDirOptions::homes.
+  HomeDirs* homes() { return &homes_; }
+
+  // Lists every home and its files; raises *next_number past every home's
+  // number. OK when there is no values/ directory.
+  Status Find(uint64_t* next_number);
+  size_t home_count() const { return files_.size(); }
+
+  // Corruption naming the home if a home entry of `contents` names a file
+  // that is not there.
+  Status CheckPresent(const MetaFileContents& contents) const;
+  bool Present(const MetaEntry& entry) const;
+  // The entry (of a home kind) is given to the merge.
+  void NoteUsed(const MetaEntry& entry);
+  void NoteAllUsed(const MetaFileContents& contents);
+  // `contents` is of an SST a manifest records as replaced: the files only
+  // it names are not taken back.
+  void NoteReplaced(const MetaFileContents& contents);
+
+  // An entry of a home kind for every readable file that no entry given to
+  // the merge and no replaced SST names, its key and sequence from its
+  // name (hashed names, which LONGKEYS alone maps to keys, are not taken
+  // back); marked used. In no particular order.
+  std::vector<MetaEntry> TakeBackUnnamed();
+
+  // After the commit: unlinks the files of `dropped` (the merge dropped
+  // their entries), hands every file nobody used to move_to_lost(path,
+  // name for lost/), and removes homes left empty.
+  void PutAway(
+      const std::vector<HomeValue>& dropped,
+      const std::function<void(const std::string& path,
+                               const std::string& lost_name)>& move_to_lost,
+      Logger* info_log);
+
+ private:
+  using Key = std::pair<uint64_t, std::string>;  // (home, file name)
+  static Key KeyOf(const MetaEntry& entry);
+
+  FileSystem* const fs_;
+  HomeDirs homes_;
+  std::map<uint64_t, std::set<std::string>> files_;  // by home
+  std::set<Key> used_;
+  std::set<Key> replaced_;
+};
+
+}  // namespace leveldb
+
+#endif  // DELSM_DB_REPAIR_HOMES_H_

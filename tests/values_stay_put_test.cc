@@ -1,0 +1,546 @@
+// Values that stay put (delsm::Tuning::values_stay_put, docs/DESIGN.md
+// section 5): a flush writes its KV files into a home directory
+// values/<n>/, compactions rewrite only meta files, a value's file goes
+// when its entry is dropped and no reader can see it, and the next open
+// removes what a crash left. Checked here on a real file system:
+// - reads, overwrites, deletes, snapshots and iterators across flushes and
+//   compactions against a std::map model (random, seeded);
+// - a surviving value keeps its inode, path and single link through every
+//   compaction, and no compaction makes a link;
+// - dropped values' files stay while an iterator can see them and go
+//   (with their emptied homes) once it is released;
+// - a writer killed (SIGKILL) after a compaction's commit but before the
+//   dropped values were unlinked leaves them behind, and the next open
+//   removes exactly those;
+// - RepairDB keeps the values in homes, also when a meta file is lost;
+// - a database written in the default mode, reopened in this one and back,
+//   holds both kinds of entry and reads right throughout;
+// - GetApproximateSizes counts values in homes.
+// The crash and power-loss suites run with the mode on as well (the ctest
+// entries *_values_stay_put, tests/CMakeLists.txt).
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "leveldb/db.h"
+#include "leveldb/iterator.h"
+#include "leveldb/options.h"
+#include "leveldb/write_batch.h"
+#include "tests/orphan_check.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using delsm_test::ListDir;
+using delsm_test::TempDir;
+using leveldb::DB;
+using leveldb::Options;
+using leveldb::ReadOptions;
+using leveldb::Status;
+
+using Model = std::map<std::string, std::string>;
+
+Options DbOptions(size_t write_buffer = 64 << 10) {
+  Options o;
+  o.create_if_missing = true;
+  o.write_buffer_size = write_buffer;
+  return o;
+}
+
+// For the tests that set the mode themselves: DELSM_OPTIONS (which the
+// suite may be run under) would override it.
+void IgnoreEnvironmentTuning() { unsetenv("DELSM_OPTIONS"); }
+
+delsm::Tuning StayPut(bool on = true) {
+  delsm::Tuning t;
+  t.values_stay_put = on;
+  t.inline_threshold = 64;  // most values in KV files, a few inline
+  t.l0_compaction_entries = 100;
+  t.l0_compaction_dirs = 2;
+  t.sst_entries = 32;
+  t.l1_entries = 200;
+  return t;
+}
+
+std::string Key(int i) {
+  return delsm_test::IndexKey(static_cast<uint64_t>(i));
+}
+
+// Mostly 1-5 KiB (KV files), some under the inline threshold; distinct per
+// (key, version).
+std::string Value(int key, uint64_t version) {
+  uint64_t h =
+      (static_cast<uint64_t>(key) << 20 ^ version) * 0x9E3779B97F4A7C15ull;
+  size_t len = (h >> 7) % 5 == 0 ? 20 + h % 40 : 1000 + h % 4000;
+  std::string v = Key(key) + "#" + std::to_string(version) + "=";
+  while (v.size() < len) v.push_back(static_cast<char>('a' + (h++ % 26)));
+  v.resize(std::max(len, v.size()));
+  return v;
+}
+
+leveldb::DBImpl* Impl(DB* db) { return static_cast<leveldb::DBImpl*>(db); }
+
+// Every file under <db>/values/<home>/, as "home/name".
+std::set<std::string> HomeFiles(const std::string& dbname) {
+  std::set<std::string> files;
+  for (const std::string& home : ListDir(dbname + "/values")) {
+    for (const std::string& name : ListDir(dbname + "/values/" + home)) {
+      files.insert(home + "/" + name);
+    }
+  }
+  return files;
+}
+
+// KV files (names holding '@') in SST directories.
+int KvFilesInLevels(const std::string& dbname) {
+  int n = 0;
+  for (int level = 0; level < 7; level++) {
+    const std::string l = dbname + "/L" + std::to_string(level);
+    for (const std::string& d : ListDir(l)) {
+      for (const std::string& name : ListDir(l + "/" + d)) {
+        if (name.find('@') != std::string::npos) n++;
+      }
+    }
+  }
+  return n;
+}
+
+uint64_t Property(DB* db, const std::string& name) {
+  std::string v;
+  if (!db->GetProperty(name, &v)) return UINT64_MAX;
+  return std::strtoull(v.c_str(), nullptr, 10);
+}
+
+// Checks every key of `model` (and some absent ones) by Get and a full
+// scan, at `snapshot` if given.
+void CheckAgainst(DB* db, const Model& model, int key_space,
+                  const leveldb::Snapshot* snapshot, const std::string& what) {
+  ReadOptions ro;
+  ro.snapshot = snapshot;
+  for (int k = 0; k < key_space; k++) {
+    std::string value;
+    Status s = db->Get(ro, Key(k), &value);
+    auto it = model.find(Key(k));
+    if (it == model.end()) {
+      ASSERT_TRUE(s.IsNotFound())
+          << what << " key " << k << ": " << s.ToString();
+    } else {
+      ASSERT_TRUE(s.ok()) << what << " key " << k << ": " << s.ToString();
+      ASSERT_EQ(it->second, value) << what << " key " << k;
+    }
+  }
+  std::unique_ptr<leveldb::Iterator> iter(db->NewIterator(ro));
+  auto it = model.begin();
+  for (iter->SeekToFirst(); iter->Valid(); iter->Next(), ++it) {
+    ASSERT_NE(model.end(), it) << what << ": scan past the model's end";
+    ASSERT_EQ(it->first, iter->key().ToString()) << what;
+    ASSERT_EQ(it->second, iter->value().ToString()) << what;
+  }
+  ASSERT_TRUE(iter->status().ok()) << what << ": " << iter->status().ToString();
+  ASSERT_EQ(model.end(), it) << what << ": scan ended early";
+}
+
+TEST(ValuesStayPutTest, RandomWorkloadMatchesAModel) {
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  const uint64_t seed = delsm_test::RandomSeed("values stay put model");
+  std::mt19937_64 rnd(seed);
+  constexpr int kKeys = 400;
+  DB* raw = nullptr;
+  ASSERT_OK(delsm::Open(DbOptions(), StayPut(), dbname, &raw));
+  std::unique_ptr<DB> db(raw);
+  Model model;
+  // A snapshot with the model it must show, and an iterator opened with
+  // it, both held across several rounds of flushes and compactions.
+  const leveldb::Snapshot* snap = nullptr;
+  Model snap_model;
+  uint64_t version = 0;
+  for (int round = 0; round < 12; round++) {
+    for (int op = 0; op < 300; op++) {
+      const int k = static_cast<int>(rnd() % kKeys);
+      if (rnd() % 5 == 0) {
+        ASSERT_OK(db->Delete(leveldb::WriteOptions(), Key(k)));
+        model.erase(Key(k));
+      } else {
+        const std::string v = Value(k, ++version);
+        ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(k), v));
+        model[Key(k)] = v;
+      }
+    }
+    if (round % 3 == 0) {
+      if (snap != nullptr) db->ReleaseSnapshot(snap);
+      snap = db->GetSnapshot();
+      snap_model = model;
+    }
+    if (round % 4 == 3) {
+      ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+      db->CompactRange(nullptr, nullptr);
+    }
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    const std::string what =
+        "seed " + std::to_string(seed) + " round " + std::to_string(round);
+    CheckAgainst(db.get(), model, kKeys, nullptr, what);
+    CheckAgainst(db.get(), snap_model, kKeys, snap, what + " (snapshot)");
+    if (HasFatalFailure()) return;
+  }
+  db->ReleaseSnapshot(snap);
+  // The mode did what it says: values in homes, none in SST directories,
+  // compactions happened and made no link.
+  EXPECT_GT(Property(db.get(), "delsm.compactions"), 0u);
+  EXPECT_EQ(0u, Property(db.get(), "delsm.links"));
+  EXPECT_EQ(0, KvFilesInLevels(dbname));
+  EXPECT_FALSE(HomeFiles(dbname).empty());
+  db.reset();
+  ASSERT_OK(delsm::Open(DbOptions(), StayPut(), dbname, &raw));
+  db.reset(raw);
+  CheckAgainst(db.get(), model, kKeys, nullptr, "reopened");
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname));
+  // DestroyDB takes the homes too (else the DB directory would stay).
+  db.reset();
+  ASSERT_OK(leveldb::DestroyDB(dbname, DbOptions()));
+  struct stat st;
+  EXPECT_NE(0, lstat(dbname.c_str(), &st)) << "DestroyDB left " << dbname;
+}
+
+struct FileId {
+  uint64_t inode = 0;
+  uint64_t links = 0;
+};
+
+std::map<std::string, FileId> StatHomeFiles(const std::string& dbname) {
+  std::map<std::string, FileId> ids;
+  for (const std::string& f : HomeFiles(dbname)) {
+    struct stat st;
+    if (lstat((dbname + "/values/" + f).c_str(), &st) == 0) {
+      ids[f] = {static_cast<uint64_t>(st.st_ino),
+                static_cast<uint64_t>(st.st_nlink)};
+    }
+  }
+  return ids;
+}
+
+TEST(ValuesStayPutTest, SurvivingValuesNeverMove) {
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  DB* raw = nullptr;
+  delsm::Tuning t = StayPut();
+  t.inline_threshold = 0;
+  ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < 300; i++) {
+    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
+  }
+  ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  const std::map<std::string, FileId> before = StatHomeFiles(dbname);
+  ASSERT_EQ(300u, before.size());
+  // Push everything down several levels.
+  for (int level = 0; level < 4; level++) {
+    ASSERT_OK(Impl(db.get())->TEST_CompactRange(level, nullptr, nullptr));
+  }
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  std::string below;
+  ASSERT_TRUE(db->GetProperty("leveldb.num-files-at-level4", &below));
+  EXPECT_NE("0", below) << "the entries did not reach level 4";
+  const std::map<std::string, FileId> after = StatHomeFiles(dbname);
+  ASSERT_EQ(before.size(), after.size());
+  for (const auto& f : before) {
+    auto it = after.find(f.first);
+    ASSERT_NE(after.end(), it) << f.first << " moved";
+    EXPECT_EQ(f.second.inode, it->second.inode) << f.first;
+    EXPECT_EQ(1u, it->second.links) << f.first;
+  }
+  EXPECT_EQ(0u, Property(db.get(), "delsm.links"));
+  EXPECT_EQ(0, KvFilesInLevels(dbname));
+  for (int i = 0; i < 300; i++) {
+    std::string v;
+    ASSERT_OK(db->Get(ReadOptions(), Key(i), &v));
+    ASSERT_EQ(Value(i, 1), v);
+  }
+}
+
+TEST(ValuesStayPutTest, DeadValuesGoOnceNoReaderCanSeeThem) {
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  DB* raw = nullptr;
+  delsm::Tuning t = StayPut();
+  t.inline_threshold = 0;
+  ASSERT_OK(delsm::Open(DbOptions(1 << 20), t, dbname, &raw));
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < 100; i++) {
+    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
+  }
+  ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  const std::set<std::string> first = HomeFiles(dbname);
+  ASSERT_EQ(100u, first.size());
+  const std::vector<std::string> first_homes = ListDir(dbname + "/values");
+  ASSERT_EQ(1u, first_homes.size());
+
+  // An iterator pins the version that sees the first values.
+  std::unique_ptr<leveldb::Iterator> pinned(db->NewIterator(ReadOptions()));
+  pinned->SeekToFirst();
+  ASSERT_TRUE(pinned->Valid());
+  // Overwrite every key and delete half of them; compact it all down, so
+  // every first value's entry is dropped.
+  for (int i = 0; i < 100; i++) {
+    if (i % 2 == 0) {
+      ASSERT_OK(db->Delete(leveldb::WriteOptions(), Key(i)));
+    } else {
+      ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 2)));
+    }
+  }
+  ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+  db->CompactRange(nullptr, nullptr);
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  // Still visible to the iterator: still on disk, and readable through it.
+  for (const std::string& f : first) {
+    struct stat st;
+    EXPECT_EQ(0, lstat((dbname + "/values/" + f).c_str(), &st)) << f;
+  }
+  int seen = 0;
+  for (; pinned->Valid(); pinned->Next(), seen++) {
+    uint64_t index;
+    ASSERT_TRUE(delsm_test::ParseIndexKey(pinned->key().ToString(), &index));
+    ASSERT_EQ(Value(static_cast<int>(index), 1), pinned->value().ToString());
+  }
+  ASSERT_OK(pinned->status());
+  EXPECT_EQ(100, seen);
+  pinned.reset();
+
+  // Released: the next removal pass (after a flush here) unlinks them and
+  // removes their home, which held nothing else.
+  ASSERT_OK(
+      db->Put(leveldb::WriteOptions(), "trigger", std::string(5000, 't')));
+  ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  for (const std::string& f : first) {
+    struct stat st;
+    EXPECT_NE(0, lstat((dbname + "/values/" + f).c_str(), &st))
+        << f << " outlived its readers";
+  }
+  struct stat st;
+  EXPECT_NE(0, lstat((dbname + "/values/" + first_homes[0]).c_str(), &st))
+      << "the emptied home " << first_homes[0] << " is still there";
+  for (int i = 0; i < 100; i++) {
+    std::string v;
+    Status s = db->Get(ReadOptions(), Key(i), &v);
+    if (i % 2 == 0) {
+      EXPECT_TRUE(s.IsNotFound()) << i;
+    } else {
+      ASSERT_OK(s);
+      EXPECT_EQ(Value(i, 2), v);
+    }
+  }
+  EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname));
+}
+
+// Runs only as the child of the test below: fills, flushes, pins the
+// version with an iterator, overwrites everything and compacts (so the
+// compaction's commit is durable and the first values are dead but
+// pinned), then reports and kills itself.
+TEST(ValuesStayPutCrash, Child) {
+  const char* db_env = std::getenv("STAYPUT_DB");
+  if (db_env == nullptr) GTEST_SKIP() << "helper for ValuesStayPutTest";
+  DB* raw = nullptr;
+  delsm::Tuning t = StayPut();
+  t.inline_threshold = 0;
+  Status s = delsm::Open(DbOptions(), t, db_env, &raw);
+  if (!s.ok()) _exit(2);
+  DB* db = raw;
+  for (int i = 0; i < 100; i++) {
+    if (!db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)).ok()) _exit(3);
+  }
+  if (!Impl(db)->TEST_FlushMemTable().ok()) _exit(4);
+  leveldb::Iterator* pin = db->NewIterator(ReadOptions());
+  pin->SeekToFirst();
+  for (int i = 0; i < 100; i++) {
+    if (!db->Put(leveldb::WriteOptions(), Key(i), Value(i, 2)).ok()) _exit(5);
+  }
+  if (!Impl(db)->TEST_FlushMemTable().ok()) _exit(6);
+  db->CompactRange(nullptr, nullptr);
+  if (!Impl(db)->TEST_WaitForBackgroundWork().ok()) _exit(7);
+  raise(SIGKILL);  // the dead values are still on disk, pinned by `pin`
+  _exit(8);
+}
+
+TEST(ValuesStayPutTest, OpenRemovesValuesACrashLeftBehind) {
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  const pid_t pid = delsm_test::SpawnSelf("ValuesStayPutCrash.Child",
+                                          {{"STAYPUT_DB", dbname}});
+  ASSERT_GT(pid, 0);
+  const int status = delsm_test::WaitChild(pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "child status " << status;
+  // 100 live values and 100 dead ones the crash kept from being unlinked;
+  // add a file and a home no entry names, as a crashed flush leaves them.
+  const std::set<std::string> left = HomeFiles(dbname);
+  ASSERT_EQ(200u, left.size());
+  const std::string stray_home = dbname + "/values/999999";
+  ASSERT_EQ(0, mkdir(stray_home.c_str(), 0755));
+  FILE* f =
+      std::fopen((stray_home + "/k000000000001@00000000000001").c_str(), "w");
+  ASSERT_NE(nullptr, f);
+  std::fputs("stray", f);
+  ASSERT_EQ(0, std::fclose(f));
+
+  DB* raw = nullptr;
+  delsm::Tuning t = StayPut();
+  t.inline_threshold = 0;
+  ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
+  std::unique_ptr<DB> db(raw);
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname));
+  const std::set<std::string> kept = HomeFiles(dbname);
+  EXPECT_EQ(100u, kept.size());
+  for (const std::string& k : kept) EXPECT_EQ(1u, left.count(k)) << k;
+  struct stat st;
+  EXPECT_NE(0, lstat(stray_home.c_str(), &st));
+  for (int i = 0; i < 100; i++) {
+    std::string v;
+    ASSERT_OK(db->Get(ReadOptions(), Key(i), &v));
+    EXPECT_EQ(Value(i, 2), v);
+  }
+}
+
+TEST(ValuesStayPutTest, RepairKeepsValuesInHomes) {
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  DB* raw = nullptr;
+  delsm::Tuning t = StayPut();
+  t.inline_threshold = 0;
+  Model model;
+  {
+    ASSERT_OK(delsm::Open(DbOptions(1 << 20), t, dbname, &raw));
+    std::unique_ptr<DB> db(raw);
+    // Several flushes, compacted into a few SSTs below L0, then one more
+    // flush that stays at L0 (its own meta file, lost below).
+    for (int round = 0; round < 3; round++) {
+      for (int i = 0; i < 60; i++) {
+        const int k = round * 60 + i;
+        model[Key(k)] = Value(k, 1);
+        ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(k), model[Key(k)]));
+      }
+      ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    }
+    db->CompactRange(nullptr, nullptr);
+    for (int i = 0; i < 40; i++) {
+      model[Key(1000 + i)] = Value(1000 + i, 1);
+      ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(1000 + i),
+                        model[Key(1000 + i)]));
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  }
+  // Lose the manifest and the L0 SST's meta file: its values are found in
+  // their home by name.
+  std::string l0_dir;
+  for (const std::string& d : ListDir(dbname + "/L0")) l0_dir = d;
+  ASSERT_FALSE(l0_dir.empty());
+  ASSERT_EQ(0, unlink((dbname + "/L0/" + l0_dir + "/META").c_str()));
+  for (const std::string& name : ListDir(dbname)) {
+    if (name.rfind("MANIFEST-", 0) == 0 || name == "CURRENT") {
+      ASSERT_EQ(0, unlink((dbname + "/" + name).c_str()));
+    }
+  }
+  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
+  ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
+  std::unique_ptr<DB> db(raw);
+  CheckAgainst(db.get(), model, 1100, nullptr, "repaired");
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname));
+  EXPECT_EQ(model.size(), HomeFiles(dbname).size());
+  EXPECT_EQ(0, KvFilesInLevels(dbname));
+}
+
+// Default mode, then this mode, then the default again, on one database:
+// both kinds of entry coexist and each keeps its kind until it dies.
+TEST(ValuesStayPutTest, SwitchingModesKeepsEverythingReadable) {
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  Model model;
+  uint64_t version = 0;
+  std::mt19937_64 rnd(delsm_test::RandomSeed("values stay put mode switch"));
+  bool saw_both = false;
+  IgnoreEnvironmentTuning();
+  for (int phase = 0; phase < 5; phase++) {
+    const bool stay_put = phase % 2 == 1;
+    DB* raw = nullptr;
+    ASSERT_OK(delsm::Open(DbOptions(), StayPut(stay_put), dbname, &raw));
+    std::unique_ptr<DB> db(raw);
+    CheckAgainst(db.get(), model, 300, nullptr,
+                 "reopened for phase " + std::to_string(phase));
+    for (int op = 0; op < 400; op++) {
+      const int k = static_cast<int>(rnd() % 300);
+      if (rnd() % 6 == 0) {
+        ASSERT_OK(db->Delete(leveldb::WriteOptions(), Key(k)));
+        model.erase(Key(k));
+      } else {
+        model[Key(k)] = Value(k, ++version);
+        ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(k), model[Key(k)]));
+      }
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    if (KvFilesInLevels(dbname) > 0 && !HomeFiles(dbname).empty()) {
+      saw_both = true;
+    }
+    db->CompactRange(nullptr, nullptr);
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    CheckAgainst(db.get(), model, 300, nullptr,
+                 "phase " + std::to_string(phase));
+    EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname))
+        << "phase " << phase;
+  }
+  EXPECT_TRUE(saw_both) << "never held entries of both kinds at once";
+}
+
+TEST(ValuesStayPutTest, ApproximateSizesCountValuesInHomes) {
+  IgnoreEnvironmentTuning();
+  for (bool stay_put : {false, true}) {
+    TempDir tmp("delsm_stayput");
+    ASSERT_FALSE(tmp.path().empty());
+    const std::string dbname = tmp.path() + "/db";
+    DB* raw = nullptr;
+    delsm::Tuning t = StayPut(stay_put);
+    t.inline_threshold = 0;
+    ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
+    std::unique_ptr<DB> db(raw);
+    for (int i = 0; i < 200; i++) {
+      ASSERT_OK(
+          db->Put(leveldb::WriteOptions(), Key(i), std::string(4096, 'v')));
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    db->CompactRange(nullptr, nullptr);
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    const std::string a = Key(0), b = Key(100);
+    leveldb::Range r(a, b);
+    uint64_t size = 0;
+    db->GetApproximateSizes(&r, 1, &size);
+    // 100 values of one 4 KiB block each, plus their share of meta files.
+    EXPECT_GE(size, 100u * 4096) << (stay_put ? "stay put" : "default");
+    EXPECT_LT(size, 130u * 4096) << (stay_put ? "stay put" : "default");
+  }
+}
+
+}  // namespace
