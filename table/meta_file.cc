@@ -80,37 +80,65 @@ bool ParseLongKeysFileName(const std::string& name, uint64_t dir_number,
   return ParseNumberedName(name, kLongKeysFileName, dir_number, sst_number);
 }
 
+MetaFileEncoder::MetaFileEncoder() {
+  file_.append(kMagic, kMagicLength);
+  PutFixed32(&file_, kFormatVersion);  // 3 instead, set by Finish, if homes
+}
+
+void MetaFileEncoder::Add(const Slice& internal_key, const MetaEntry& entry,
+                          const Slice& inline_stored) {
+  if (StoredInline(entry.storage)) {
+    file_.append(inline_stored.data(), inline_stored.size());
+  }
+  PutLengthPrefixedSlice(&entries_, internal_key);
+  entries_.push_back(static_cast<char>(entry.storage));
+  PutVarint64(&entries_, entry.value_size);
+  PutVarint64(&entries_, entry.stored_size);
+  PutFixed32(&entries_, entry.stored_crc);
+  if (StoredInHome(entry.storage)) {
+    PutVarint64(&entries_, entry.home);
+    has_home_ = true;
+  }
+  num_entries_++;
+}
+
+void MetaFileEncoder::Finish(const Slice& comparator_name, const Slice& filter,
+                             const Slice& smallest, const Slice& largest,
+                             std::string* out) {
+  std::string& f = file_;
+  const uint32_t version = has_home_ ? kFormatVersionHomes : kFormatVersion;
+  EncodeFixed32(&f[kMagicLength], version);
+  const uint64_t index_offset = f.size();
+  // One allocation for the whole file: the index's parts, at most 10 bytes
+  // of length prefix each, and the footer.
+  f.reserve(f.size() + comparator_name.size() + 10 + 10 + entries_.size() +
+            filter.size() + 10 + smallest.size() + 10 + largest.size() + 10 +
+            kMetaTailLength);
+  PutLengthPrefixedSlice(&f, comparator_name);
+  PutVarint64(&f, num_entries_);
+  f.append(entries_);
+  PutLengthPrefixedSlice(&f, filter);
+  PutLengthPrefixedSlice(&f, smallest);
+  PutLengthPrefixedSlice(&f, largest);
+  const uint32_t crc =
+      crc32c::Value(f.data() + index_offset, f.size() - index_offset);
+  PutFixed64(&f, index_offset);
+  PutFixed32(&f, crc32c::Mask(crc));
+  PutFixed32(&f, version);
+  f.append(kEndMagic, kMagicLength);
+  out->swap(f);
+  std::string().swap(f);
+  std::string().swap(entries_);
+}
+
 std::string EncodeMetaFile(const MetaFileContents& contents) {
-  uint32_t version = kFormatVersion;
+  MetaFileEncoder encoder;
   for (const MetaEntry& e : contents.entries) {
-    if (StoredInHome(e.storage)) version = kFormatVersionHomes;
+    encoder.Add(e.internal_key, e, e.inline_value);
   }
   std::string out;
-  out.append(kMagic, kMagicLength);
-  PutFixed32(&out, version);
-  for (const MetaEntry& e : contents.entries) {
-    if (StoredInline(e.storage)) out.append(e.inline_value);
-  }
-  const uint64_t index_offset = out.size();
-  PutLengthPrefixedSlice(&out, contents.comparator_name);
-  PutVarint64(&out, contents.entries.size());
-  for (const MetaEntry& e : contents.entries) {
-    PutLengthPrefixedSlice(&out, e.internal_key);
-    out.push_back(static_cast<char>(e.storage));
-    PutVarint64(&out, e.value_size);
-    PutVarint64(&out, e.stored_size);
-    PutFixed32(&out, e.stored_crc);
-    if (StoredInHome(e.storage)) PutVarint64(&out, e.home);
-  }
-  PutLengthPrefixedSlice(&out, contents.filter);
-  PutLengthPrefixedSlice(&out, contents.smallest);
-  PutLengthPrefixedSlice(&out, contents.largest);
-  const uint32_t crc =
-      crc32c::Value(out.data() + index_offset, out.size() - index_offset);
-  PutFixed64(&out, index_offset);
-  PutFixed32(&out, crc32c::Mask(crc));
-  PutFixed32(&out, version);
-  out.append(kEndMagic, kMagicLength);
+  encoder.Finish(contents.comparator_name, contents.filter, contents.smallest,
+                 contents.largest, &out);
   return out;
 }
 

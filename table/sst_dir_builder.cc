@@ -77,16 +77,15 @@ Status SstDirBuilder::BeginInExisting() {
   return s;
 }
 
-// Checks the entry may follow what was added so far and records its key.
-static Status CheckOrder(const SstDirOptions& options,
-                         const MetaFileContents& contents,
-                         const std::string& path, const Slice& internal_key,
-                         ParsedInternalKey* parsed) {
+// Checks the entry may follow `largest`, the last one added (none when
+// `empty`), and parses its key.
+static Status CheckOrder(const SstDirOptions& options, bool empty,
+                         const std::string& largest, const std::string& path,
+                         const Slice& internal_key, ParsedInternalKey* parsed) {
   if (!ParseInternalKey(internal_key, parsed)) {
     return Status::InvalidArgument(path, "malformed internal key");
   }
-  if (!contents.entries.empty() &&
-      options.comparator->Compare(contents.largest, internal_key) >= 0) {
+  if (!empty && options.comparator->Compare(largest, internal_key) >= 0) {
     return Status::InvalidArgument(path, "entries added out of order");
   }
   return Status::OK();
@@ -97,11 +96,12 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
     return Status::InvalidArgument(path_, "builder not open for Add");
   }
   ParsedInternalKey parsed;
-  Status s = CheckOrder(options_, contents_, path_, internal_key, &parsed);
+  Status s = CheckOrder(options_, NumEntries() == 0, largest_, path_,
+                        internal_key, &parsed);
   if (!s.ok()) return s;
 
-  MetaEntry e;
-  e.internal_key = internal_key.ToString();
+  MetaEntry e;  // its strings stay empty: RecordEntry takes the bytes
+  Slice inline_stored;
   if (parsed.type == kTypeDeletion) {
     e.storage = ValueStorage::kNone;
     e.stored_crc = crc32c::Mask(crc32c::Value("", 0));
@@ -114,16 +114,15 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
     const CompressionType compression =
         !goes_inline && FileBlocks(value.size()) <= 1 ? kNoCompression
                                                       : options_.compression;
-    std::string scratch;
     bool compressed;
-    Slice stored = EncodeKvValue(value, compression, &scratch, &compressed);
+    Slice stored = EncodeKvValue(value, compression, &scratch_, &compressed);
     e.value_size = value.size();
     e.stored_size = stored.size();
     e.stored_crc = crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
     if (goes_inline) {
       e.storage =
           compressed ? ValueStorage::kInlineSnappy : ValueStorage::kInline;
-      e.inline_value = stored.ToString();
+      inline_stored = stored;
     } else {
       if (compressed && FileBlocks(stored.size()) >= FileBlocks(value.size())) {
         // A KV file takes whole blocks: compression that saves none of them
@@ -153,11 +152,11 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
       }
       files_created_++;
       bytes_written_ += stored.size();
-      RecordEntry(e, parsed, name);
+      RecordEntry(internal_key, e, parsed, name, Slice());
       return Status::OK();
     }
   }
-  RecordEntry(e, parsed, std::string());
+  RecordEntry(internal_key, e, parsed, std::string(), inline_stored);
   return Status::OK();
 }
 
@@ -179,9 +178,11 @@ Status SstDirBuilder::OpenHome() {
   return s;
 }
 
-void SstDirBuilder::RecordEntry(const MetaEntry& entry,
+void SstDirBuilder::RecordEntry(const Slice& internal_key,
+                                const MetaEntry& entry,
                                 const ParsedInternalKey& parsed,
-                                const std::string& kv_name) {
+                                const std::string& kv_name,
+                                const Slice& inline_stored) {
   if (StoredInFile(entry.storage)) {
     dir_entries_++;
     if (KvFileNameIsHashed(parsed.user_key)) {
@@ -196,12 +197,19 @@ void SstDirBuilder::RecordEntry(const MetaEntry& entry,
   }
   value_bytes_ += entry.value_size;
   disk_bytes_ += KvFileAllocatedBytes(entry);
-  if (user_keys_.empty() || Slice(user_keys_.back()) != parsed.user_key) {
-    user_keys_.push_back(parsed.user_key.ToString());
+  const size_t last_start =
+      user_key_ends_.size() < 2 ? 0 : user_key_ends_[user_key_ends_.size() - 2];
+  if (user_key_ends_.empty() ||
+      Slice(user_keys_.data() + last_start,
+            user_key_ends_.back() - last_start) != parsed.user_key) {
+    user_keys_.append(parsed.user_key.data(), parsed.user_key.size());
+    user_key_ends_.push_back(user_keys_.size());
   }
-  if (contents_.entries.empty()) contents_.smallest = entry.internal_key;
-  contents_.largest = entry.internal_key;
-  contents_.entries.push_back(entry);
+  if (NumEntries() == 0) {
+    smallest_.assign(internal_key.data(), internal_key.size());
+  }
+  largest_.assign(internal_key.data(), internal_key.size());
+  encoder_.Add(internal_key, entry, inline_stored);
 }
 
 Status SstDirBuilder::Link(const std::string& name, Directory* source) {
@@ -226,8 +234,8 @@ Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source,
     return Status::InvalidArgument(path_, "builder not open for AddLinked");
   }
   ParsedInternalKey parsed;
-  Status s =
-      CheckOrder(options_, contents_, path_, entry.internal_key, &parsed);
+  Status s = CheckOrder(options_, NumEntries() == 0, largest_, path_,
+                        entry.internal_key, &parsed);
   if (!s.ok()) return s;
   // A resident entry (no source) keeps its name: none is made for it.
   std::string name;
@@ -237,20 +245,17 @@ Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source,
     s = Link(name, source);
     if (!s.ok()) return s;
   }
-  if (inline_stored != nullptr && StoredInline(entry.storage)) {
-    if (inline_stored->size() != entry.stored_size) {
-      return Status::InvalidArgument(path_, "inline value of the wrong size");
+  Slice stored;
+  if (StoredInline(entry.storage)) {
+    stored =
+        inline_stored != nullptr ? *inline_stored : Slice(entry.inline_value);
+    if (stored.size() != entry.stored_size) {
+      return Status::InvalidArgument(
+          path_, inline_stored != nullptr ? "inline value of the wrong size"
+                                          : "inline entry without its value");
     }
-    MetaEntry copy = entry;
-    copy.inline_value = inline_stored->ToString();
-    RecordEntry(copy, parsed, name);
-    return Status::OK();
   }
-  if (StoredInline(entry.storage) &&
-      entry.inline_value.size() != entry.stored_size) {
-    return Status::InvalidArgument(path_, "inline entry without its value");
-  }
-  RecordEntry(entry, parsed, name);
+  RecordEntry(entry.internal_key, entry, parsed, name, stored);
   return Status::OK();
 }
 
@@ -258,17 +263,22 @@ Status SstDirBuilder::Finish() {
   if (dir_ == nullptr || finished_) {
     return Status::InvalidArgument(path_, "builder not open for Finish");
   }
-  contents_.comparator_name = ComparatorName(options_.comparator);
-  contents_.filter.clear();
+  std::string filter;
   if (options_.filter_policy != nullptr) {
     // The policy's name goes first: a reader with another policy must not
     // trust this filter (a false negative would hide a key).
-    PutLengthPrefixedSlice(&contents_.filter, options_.filter_policy->Name());
-    std::string filter;
-    std::vector<Slice> keys(user_keys_.begin(), user_keys_.end());
-    options_.filter_policy->CreateFilter(
-        keys.data(), static_cast<int>(keys.size()), &filter);
-    contents_.filter.append(filter);
+    PutLengthPrefixedSlice(&filter, options_.filter_policy->Name());
+    std::string bits;
+    std::vector<Slice> keys;
+    keys.reserve(user_key_ends_.size());
+    size_t start = 0;
+    for (size_t end : user_key_ends_) {
+      keys.emplace_back(user_keys_.data() + start, end - start);
+      start = end;
+    }
+    options_.filter_policy->CreateFilter(keys.data(),
+                                         static_cast<int>(keys.size()), &bits);
+    filter.append(bits);
   }
   if (!long_keys_.empty()) {
     std::string data = long_keys_;
@@ -280,7 +290,9 @@ Status SstDirBuilder::Finish() {
     bytes_written_ += data.size();
     disk_bytes_ += AllocatedBytes(data.size());
   }
-  std::string meta = EncodeMetaFile(contents_);
+  std::string meta;
+  encoder_.Finish(ComparatorName(options_.comparator), filter, smallest_,
+                  largest_, &meta);
   Status s = dir_->WriteFile(meta_name_, meta, options_.sync_files);
   if (!s.ok()) return s;
   added_names_.push_back(meta_name_);

@@ -1,7 +1,7 @@
 // Builds one SST: creates its directory (or adds to an existing one), fills
 // it with KV files (written by a flush, or hard-linked from other SST
-// directories by a compaction), then writes its meta file. Entries must be added in strictly increasing
-// internal-key order. Not thread-safe.
+// directories by a compaction), then writes its meta file. Entries must be
+// added in strictly increasing internal-key order. Not thread-safe.
 //
 // Finish() leaves the directory complete but not necessarily durable: the
 // caller makes it durable as its durability mode says (Directory::Sync /
@@ -56,9 +56,9 @@ class SstDirBuilder {
   // Add an existing entry of another SST (compaction): hard-links its KV
   // file from `source`, or, with a null `source`, takes the KV file already
   // in this directory. An entry whose value is in a home is recorded as it
-  // is: its KV file stays where it is. Inline values are copied into the new meta file (as
-  // LevelDB rewrites small values): from `inline_stored` when given (the
-  // caller read them from the source's meta file), else from
+  // is: its KV file stays where it is. Inline values are copied into the new
+  // meta file (as LevelDB rewrites small values): from `inline_stored` when
+  // given (the caller read them from the source's meta file), else from
   // entry.inline_value. No KV file byte is read or written. A link whose
   // name already exists here for the same inode (left by an earlier
   // attempt) is taken as made.
@@ -78,14 +78,15 @@ class SstDirBuilder {
   // empty.
   const std::string& home_path() const { return home_path_; }
   const std::string& path() const { return path_; }
-  uint64_t NumEntries() const { return contents_.entries.size(); }
+  uint64_t NumEntries() const { return encoder_.num_entries(); }
   // Sum of the entries' user value sizes.
   uint64_t ValueBytes() const { return value_bytes_; }
   // Bytes the SST's files allocate on disk (AllocatedBytes of its KV files,
   // meta file and LONGKEYS); complete after Finish().
   uint64_t DiskBytes() const { return disk_bytes_; }
-  const std::string& smallest() const { return contents_.smallest; }
-  const std::string& largest() const { return contents_.largest; }
+  // The first and last entries' internal keys (empty while there are none).
+  const std::string& smallest() const { return smallest_; }
+  const std::string& largest() const { return largest_; }
   // Directory entries this SST owns: its KV files, meta file and LONGKEYS.
   uint64_t DirEntries() const { return dir_entries_; }
   // Names this builder added to the directory (KV files, meta file,
@@ -101,10 +102,13 @@ class SstDirBuilder {
   Status Link(const std::string& name, Directory* source);
   // Creates and opens the home directory (first KV file of a home flush).
   Status OpenHome();
-  // Appends `entry`. `kv_name` is its KV file name when the caller made it,
-  // else empty (it is made here only if the LONGKEYS file needs it).
-  void RecordEntry(const MetaEntry& entry, const ParsedInternalKey& parsed,
-                   const std::string& kv_name);
+  // Appends `entry` (its internal_key and inline_value are not read: the
+  // key is `internal_key`, the inline bytes `inline_stored`). `kv_name` is
+  // its KV file name when the caller made it, else empty (it is made here
+  // only if the LONGKEYS file needs it).
+  void RecordEntry(const Slice& internal_key, const MetaEntry& entry,
+                   const ParsedInternalKey& parsed, const std::string& kv_name,
+                   const Slice& inline_stored);
 
   const SstDirOptions options_;
   const std::string path_;
@@ -112,8 +116,17 @@ class SstDirBuilder {
   const std::string long_keys_name_;
   std::unique_ptr<Directory> dir_;
   bool created_dir_ = false;  // Begin() made the directory
-  MetaFileContents contents_;
-  std::vector<std::string> user_keys_;    // for the filter
+  // The entries so far, encoded as they come: a flush adds thousands of
+  // small entries, and a MetaEntry with its strings per entry cost more
+  // than the rest of the flush's CPU (see benchmarks/RESULTS.md, fillseq).
+  MetaFileEncoder encoder_;
+  std::string smallest_;
+  std::string largest_;
+  // The distinct user keys, for the filter: their bytes back to back, and
+  // where each ends.
+  std::string user_keys_;
+  std::vector<size_t> user_key_ends_;
+  std::string scratch_;                   // compressed value, reused
   std::string long_keys_;                 // LONGKEYS contents
   std::vector<std::string> added_names_;  // for Abandon()
   uint64_t home_ = 0;                     // SetHome(); 0: none

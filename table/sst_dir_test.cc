@@ -14,12 +14,15 @@
 #include "db/filename.h"
 #include "db/table_cache.h"
 #include "fs/file_system.h"
-#include "table/key_codec.h"
 #include "gtest/gtest.h"
 #include "leveldb/cache.h"
 #include "leveldb/comparator.h"
 #include "leveldb/filter_policy.h"
+#include "table/key_codec.h"
+#include "table/kv_value.h"
+#include "table/meta_file.h"
 #include "table/sst_dir_builder.h"
+#include "util/coding.h"
 
 namespace leveldb {
 namespace {
@@ -183,6 +186,76 @@ TEST_F(SstDirTest, InlineValuesMakeNoFile) {
   EXPECT_EQ(Get(dir.get(), "big", 5).value, std::string(65, 'b'));
 }
 
+// What the builder writes to META, read back raw: every entry in order with
+// its kind, sizes and checksum, inline values as stored, the key range, and
+// a filter over each distinct user key once (as the policy builds it).
+TEST_F(SstDirTest, MetaFileHoldsEveryEntryAndAFilterOverDistinctUserKeys) {
+  options_.inline_threshold = 64;
+  options_.compression = kSnappyCompression;
+  const std::string path = Path("000009.sst");
+  const std::string long_user(300, 'k');  // needs a hashed KV file name
+  std::vector<std::pair<std::string, std::string>> kvs = {
+      {IKey("a", 9, kTypeValue), std::string(60, 'x')},  // inline, snappy
+      {IKey("a", 7, kTypeDeletion), ""},
+      {IKey("a", 5, kTypeValue), "short"},                 // inline, as is
+      {IKey("b", 4, kTypeValue), std::string(9000, 'b')},  // KV file, snappy
+      {IKey(long_user, 3, kTypeValue), std::string(65, 'l')},  // KV file
+      {IKey("m", 30, kTypeValue), ""}};                        // inline, empty
+  // Older versions of "m" (deletions), enough that a filter holding each
+  // of them would be larger than one holding "m" once.
+  for (int seq = 29; seq >= 20; seq--) {
+    kvs.push_back({IKey("m", seq, kTypeDeletion), ""});
+  }
+  SstDirBuilder b(options_, path);
+  ASSERT_TRUE(b.Begin().ok());
+  for (const auto& kv : kvs) ASSERT_TRUE(b.Add(kv.first, kv.second).ok());
+  ASSERT_TRUE(b.Finish().ok());
+  EXPECT_EQ(b.NumEntries(), kvs.size());
+  EXPECT_EQ(b.smallest(), kvs.front().first);
+  EXPECT_EQ(b.largest(), kvs.back().first);
+  EXPECT_EQ(b.ValueBytes(), 60u + 5 + 9000 + 65);
+
+  std::unique_ptr<Directory> d;
+  ASSERT_TRUE(options_.fs->OpenDirectory(path, &d).ok());
+  std::string raw;
+  ASSERT_TRUE(d->ReadFile("META", &raw).ok());
+  MetaFileContents c;
+  Status s = DecodeMetaFile(raw, "META", &c);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(c.comparator_name, std::string(BytewiseComparator()->Name()));
+  ASSERT_EQ(c.entries.size(), kvs.size());
+  const ValueStorage kinds[] = {
+      ValueStorage::kInlineSnappy, ValueStorage::kNone, ValueStorage::kInline,
+      ValueStorage::kFileSnappy,   ValueStorage::kFile, ValueStorage::kInline};
+  for (size_t i = 0; i < kvs.size(); i++) {
+    const MetaEntry& e = c.entries[i];
+    SCOPED_TRACE(i);
+    EXPECT_EQ(e.internal_key, kvs[i].first);
+    EXPECT_EQ(e.storage, i < 6 ? kinds[i] : ValueStorage::kNone);
+    EXPECT_EQ(e.value_size, kvs[i].second.size());
+    if (StoredInline(e.storage)) {
+      std::string value;
+      ASSERT_TRUE(DecodeKvValue(e.inline_value,
+                                e.storage == ValueStorage::kInlineSnappy,
+                                e.value_size, "META", &value)
+                      .ok());
+      EXPECT_EQ(value, kvs[i].second);
+    }
+  }
+  EXPECT_LT(c.entries[0].stored_size, 60u);
+  EXPECT_EQ(c.smallest, kvs.front().first);
+  EXPECT_EQ(c.largest, kvs.back().first);
+  std::string want_filter;
+  PutLengthPrefixedSlice(&want_filter, bloom_->Name());
+  const std::vector<Slice> users = {"a", "b", long_user, "m"};
+  std::string bits;
+  bloom_->CreateFilter(users.data(), static_cast<int>(users.size()), &bits);
+  want_filter.append(bits);
+  EXPECT_EQ(c.filter, want_filter);
+  // Re-encoding what was read gives the same file: nothing else is in it.
+  EXPECT_EQ(EncodeMetaFile(c), raw);
+}
+
 TEST_F(SstDirTest, ZeroThresholdPutsEvenEmptyValuesInFiles) {
   const std::string path = Path("000005.sst");
   Build(path, {{IKey("e", 1, kTypeValue), ""}});
@@ -317,9 +390,9 @@ TEST_F(SstDirTest, AddLinkedSharesInodes) {
         ASSERT_TRUE(
             src->ReadInlineStored(i, 1, 0, &buffer, &offset, &stored).ok());
       }
-      Status s = b.AddLinked(entries[i], src->directory(),
-                             StoredInline(entries[i].storage) ? &stored
-                                                              : nullptr);
+      Status s =
+          b.AddLinked(entries[i], src->directory(),
+                      StoredInline(entries[i].storage) ? &stored : nullptr);
       ASSERT_TRUE(s.ok()) << s.ToString();
     }
     ASSERT_TRUE(b.Finish().ok());
