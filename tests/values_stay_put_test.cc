@@ -368,10 +368,21 @@ TEST(ValuesStayPutCrash, Child) {
     if (!db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)).ok()) _exit(3);
   }
   if (!Impl(db)->TEST_FlushMemTable().ok()) _exit(4);
+  // STAYPUT_DELETE: the first values go to the base level first, and every
+  // 7th key is deleted instead of overwriting all (so the compaction drops
+  // values and tombstones together).
+  const bool deletes = std::getenv("STAYPUT_DELETE") != nullptr;
+  if (deletes) db->CompactRange(nullptr, nullptr);
   leveldb::Iterator* pin = db->NewIterator(ReadOptions());
   pin->SeekToFirst();
   for (int i = 0; i < 100; i++) {
-    if (!db->Put(leveldb::WriteOptions(), Key(i), Value(i, 2)).ok()) _exit(5);
+    if (deletes) {
+      if (i % 7 == 0 && !db->Delete(leveldb::WriteOptions(), Key(i)).ok()) {
+        _exit(5);
+      }
+    } else if (!db->Put(leveldb::WriteOptions(), Key(i), Value(i, 2)).ok()) {
+      _exit(5);
+    }
   }
   if (!Impl(db)->TEST_FlushMemTable().ok()) _exit(6);
   db->CompactRange(nullptr, nullptr);
@@ -419,6 +430,44 @@ TEST(ValuesStayPutTest, OpenRemovesValuesACrashLeftBehind) {
     ASSERT_OK(db->Get(ReadOptions(), Key(i), &v));
     EXPECT_EQ(Value(i, 2), v);
   }
+}
+
+// A crash between a compaction's commit and the removal of what it
+// replaced leaves the replaced meta files and the dropped values; repair
+// must not take those values back (the keys were deleted, and the
+// compaction dropped their tombstones with them).
+TEST(ValuesStayPutTest, RepairDoesNotBringBackValuesACompactionDropped) {
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  const pid_t pid =
+      delsm_test::SpawnSelf("ValuesStayPutCrash.Child",
+                            {{"STAYPUT_DB", dbname}, {"STAYPUT_DELETE", "1"}});
+  ASSERT_GT(pid, 0);
+  const int status = delsm_test::WaitChild(pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "child status " << status;
+  // The deleted keys' values are still there (15 of them).
+  ASSERT_EQ(100u, HomeFiles(dbname).size());
+  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
+  DB* raw = nullptr;
+  delsm::Tuning t = StayPut();
+  t.inline_threshold = 0;
+  ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
+  std::unique_ptr<DB> db(raw);
+  Model model;
+  for (int i = 0; i < 100; i++) {
+    if (i % 7 != 0) model[Key(i)] = Value(i, 1);
+  }
+  CheckAgainst(db.get(), model, 100, nullptr, "repaired");
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname));
+  // Nothing deleted: the dropped values went to lost/.
+  int lost_values = 0;
+  for (const std::string& name : ListDir(dbname + "/lost")) {
+    if (name.rfind("values-", 0) == 0) lost_values++;
+  }
+  EXPECT_EQ(15, lost_values);
 }
 
 TEST(ValuesStayPutTest, RepairKeepsValuesInHomes) {

@@ -14,6 +14,7 @@
 #include "db/dbformat.h"
 #include "db/filename.h"
 #include "db/version.h"
+#include "table/home_dirs.h"
 #include "table/key_codec.h"
 #include "table/meta_file.h"
 #include "tools/tool_util.h"
@@ -87,6 +88,60 @@ void CheckKvFile(const std::string& path, const leveldb::MetaEntry& e,
   }
 }
 
+// Values that stay put: every file a live entry names in a home is there
+// and sound; every home, and every file in one, is named by a live entry.
+Status VerifyHomes(const std::string& db,
+                   const std::map<uint64_t, std::set<std::string>>& named,
+                   const std::vector<leveldb::MetaEntry>& entries,
+                   VerifyReport* report) {
+  const std::string root = db + "/" + leveldb::kValuesDirName;
+  std::set<std::string> homes;
+  if (!ListNames(root, &homes)) {
+    if (errno != ENOENT) return Status::IOError(root, ErrnoText("list"));
+    homes.clear();
+  }
+  std::map<uint64_t, std::set<std::string>> present;
+  for (const std::string& h : homes) {
+    const std::string path = root + "/" + h;
+    uint64_t home = 0;
+    if (!leveldb::ParseHomeDirName(h, &home)) {
+      report->problems.push_back({"orphan", path, "not a home directory"});
+      continue;
+    }
+    auto it = named.find(home);
+    if (it == named.end()) {
+      report->problems.push_back(
+          {"orphan", path, "no live entry names a value in this home"});
+      continue;
+    }
+    if (!ListNames(path, &present[home])) {
+      report->problems.push_back({"read", path, ErrnoText("list")});
+      continue;
+    }
+    for (const std::string& n : present[home]) {
+      if (it->second.count(n) == 0) {
+        report->problems.push_back(
+            {"orphan", path + "/" + n, "no live entry names this value"});
+      }
+    }
+  }
+  for (const leveldb::MetaEntry& e : entries) {
+    const leveldb::Slice ikey(e.internal_key);
+    const std::string name = leveldb::KvStoredFileName(
+        leveldb::ExtractUserKey(ikey), leveldb::ExtractTag(ikey) >> 8,
+        leveldb::StoredCompressed(e.storage));
+    const std::string path =
+        root + "/" + leveldb::HomeDirName(e.home) + "/" + name;
+    if (present[e.home].count(name) == 0) {
+      report->problems.push_back(
+          {"missing", path, "a live entry names this value"});
+      continue;
+    }
+    CheckKvFile(path, e, report);
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status VerifyDatabase(leveldb::DbView* view, bool progress,
@@ -105,6 +160,9 @@ Status VerifyDatabase(leveldb::DbView* view, bool progress,
   }
   Progress meter("verify: SST directories", total_dirs, progress);
   uint64_t done = 0;
+  // Values that stay put: the file names live entries give in each home.
+  std::map<uint64_t, std::set<std::string>> home_named;
+  std::vector<leveldb::MetaEntry> home_entries;
 
   for (int level = 0; level < leveldb::config::kNumLevels; ++level) {
     const std::string level_dir = leveldb::LevelDirName(db, level);
@@ -176,6 +234,13 @@ Status VerifyDatabase(leveldb::DbView* view, bool progress,
             }
             continue;
           }
+          if (leveldb::StoredInHome(e.storage)) {
+            home_named[e.home].insert(leveldb::KvStoredFileName(
+                ikey.user_key, ikey.sequence,
+                leveldb::StoredCompressed(e.storage)));
+            home_entries.push_back(e);
+            continue;
+          }
           if (!leveldb::StoredInFile(e.storage)) continue;
           const std::string kv = leveldb::KvStoredFileName(
               ikey.user_key, ikey.sequence,
@@ -199,7 +264,7 @@ Status VerifyDatabase(leveldb::DbView* view, bool progress,
       meter.Update(++done);
     }
   }
-  return Status::OK();
+  return VerifyHomes(db, home_named, home_entries, report);
 }
 
 void PrintVerifyReport(const std::string& dbname, const VerifyReport& r,
