@@ -131,10 +131,15 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
   entries_read_++;
   if (entry.internal_key == last_internal_key_) {
     entries_dropped_++;  // exact duplicate (an L0 SST and its WAL's replay)
-    NoteDropped(entry);
+    // Two meta files naming one file in one home (repair can meet an SST
+    // and a replaced copy of it): the kept entry still names that file.
+    if (!(StoredInHome(entry.storage) && entry.home == last_kept_home_)) {
+      NoteDropped(entry);
+    }
     return Status::OK();
   }
   last_internal_key_ = entry.internal_key;
+  last_kept_home_ = 0;
 
   ParsedInternalKey key;
   if (!ParseInternalKey(entry.internal_key, &key)) {
@@ -184,6 +189,7 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
       builder_->AddLinked(entry, resident ? nullptr : source->directory(),
                           StoredInline(entry.storage) ? &stored : nullptr);
   if (s.ok() && !resident && StoredInFile(entry.storage)) links_++;
+  if (s.ok() && StoredInHome(entry.storage)) last_kept_home_ = entry.home;
   return s;
 }
 

@@ -171,6 +171,9 @@ class DentryCompaction {
 
   ShadowedVersions shadowed_;      // the drop rule's state
   std::string last_internal_key_;  // to drop exact duplicates
+  // The home of the entry kept for last_internal_key_ (0: none, or not in
+  // a home): a duplicate naming the same file is not a dead value.
+  uint64_t last_kept_home_ = 0;
 
   // Records `entry`'s KV file in dead_values_ if it is in a home.
   void NoteDropped(const MetaEntry& entry);

@@ -18,6 +18,8 @@
 #include "gtest/gtest.h"
 #include "leveldb/comparator.h"
 #include "leveldb/filter_policy.h"
+#include "table/home_dirs.h"
+#include "table/key_codec.h"
 #include "table/meta_file.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_builder.h"
@@ -72,6 +74,9 @@ class DentryCompactionUnitTest : public testing::Test {
     options_.filter_policy = bloom_.get();
     options_.fs = FileSystem::Default();
     options_.compression = kNoCompression;
+    homes_.reset(new HomeDirs(options_.fs, root_ + "/values"));
+    options_.homes = homes_.get();
+    EXPECT_TRUE(options_.fs->CreateDir(root_ + "/values", false).ok());
   }
   ~DentryCompactionUnitTest() override {
     inputs_.clear();
@@ -87,12 +92,14 @@ class DentryCompactionUnitTest : public testing::Test {
 
   // Builds the SST directory `number` from writes given in any order, opens
   // it and adds it to inputs_.
-  SstDir* Input(uint64_t number, std::vector<Write> writes) {
+  // With a `home`, its values stay put in that home (values_stay_put).
+  SstDir* Input(uint64_t number, std::vector<Write> writes, uint64_t home = 0) {
     std::sort(writes.begin(), writes.end(),
               [this](const Write& a, const Write& b) {
                 return icmp_.Compare(Key(a), Key(b)) < 0;
               });
     SstDirBuilder b(options_, DirPath(number));
+    if (home != 0) b.SetHome(home);
     EXPECT_TRUE(b.Begin().ok());
     for (const Write& w : writes) {
       Status s = b.Add(Key(w), w.value);
@@ -175,6 +182,7 @@ class DentryCompactionUnitTest : public testing::Test {
 
   InternalKeyComparator icmp_;
   std::unique_ptr<const FilterPolicy> bloom_;
+  std::unique_ptr<HomeDirs> homes_;
   SstDirOptions options_;
   std::string root_;
   std::vector<std::unique_ptr<SstDir>> inputs_;
@@ -214,6 +222,45 @@ TEST_F(DentryCompactionUnitTest, KeepsNewestVersionsAndLinksTheirFiles) {
     EXPECT_EQ(before[kv.first], kv.second) << kv.first;
   }
   EXPECT_EQ(out.meta.entries, 3u);
+}
+
+// Values that stay put: no link, the outputs name the same homes, and the
+// dropped entries' files are the dead values; a duplicate naming the kept
+// entry's own file is not one.
+TEST_F(DentryCompactionUnitTest, HomeEntriesAreNeverLinkedAndDroppedOnesDie) {
+  SstDir* first = Input(1, {Put("a", 10, "a10"), Put("b", 11, "b11")}, 7);
+  Input(2, {Put("a", 3, "a3"), Put("d", 5, "d5")}, 8);
+  // Directory 3 names the same files as directory 1 (as a replaced SST
+  // that repair cannot tell from a live one would).
+  {
+    SstDirBuilder b(options_, DirPath(3));
+    ASSERT_TRUE(b.Begin().ok());
+    for (const MetaEntry& e : first->contents().entries) {
+      ASSERT_TRUE(b.AddLinked(e, first->directory()).ok());
+    }
+    ASSERT_TRUE(b.Finish().ok());
+    std::unique_ptr<SstDir> dir;
+    ASSERT_TRUE(SstDir::Open(options_, DirPath(3), &dir).ok());
+    inputs_.push_back(std::move(dir));
+  }
+  // The same write as b@11 in another home (a WAL replay's copy).
+  Input(4, {Put("b", 11, "b11")}, 9);
+
+  DentryCompaction dc(options_, 1000, kLastSequence, Hooks());
+  ASSERT_TRUE(dc.Run(Inputs()).ok());
+  std::vector<Seen> expected = {{"a", 10, kTypeValue, "a10"},
+                                {"b", 11, kTypeValue, "b11"},
+                                {"d", 5, kTypeValue, "d5"}};
+  EXPECT_EQ(ReadOutputs(dc), expected);
+  EXPECT_EQ(0u, dc.links());
+  EXPECT_EQ(std::set<std::string>({"META"}), Names(dc.outputs()[0].path));
+  std::set<std::pair<uint64_t, std::string>> dead;
+  for (const HomeValue& v : dc.dead_values()) dead.insert({v.home, v.name});
+  // a@3 (shadowed, home 8) and the replay's b@11 (home 9); not the files
+  // of home 7 that directory 3 names again.
+  EXPECT_EQ((std::set<std::pair<uint64_t, std::string>>{
+                {8, KvFileName("a", 3)}, {9, KvFileName("b", 11)}}),
+            dead);
 }
 
 TEST_F(DentryCompactionUnitTest, SnapshotsAndDeeperLevelsKeepWhatTheyNeed) {
