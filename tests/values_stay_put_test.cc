@@ -564,6 +564,69 @@ TEST(ValuesStayPutTest, SwitchingModesKeepsEverythingReadable) {
   EXPECT_TRUE(saw_both) << "never held entries of both kinds at once";
 }
 
+// A damaged, shortened or missing value in a home reads as Corruption
+// naming its file, never as a value; the others still read.
+TEST(ValuesStayPutTest, DamagedValuesInHomesAreReported) {
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  DB* raw = nullptr;
+  delsm::Tuning t = StayPut();
+  t.inline_threshold = 0;
+  ASSERT_OK(delsm::Open(DbOptions(1 << 20), t, dbname, &raw));
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < 30; i++) {
+    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
+  }
+  ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+  db->CompactRange(nullptr, nullptr);
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  db.reset();
+  const std::vector<std::string> homes = ListDir(dbname + "/values");
+  ASSERT_EQ(1u, homes.size());
+  const std::string home = dbname + "/values/" + homes[0];
+  // Keys 3, 4 and 5: a flipped byte, cut short, removed.
+  auto file_of = [&](int k) {
+    for (const std::string& name : ListDir(home)) {
+      if (name.rfind(Key(k) + "@", 0) == 0) return home + "/" + name;
+    }
+    return std::string();
+  };
+  const std::string flipped = file_of(3), cut = file_of(4), gone = file_of(5);
+  ASSERT_FALSE(flipped.empty() || cut.empty() || gone.empty());
+  {
+    FILE* f = std::fopen(flipped.c_str(), "r+b");
+    ASSERT_NE(nullptr, f);
+    ASSERT_EQ(0, std::fseek(f, 10, SEEK_SET));
+    const int c = std::fgetc(f);
+    ASSERT_EQ(0, std::fseek(f, 10, SEEK_SET));
+    ASSERT_NE(EOF, std::fputc(c ^ 1, f));
+    ASSERT_EQ(0, std::fclose(f));
+  }
+  ASSERT_EQ(0, truncate(cut.c_str(), 100));
+  ASSERT_EQ(0, unlink(gone.c_str()));
+  ASSERT_OK(delsm::Open(DbOptions(1 << 20), t, dbname, &raw));
+  db.reset(raw);
+  for (int i = 0; i < 30; i++) {
+    std::string v;
+    Status s = db->Get(ReadOptions(), Key(i), &v);
+    if (i < 3 || i > 5) {
+      ASSERT_OK(s);
+      EXPECT_EQ(Value(i, 1), v);
+      continue;
+    }
+    const std::string& path = i == 3 ? flipped : i == 4 ? cut : gone;
+    EXPECT_TRUE(s.IsCorruption()) << i << ": " << s.ToString();
+    EXPECT_NE(std::string::npos, s.ToString().find(path)) << s.ToString();
+  }
+  // A scan stops at the first one with the error.
+  std::unique_ptr<leveldb::Iterator> it(db->NewIterator(ReadOptions()));
+  int seen = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) seen++;
+  EXPECT_EQ(3, seen);
+  EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+}
+
 TEST(ValuesStayPutTest, ApproximateSizesCountValuesInHomes) {
   IgnoreEnvironmentTuning();
   for (bool stay_put : {false, true}) {
