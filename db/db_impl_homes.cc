@@ -72,6 +72,24 @@ void DBImpl::RemoveDeadValues(const std::vector<HomeValue>& values,
   }
 }
 
+// Calls fn(entry) for every entry of a home kind in the live SSTs, through
+// the table cache. Fails if a meta file cannot be read.
+template <typename Fn>
+static Status ForEachHomeEntry(Version* v, TableCache* cache, Fn fn) {
+  for (int level = 0; level < config::kNumLevels; level++) {
+    for (const FileMetaData* f : v->files(level)) {
+      Cache::Handle* h = nullptr;
+      Status s = cache->Find(level, f->number, f->dir, &h);
+      if (!s.ok()) return s;
+      for (const MetaEntry& e : cache->Value(h)->contents().entries) {
+        if (StoredInHome(e.storage)) fn(e);
+      }
+      cache->Release(h);
+    }
+  }
+  return Status::OK();
+}
+
 void DBImpl::RemoveUnreferencedValues() {
   mutex_.AssertHeld();
   const std::string& root = homes_->root();
@@ -85,55 +103,67 @@ void DBImpl::RemoveUnreferencedValues() {
     }
     return;
   }
-  // The files live entries name, by home. A meta file that cannot be read
-  // could name any of them: then nothing is swept (its reads report the
-  // damage).
-  std::map<uint64_t, std::set<std::string>> named;
+  // How many files live entries name in each home. A meta file that cannot
+  // be read could name any of them: then nothing is swept (its reads report
+  // the damage).
   Version* v = versions_->current();
-  for (int level = 0; level < config::kNumLevels && s.ok(); level++) {
-    for (const FileMetaData* f : v->files(level)) {
-      Cache::Handle* h = nullptr;
-      s = table_cache_->Find(level, f->number, f->dir, &h);
-      if (!s.ok()) break;
-      for (const MetaEntry& e : table_cache_->Value(h)->contents().entries) {
-        if (!StoredInHome(e.storage)) continue;
-        const Slice ikey(e.internal_key);
-        named[e.home].insert(KvStoredFileName(ExtractUserKey(ikey),
-                                              ExtractTag(ikey) >> 8,
-                                              StoredCompressed(e.storage)));
-      }
-      table_cache_->Release(h);
-    }
-  }
+  std::map<uint64_t, uint64_t> named_count;
+  s = ForEachHomeEntry(v, table_cache_.get(),
+                       [&](const MetaEntry& e) { named_count[e.home]++; });
   if (!s.ok()) {
     Log(options_.info_log, "Not sweeping %s: %s\n", root.c_str(),
         s.ToString().c_str());
     return;
   }
+  // A home holding as many files as live entries name holds exactly those
+  // (one file per entry; only damage, a named file missing, could hide an
+  // extra one, as in an SST directory's sweep); others are compared name by
+  // name.
   uint64_t unlinked = 0, dirs_removed = 0;
+  std::map<uint64_t, std::vector<std::string>> unclean;  // home -> listing
   for (const std::string& name : homes) {
     uint64_t home;
     if (!ParseHomeDirName(name, &home)) continue;  // not ours: left alone
     const std::string path = root + "/" + name;
-    auto it = named.find(home);
-    if (it == named.end()) {
+    auto it = named_count.find(home);
+    if (it == named_count.end()) {
       s = RemoveSstDirectory(fs_, path, &unlinked);
       if (s.ok()) dirs_removed++;
     } else {
-      std::unique_ptr<Directory> dir;
       std::vector<std::string> files;
-      s = fs_->OpenDirectory(path, &dir);
-      if (s.ok()) s = dir->List(&files);
-      for (size_t i = 0; s.ok() && i < files.size(); i++) {
-        if (it->second.count(files[i]) > 0) continue;
-        s = dir->Unlink(files[i]);
-        if (s.ok()) unlinked++;
-        if (s.IsNotFound()) s = Status::OK();
+      s = fs_->ListDirectory(path, &files);
+      if (s.ok() && files.size() != it->second) {
+        unclean[home] = std::move(files);
       }
     }
     if (!s.ok()) {
       Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
           s.ToString().c_str());
+    }
+  }
+  if (!unclean.empty()) {
+    std::map<uint64_t, std::set<std::string>> named;
+    s = ForEachHomeEntry(v, table_cache_.get(), [&](const MetaEntry& e) {
+      if (unclean.count(e.home) == 0) return;
+      const Slice ikey(e.internal_key);
+      named[e.home].insert(KvStoredFileName(ExtractUserKey(ikey),
+                                            ExtractTag(ikey) >> 8,
+                                            StoredCompressed(e.storage)));
+    });
+    for (auto it = unclean.begin(); s.ok() && it != unclean.end(); ++it) {
+      const std::string path = homes_->PathOf(it->first);
+      std::unique_ptr<Directory> dir;
+      Status d = fs_->OpenDirectory(path, &dir);
+      for (size_t i = 0; d.ok() && i < it->second.size(); i++) {
+        if (named[it->first].count(it->second[i]) > 0) continue;
+        d = dir->Unlink(it->second[i]);
+        if (d.ok()) unlinked++;
+        if (d.IsNotFound()) d = Status::OK();
+      }
+      if (!d.ok()) {
+        Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
+            d.ToString().c_str());
+      }
     }
   }
   if (unlinked > 0 || dirs_removed > 0) {
