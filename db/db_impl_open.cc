@@ -81,12 +81,13 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
   // The homes' directory only where the mode asks for it: a database that
   // never used it keeps its layout.
   if (tuning_.values_stay_put && !fs_->Exists(homes_->root())) {
-    // Made durable at once (a flush syncs values/ but not the DB directory
-    // holding its entry).
+    // Made durable at once by an fsync of the DB directory (a flush syncs
+    // values/ but not the directory holding its entry); not a syncfs,
+    // which Open otherwise never needs.
     s = fs_->CreateDir(homes_->root(), true);
-    if (s.ok()) {
-      s = MakeDirectoriesDurable(fs_, tuning_.durability, {dbname_});
-    }
+    std::unique_ptr<Directory> db_dir;
+    if (s.ok()) s = fs_->OpenDirectory(dbname_, &db_dir);
+    if (s.ok()) s = db_dir->Sync();
     if (!s.ok()) return s;
   }
 
