@@ -472,20 +472,9 @@ class Repairer {
       std::string stored;
       if (!src->ReadFile(name, &stored).ok()) continue;
       MetaEntry e;
-      AppendInternalKey(&e.internal_key,
-                        ParsedInternalKey(user_key, sequence, kTypeValue));
-      e.storage = compressed ? ValueStorage::kFileSnappy : ValueStorage::kFile;
-      e.stored_size = stored.size();
-      e.value_size = stored.size();
-      if (compressed) {
-        size_t n;
-        if (!port::SnappyGetUncompressedLength(stored.data(), stored.size(),
-                                               &n)) {
-          continue;
-        }
-        e.value_size = n;
+      if (!TakeBackEntry(user_key, sequence, compressed, stored, 0, &e)) {
+        continue;
       }
-      e.stored_crc = crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
       used->insert(name);
       if (seen_keys.insert(e.internal_key).second) {
         entries.push_back(std::move(e));

@@ -67,6 +67,32 @@ void RepairHomes::NoteReplaced(const MetaFileContents& contents) {
   }
 }
 
+bool TakeBackEntry(const Slice& user_key, SequenceNumber sequence,
+                   bool compressed, const std::string& stored, uint64_t home,
+                   MetaEntry* e) {
+  e->internal_key.clear();
+  AppendInternalKey(&e->internal_key,
+                    ParsedInternalKey(user_key, sequence, kTypeValue));
+  if (home != 0) {
+    e->storage =
+        compressed ? ValueStorage::kHomeFileSnappy : ValueStorage::kHomeFile;
+    e->home = home;
+  } else {
+    e->storage = compressed ? ValueStorage::kFileSnappy : ValueStorage::kFile;
+  }
+  e->stored_size = stored.size();
+  e->value_size = stored.size();
+  if (compressed) {
+    size_t n;
+    if (!port::SnappyGetUncompressedLength(stored.data(), stored.size(), &n)) {
+      return false;
+    }
+    e->value_size = n;
+  }
+  e->stored_crc = crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
+  return true;
+}
+
 std::vector<MetaEntry> RepairHomes::TakeBackUnnamed() {
   std::vector<MetaEntry> entries;
   for (const auto& home : files_) {
@@ -88,22 +114,10 @@ std::vector<MetaEntry> RepairHomes::TakeBackUnnamed() {
         continue;
       }
       MetaEntry e;
-      AppendInternalKey(&e.internal_key,
-                        ParsedInternalKey(user_key, sequence, kTypeValue));
-      e.storage =
-          compressed ? ValueStorage::kHomeFileSnappy : ValueStorage::kHomeFile;
-      e.home = home.first;
-      e.stored_size = stored.size();
-      e.value_size = stored.size();
-      if (compressed) {
-        size_t n;
-        if (!port::SnappyGetUncompressedLength(stored.data(), stored.size(),
-                                               &n)) {
-          continue;
-        }
-        e.value_size = n;
+      if (!TakeBackEntry(user_key, sequence, compressed, stored, home.first,
+                         &e)) {
+        continue;
       }
-      e.stored_crc = crc32c::Mask(crc32c::Value(stored.data(), stored.size()));
       used_.insert(key);
       entries.push_back(std::move(e));
     }

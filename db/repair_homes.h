@@ -24,6 +24,15 @@ namespace leveldb {
 class FileSystem;
 class Logger;
 
+// The entry of a KV file that repair takes back by its name alone (no meta
+// file names it): user key and sequence number from the name, a file kind
+// (a home kind with `home` when home != 0) and sizes and crc from the bytes
+// it holds. False when compressed bytes do not say their length (the file
+// is not taken back).
+bool TakeBackEntry(const Slice& user_key, SequenceNumber sequence,
+                   bool compressed, const std::string& stored, uint64_t home,
+                   MetaEntry* e);
+
 class RepairHomes {
  public:
   // `fs` is not owned and must outlive this.
