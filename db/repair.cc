@@ -320,29 +320,8 @@ class Repairer {
         "RepairDB: %zu values in homes no meta file names taken back\n",
         entries.size());
     if (entries.empty()) return Status::OK();
-    std::sort(entries.begin(), entries.end(),
-              [this](const MetaEntry& a, const MetaEntry& b) {
-                return icmp_.Compare(a.internal_key, b.internal_key) < 0;
-              });
-    const uint64_t number = NewNumber();
-    const std::string path = SstDirName(dbname_, 0, number);
-    SstDirBuilder builder(sst_options_, path);
-    Status s = builder.Begin();
-    for (size_t i = 0; s.ok() && i < entries.size(); i++) {
-      // Two files of one internal key (in two homes): the first is kept.
-      if (i > 0 && entries[i].internal_key == entries[i - 1].internal_key) {
-        continue;
-      }
-      s = builder.AddLinked(entries[i], nullptr);
-    }
-    if (s.ok()) s = builder.Finish();
-    if (!s.ok()) {
-      builder.Abandon();
-      return s;
-    }
-    new_dirs_.push_back(path);
     std::unique_ptr<SstDir> dir;
-    s = SstDir::Open(sst_options_, path, &dir);
+    Status s = BuildSstOf(&entries, nullptr, &dir);
     // Older than any SST directory: an exact duplicate keeps the other.
     if (s.ok()) AddInput(std::move(dir), 0);
     return s;
@@ -480,25 +459,35 @@ class Repairer {
         entries.push_back(std::move(e));
       }
     }
-    std::sort(entries.begin(), entries.end(),
+    return BuildSstOf(&entries, src, result);
+  }
+
+  // A new L0 SST directory of `entries` (sorted here; of two entries with
+  // one internal key the first is kept), their KV files linked from `src`
+  // (null: values in homes, nothing to link), opened into *result.
+  Status BuildSstOf(std::vector<MetaEntry>* entries, Directory* src,
+                    std::unique_ptr<SstDir>* result) {
+    std::sort(entries->begin(), entries->end(),
               [this](const MetaEntry& a, const MetaEntry& b) {
                 return icmp_.Compare(a.internal_key, b.internal_key) < 0;
               });
-
-    const uint64_t number = NewNumber();
-    const std::string new_path = SstDirName(dbname_, 0, number);
-    SstDirBuilder builder(sst_options_, new_path);
+    const std::string path = SstDirName(dbname_, 0, NewNumber());
+    SstDirBuilder builder(sst_options_, path);
     Status s = builder.Begin();
-    for (size_t i = 0; s.ok() && i < entries.size(); i++) {
-      s = builder.AddLinked(entries[i], src);
+    for (size_t i = 0; s.ok() && i < entries->size(); i++) {
+      if (i > 0 &&
+          (*entries)[i].internal_key == (*entries)[i - 1].internal_key) {
+        continue;
+      }
+      s = builder.AddLinked((*entries)[i], src);
     }
     if (s.ok()) s = builder.Finish();
     if (!s.ok()) {
       builder.Abandon();
       return s;
     }
-    new_dirs_.push_back(new_path);
-    return SstDir::Open(sst_options_, new_path, result);
+    new_dirs_.push_back(path);
+    return SstDir::Open(sst_options_, path, result);
   }
 
   Status ConvertLogs() {
