@@ -34,6 +34,8 @@ namespace leveldb {
 class Compaction;
 class FileSystem;
 class MemTable;
+class ReplayedSequences;
+class SstDir;
 class TableCache;
 class Version;
 class VersionEdit;
@@ -117,19 +119,36 @@ class DBImpl : public DB {
   LevelDbConversionOptions ConversionOptions() const;
   Status Recover(VersionEdit* edit, bool* save_manifest)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Replays a WAL; lowers *min_sequence / raises *max_sequence to the
-  // sequences it held.
-  Status RecoverLogFile(uint64_t log_number, SequenceNumber* min_sequence,
-                        SequenceNumber* max_sequence, VersionEdit* edit)
-      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Replays a WAL; adds the sequences it held to *replayed.
+  Status RecoverLogFile(uint64_t log_number, ReplayedSequences* replayed,
+                        VersionEdit* edit) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Flushes a memtable replayed from WAL `log_number`, or keeps it as an
   // immutable memtable when that fails with an I/O error (see the .cc).
   Status FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
                                 VersionEdit* edit)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void DropLevel0CoveredByWal(SequenceNumber first_replayed, VersionEdit* edit)
+  // Removes from the version (through `edit`) every L0 SST whose writes
+  // `replayed` provably all holds. Corruption naming the directory if an
+  // L0 SST in `missing_level0` (directory numbers) is not so held.
+  Status DropLevel0CoveredByWal(const ReplayedSequences& replayed,
+                                const std::set<uint64_t>& missing_level0,
+                                VersionEdit* edit)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  Status PlaceLiveDirectories() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Loads L0 SST `f`'s meta file through the table cache; where `*known`
+  // is false, sets it and [*first, *last] to the entries' sequence range.
+  Status LoadLevel0Sst(const FileMetaData& f, SequenceNumber* first,
+                       SequenceNumber* last, bool* known)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The smallest and largest sequence of `sst`'s entries; false if it
+  // holds none or an entry's key does not parse.
+  static bool SequenceRange(SstDir* sst, SequenceNumber* first,
+                            SequenceNumber* last);
+  // Puts live directories a crash left under another level back. Adds to
+  // *missing_level0 each live L0 directory found nowhere when a replayed
+  // WAL may stand in for it (kSyncfs, kDeferred); any other live directory
+  // found nowhere is Corruption.
+  Status PlaceLiveDirectories(std::set<uint64_t>* missing_level0)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Write path.
   Status MakeRoomForWrite(bool force) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -180,8 +199,10 @@ class DBImpl : public DB {
   // the grouped syncfs (kSyncfs flushes).
   // `replayed` (a memtable replayed from a WAL): leave out the entries
   // HeldBelowLevel0 finds in the current version's L1 and below.
-  Status WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable,
-                     bool replayed = false) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // `wal_number`: the WAL `mem`'s writes are in (FileMetaData::wal_number).
+  Status WriteLevel0(MemTable* mem, uint64_t wal_number, VersionEdit* edit,
+                     bool make_durable, bool replayed = false)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // True if a level below L0 of `v` holds `key`'s user key at `key`'s
   // sequence or a later one: a write a replayed WAL brings back although
   // its flush was compacted out of L0 before the crash (kDeferred keeps

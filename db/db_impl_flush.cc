@@ -135,8 +135,8 @@ void DBImpl::BuildFlush(Immutable* imm) {
       std::max(d.max_parallel_flushes, ++d.flushes_building);
   // WriteLevel0 takes the SST's number before it releases mutex_, so the
   // numbers of builds follow the queue order.
-  Status s = WriteLevel0(imm->mem, &imm->flush_edit, /*make_durable=*/!grouped,
-                         imm->replayed);
+  Status s = WriteLevel0(imm->mem, imm->log_number, &imm->flush_edit,
+                         /*make_durable=*/!grouped, imm->replayed);
   d.flushes_building--;
   if (imm->flush_generation != flush_generation_) {
     // Requeued while it was built (an older flush failed and is retried):
@@ -288,7 +288,8 @@ void DBImpl::DurabilityThreadMain() {
   background_cv_.SignalAll();
 }
 
-Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable,
+Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
+                           VersionEdit* edit, bool make_durable,
                            bool replayed) {
   mutex_.AssertHeld();
   const uint64_t start_micros = env_->NowMicros();
@@ -366,7 +367,9 @@ Status DBImpl::WriteLevel0(MemTable* mem, VersionEdit* edit, bool make_durable,
       static_cast<unsigned long long>(builder.files_created()),
       s.ToString().c_str());
   if (s.ok() && entries > 0) {
-    edit->AddFile(0, BuiltSstMetaData(number, number, builder));
+    FileMetaData meta = BuiltSstMetaData(number, number, builder);
+    meta.wal_number = wal_number;
+    edit->AddFile(0, meta);
   } else {
     pending_outputs_.erase(number);
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "db/db_format.h"
@@ -13,6 +14,7 @@
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
+#include "db/replayed_sequences.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "db/version_set.h"
@@ -94,7 +96,8 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
   s = versions_->Recover(save_manifest);
   if (!s.ok()) return s;
 
-  s = PlaceLiveDirectories();
+  std::set<uint64_t> missing_level0;
+  s = PlaceLiveDirectories(&missing_level0);
   if (!s.ok()) return s;
 
   // A flush or compaction interrupted before its manifest record leaves a
@@ -139,18 +142,18 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     }
   }
   std::sort(logs.begin(), logs.end());
-  SequenceNumber max_sequence = 0;
-  SequenceNumber min_sequence = kMaxSequenceNumber;
+  ReplayedSequences replayed;
   for (uint64_t number : logs) {
-    s = RecoverLogFile(number, &min_sequence, &max_sequence, edit);
+    s = RecoverLogFile(number, &replayed, edit);
     if (!s.ok()) return s;
     versions_->MarkFileNumberUsed(number);
   }
   if (FlushCommitsBeforeDurable(tuning_.durability)) {
-    DropLevel0CoveredByWal(min_sequence, edit);
+    s = DropLevel0CoveredByWal(replayed, missing_level0, edit);
+    if (!s.ok()) return s;
   }
-  if (versions_->LastSequence() < max_sequence) {
-    versions_->SetLastSequence(max_sequence);
+  if (versions_->LastSequence() < replayed.largest()) {
+    versions_->SetLastSequence(replayed.largest());
   }
   if (!logs.empty()) *save_manifest = true;
   return Status::OK();
@@ -175,8 +178,8 @@ struct WalReporter : public log::Reader::Reporter {
 
 // Replay one WAL into memtables, flushing each to an L0 SST directory as it
 // fills and the remainder at the end; the WAL is then obsolete.
-Status DBImpl::RecoverLogFile(uint64_t log_number, SequenceNumber* min_sequence,
-                              SequenceNumber* max_sequence, VersionEdit* edit) {
+Status DBImpl::RecoverLogFile(uint64_t log_number, ReplayedSequences* replayed,
+                              VersionEdit* edit) {
   mutex_.AssertHeld();
   const std::string fname = LogFileName(dbname_, log_number);
   SequentialFile* raw_file;
@@ -208,6 +211,7 @@ Status DBImpl::RecoverLogFile(uint64_t log_number, SequenceNumber* min_sequence,
       mem->Ref();
     }
     status = WriteBatchInternal::InsertInto(&batch, mem);
+    const bool decoded = status.ok();
     if (!status.ok() && !options_.paranoid_checks) {
       // A record whose checksum holds but whose batch does not decode: as
       // LevelDB, keep the entries decoded before the damage, log it, and
@@ -218,10 +222,12 @@ Status DBImpl::RecoverLogFile(uint64_t log_number, SequenceNumber* min_sequence,
     }
     if (!status.ok()) break;
     const SequenceNumber first_seq = WriteBatchInternal::Sequence(&batch);
-    const SequenceNumber last_seq =
-        first_seq + WriteBatchInternal::Count(&batch) - 1;
-    if (first_seq < *min_sequence) *min_sequence = first_seq;
-    if (last_seq > *max_sequence) *max_sequence = last_seq;
+    const int count = WriteBatchInternal::Count(&batch);
+    // A batch whose entries did not all decode counts as not replayed: its
+    // sequences must not vouch for an L0 SST.
+    if (count > 0 && decoded) {
+      replayed->Add(first_seq, first_seq + count - 1);
+    }
     if (mem->ApproximateMemoryUsage() > options_.write_buffer_size) {
       status = FlushRecoveredMemTable(mem, log_number, edit);
       mem = nullptr;
@@ -247,7 +253,7 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
                                       VersionEdit* edit) {
   mutex_.AssertHeld();
   if (imms_.empty()) {
-    Status s = WriteLevel0(mem, edit, /*make_durable=*/true,
+    Status s = WriteLevel0(mem, log_number, edit, /*make_durable=*/true,
                            /*replayed=*/true);
     if (s.ok() || !s.IsIOError()) {
       mem->Unref();
@@ -305,47 +311,92 @@ bool DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key) {
   return false;
 }
 
-// In kDeferred mode a flush's SST directory is not made durable: the WAL it
-// came from is kept instead, and replayed on recovery. After a power loss
-// such a directory may be missing or hold truncated files, so every L0 SST
-// whose writes the replayed WALs hold again (its smallest sequence is at or
-// after the first one replayed; WALs are contiguous) is dropped in favour
-// of the replay, and so is one that can no longer be read (only a recent,
-// unsynced flush can be lost: its WAL is retained). Compactions sync their
-// outputs (CompactionDurability), so nothing deeper depends on an unsynced
-// flush.
-void DBImpl::DropLevel0CoveredByWal(SequenceNumber first_replayed,
-                                    VersionEdit* edit) {
+// In kSyncfs and kDeferred a flush's SST directory is committed before it
+// is durable, and the WAL it came from is kept instead and replayed on
+// recovery. After a power loss such a directory may be missing or hold
+// truncated files. An L0 SST is dropped in favour of the replay only on
+// one of two kinds of evidence:
+//  1. the replay holds every one of its writes: the manifest records each
+//     SST's sequence range, and every sequence in it was replayed from an
+//     intact batch (sequences have no gaps, so this is all of its entries,
+//     whatever was shadowed inside it);
+//  2. it was never made durable (the WAL it was flushed from is still live:
+//     FileMetaData::wal_number), and it is missing or its meta file is what
+//     a power loss leaves (Corruption: torn, zero-filled; NotFound). Then
+//     every write in it acknowledged with sync=true is in that WAL's synced
+//     prefix, which the replay holds; the rest was never promised to
+//     survive a power loss (LevelDB loses an unsynced WAL tail alike).
+// Nothing else is evidence. An SST that cannot be read now for another
+// reason (EMFILE, EIO, EACCES) or that was made durable stays, and reading
+// its keys reports the damage; one missing altogether fails Open. For an
+// SST of a manifest that predates recorded ranges, a readable meta file
+// gives the range. Compactions sync their outputs (CompactionDurability),
+// so nothing deeper depends on an unsynced flush.
+Status DBImpl::DropLevel0CoveredByWal(const ReplayedSequences& replayed,
+                                      const std::set<uint64_t>& missing_level0,
+                                      VersionEdit* edit) {
   mutex_.AssertHeld();
-  if (first_replayed == kMaxSequenceNumber) return;  // nothing replayed
   for (const FileMetaData* f : versions_->current()->files(0)) {
-    Cache::Handle* h = nullptr;
-    bool covered = true;  // also when unreadable
-    if (table_cache_->Find(0, f->number, f->dir, &h).ok()) {
-      for (const MetaEntry& e : table_cache_->Value(h)->contents().entries) {
-        ParsedInternalKey k;
-        if (ParseInternalKey(e.internal_key, &k) &&
-            k.sequence < first_replayed) {
-          covered = false;
-          break;
-        }
-      }
-      table_cache_->Release(h);
+    const bool missing = missing_level0.count(f->dir) > 0;
+    SequenceNumber first = f->smallest_sequence;
+    SequenceNumber last = f->largest_sequence;
+    bool known = f->has_sequence_range;
+    Status meta_status;
+    if (!missing) meta_status = LoadLevel0Sst(*f, &first, &last, &known);
+    const char* why = nullptr;
+    if (known && replayed.Holds(first, last)) {
+      why = "the replayed WALs hold all of its writes";
+    } else if (f->wal_number != 0 && f->wal_number >= versions_->LogNumber() &&
+               (missing || meta_status.IsCorruption() ||
+                meta_status.IsNotFound())) {
+      why = "never made durable, and lost or torn";
     }
-    if (covered) {
+    if (why != nullptr) {
       edit->RemoveFile(0, f->number);
       table_cache_->Evict(f->number);
       Log(options_.info_log,
-          "Replacing L0 SST #%llu by its retained WAL (deferred mode)\n",
-          static_cast<unsigned long long>(f->number));
+          "Replacing L0 SST #%llu (WAL #%llu) by the replay: %s (%s)\n",
+          static_cast<unsigned long long>(f->number),
+          static_cast<unsigned long long>(f->wal_number), why,
+          missing ? "missing" : meta_status.ToString().c_str());
+    } else if (missing) {
+      return Status::Corruption(
+          "missing SST directory, and the WALs do not hold its writes",
+          SstDirName(dbname_, 0, f->dir));
     }
   }
+  return Status::OK();
+}
+
+// Loads L0 SST `f`'s meta file; if `*known` is false, sets it and the
+// range from the entries (an SST of an older manifest).
+Status DBImpl::LoadLevel0Sst(const FileMetaData& f, SequenceNumber* first,
+                             SequenceNumber* last, bool* known) {
+  Cache::Handle* h = nullptr;
+  Status s = table_cache_->Find(0, f.number, f.dir, &h);
+  if (!s.ok()) return s;
+  if (!*known) *known = SequenceRange(table_cache_->Value(h), first, last);
+  table_cache_->Release(h);
+  return s;
+}
+
+bool DBImpl::SequenceRange(SstDir* sst, SequenceNumber* first,
+                           SequenceNumber* last) {
+  bool any = false;
+  for (const MetaEntry& e : sst->contents().entries) {
+    ParsedInternalKey k;
+    if (!ParseInternalKey(e.internal_key, &k)) return false;
+    if (!any || k.sequence < *first) *first = k.sequence;
+    if (!any || k.sequence > *last) *last = k.sequence;
+    any = true;
+  }
+  return any;
 }
 
 // A trivial move renames a directory before the manifest records it; a
 // crash in between leaves a live directory under another level. Put every
 // live directory where the manifest says it is.
-Status DBImpl::PlaceLiveDirectories() {
+Status DBImpl::PlaceLiveDirectories(std::set<uint64_t>* missing_level0) {
   Version* v = versions_->current();
   for (int level = 0; level < config::kNumLevels; level++) {
     for (int i = 0; i < v->NumFiles(level); i++) {
@@ -361,16 +412,18 @@ Status DBImpl::PlaceLiveDirectories() {
           found = true;
         }
       }
-      // (A deferred-mode flush output may be lost to a power failure; its
-      // retained WAL replaces it, see DropLevel0CoveredByWal.)
-      const bool replaceable =
-          level == 0 && FlushCommitsBeforeDurable(tuning_.durability);
+      if (found) continue;
+      // A flush output of kSyncfs or kDeferred may be lost to a power
+      // failure; whether a replayed WAL holds its writes is known only
+      // after the replay (DropLevel0CoveredByWal decides).
+      if (level == 0 && FlushCommitsBeforeDurable(tuning_.durability)) {
+        missing_level0->insert(number);
+        continue;
+      }
       // Whatever paranoid_checks says, as LevelDB's Recover ("missing
       // files"): opened without it, the DB would answer NotFound for its
       // keys, a loss no caller could tell from a deletion.
-      if (!found && !replaceable) {
-        return Status::Corruption("missing SST directory", want);
-      }
+      return Status::Corruption("missing SST directory", want);
     }
   }
   return Status::OK();

@@ -33,6 +33,10 @@ enum FieldTag : uint32_t {
                               // length-prefixed smallest, largest
   kAddedSstWithDiskBytesTag = 7009,  // kAddedSstTag's fields, then varint64
                                      // bytes on disk (FileMetaData)
+  kAddedSstWithSequencesTag = 7010,  // kAddedSstWithDiskBytesTag's fields,
+                                     // then varint64 smallest and largest
+                                     // sequence number of its entries and
+                                     // the WAL it was flushed from (or 0)
 };
 
 constexpr uint32_t kFormatVersion = 1;
@@ -67,6 +71,11 @@ FileMetaData BuiltSstMetaData(uint64_t number, uint64_t dir,
   meta.disk_bytes = builder.DiskBytes();
   meta.smallest.DecodeFrom(builder.smallest());
   meta.largest.DecodeFrom(builder.largest());
+  if (builder.NumEntries() > 0) {
+    meta.has_sequence_range = true;
+    meta.smallest_sequence = builder.SmallestSequence();
+    meta.largest_sequence = builder.LargestSequence();
+  }
   return meta;
 }
 
@@ -121,7 +130,8 @@ void VersionEdit::EncodeTo(std::string* dst) const {
   }
   for (const auto& added : new_files_) {
     const FileMetaData& f = added.second;
-    PutVarint32(dst, kAddedSstWithDiskBytesTag);
+    PutVarint32(dst, f.has_sequence_range ? kAddedSstWithSequencesTag
+                                          : kAddedSstWithDiskBytesTag);
     PutVarint32(dst, static_cast<uint32_t>(added.first));
     PutVarint64(dst, f.number);
     PutVarint64(dst, f.dir);
@@ -131,6 +141,11 @@ void VersionEdit::EncodeTo(std::string* dst) const {
     PutLengthPrefixedSlice(dst, f.smallest.Encode());
     PutLengthPrefixedSlice(dst, f.largest.Encode());
     PutVarint64(dst, f.disk_bytes);
+    if (f.has_sequence_range) {
+      PutVarint64(dst, f.smallest_sequence);
+      PutVarint64(dst, f.largest_sequence);
+      PutVarint64(dst, f.wal_number);
+    }
   }
 }
 
@@ -215,7 +230,8 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
         break;
       }
       case kAddedSstTag:
-      case kAddedSstWithDiskBytesTag: {
+      case kAddedSstWithDiskBytesTag:
+      case kAddedSstWithSequencesTag: {
         int level;
         FileMetaData f;
         if (GetLevel(&input, &level) && GetVarint64(&input, &f.number) &&
@@ -225,7 +241,13 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
             GetVarint64(&input, &f.value_bytes) &&
             GetInternalKey(&input, &f.smallest) &&
             GetInternalKey(&input, &f.largest) &&
-            (tag == kAddedSstTag || GetVarint64(&input, &f.disk_bytes))) {
+            (tag == kAddedSstTag || GetVarint64(&input, &f.disk_bytes)) &&
+            (tag != kAddedSstWithSequencesTag ||
+             (GetVarint64(&input, &f.smallest_sequence) &&
+              GetVarint64(&input, &f.largest_sequence) &&
+              GetVarint64(&input, &f.wal_number) &&
+              f.smallest_sequence <= f.largest_sequence))) {
+          f.has_sequence_range = tag == kAddedSstWithSequencesTag;
           new_files_.push_back(std::make_pair(level, f));
         } else {
           bad_field = "added SST";
@@ -297,6 +319,14 @@ std::string VersionEdit::DebugString() const {
     AppendNumberTo(&r, f.value_bytes);
     r.append(" disk_bytes=");
     AppendNumberTo(&r, f.disk_bytes);
+    if (f.has_sequence_range) {
+      r.append(" sequences=");
+      AppendNumberTo(&r, f.smallest_sequence);
+      r.append("..");
+      AppendNumberTo(&r, f.largest_sequence);
+      r.append(" wal=");
+      AppendNumberTo(&r, f.wal_number);
+    }
     r.append(" [");
     r.append(f.smallest.DebugString());
     r.append(" .. ");

@@ -36,6 +36,20 @@ struct FileMetaData {
                                 // 0 = not recorded (an older manifest)
   InternalKey smallest;
   InternalKey largest;
+  // The smallest and largest sequence numbers of the SST's entries, when
+  // `has_sequence_range` (recorded for every SST built by this version;
+  // an older manifest does not have them). Recovery replaces an L0 SST by
+  // the replay of its WAL only when the replay holds every sequence in
+  // this range (DBImpl::DropLevel0CoveredByWal).
+  bool has_sequence_range = false;
+  SequenceNumber smallest_sequence = 0;
+  SequenceNumber largest_sequence = 0;
+  // For a flush output, the WAL its memtable came from (0 otherwise, and
+  // in an older manifest). While that WAL is live (at or above the
+  // manifest's log number), the SST was committed but not yet made durable
+  // (kSyncfs, kDeferred), and the WAL holds every write of it that was
+  // acknowledged with sync=true.
+  uint64_t wal_number = 0;
 };
 
 class SstDirBuilder;

@@ -32,8 +32,13 @@ VersionEdit FullEdit() {
   edit.RemoveFile(2, 17);
   edit.RemoveFile(0, 4);
   // Keys with bytes a manifest must carry verbatim: NUL, '/', 0xFF, empty.
-  edit.AddFile(0, MakeDir(21, 10000, 4096ull * 10000, std::string("\0a", 2), 5,
-                          "z/\xff", 9));
+  FileMetaData flushed = MakeDir(21, 10000, 4096ull * 10000,
+                                 std::string("\0a", 2), 5, "z/\xff", 9);
+  flushed.has_sequence_range = true;
+  flushed.smallest_sequence = 3;
+  flushed.largest_sequence = 10002;
+  flushed.wal_number = 20;
+  edit.AddFile(0, flushed);
   FileMetaData in_other_dir = MakeDir(1ull << 40, 1, 0, "", 1, "", 1);
   in_other_dir.dir = 33;  // an SST a compaction added to directory 33
   in_other_dir.dir_entries = 2;
@@ -60,6 +65,25 @@ TEST(VersionEditTest, AddedSstWithoutDiskBytesDecodes) {
   EXPECT_EQ(0u, parsed.new_files()[0].second.disk_bytes);
 }
 
+// A sequence range whose smallest is above its largest cannot be evidence
+// of anything: the record is malformed.
+TEST(VersionEditTest, InvertedSequenceRangeIsRejected) {
+  VersionEdit edit;
+  FileMetaData f = MakeDir(9, 1, 0, "a", 1, "b", 2);
+  f.has_sequence_range = true;
+  f.smallest_sequence = 7;
+  f.largest_sequence = 7;
+  edit.AddFile(0, f);
+  std::string record;
+  edit.EncodeTo(&record);
+  // The range and the WAL number (0) are the record's last three varints,
+  // each one byte here.
+  ASSERT_EQ(7, record[record.size() - 2]);
+  record[record.size() - 3] = 8;
+  VersionEdit parsed;
+  EXPECT_TRUE(parsed.DecodeFrom(record).IsCorruption());
+}
+
 TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
   VersionEdit edit = FullEdit();
   std::string encoded;
@@ -82,6 +106,11 @@ TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
   EXPECT_EQ(4096ull * 10000 + 8192, f.disk_bytes);
   EXPECT_EQ(std::string("\0a", 2), f.smallest.user_key().ToString());
   EXPECT_EQ("z/\xff", f.largest.user_key().ToString());
+  EXPECT_TRUE(f.has_sequence_range);
+  EXPECT_EQ(3u, f.smallest_sequence);
+  EXPECT_EQ(10002u, f.largest_sequence);
+  EXPECT_EQ(20u, f.wal_number);
+  EXPECT_FALSE(parsed.new_files()[1].second.has_sequence_range);
   EXPECT_EQ(6, parsed.new_files()[1].first);
   EXPECT_EQ(1ull << 40, parsed.new_files()[1].second.number);
   EXPECT_EQ(33u, parsed.new_files()[1].second.dir);

@@ -4,6 +4,7 @@
 // length-prefixed user key, then fixed32 masked crc32c of the records.
 #include "table/sst_dir_builder.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "db/dbformat.h"
@@ -207,7 +208,10 @@ void SstDirBuilder::RecordEntry(const Slice& internal_key,
   }
   if (NumEntries() == 0) {
     smallest_.assign(internal_key.data(), internal_key.size());
+    smallest_sequence_ = largest_sequence_ = parsed.sequence;
   }
+  smallest_sequence_ = std::min(smallest_sequence_, parsed.sequence);
+  largest_sequence_ = std::max(largest_sequence_, parsed.sequence);
   largest_.assign(internal_key.data(), internal_key.size());
   encoder_.Add(internal_key, entry, inline_stored);
 }

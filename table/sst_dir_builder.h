@@ -87,6 +87,10 @@ class SstDirBuilder {
   // The first and last entries' internal keys (empty while there are none).
   const std::string& smallest() const { return smallest_; }
   const std::string& largest() const { return largest_; }
+  // The smallest and largest sequence numbers of the entries (0 while
+  // there are none).
+  uint64_t SmallestSequence() const { return smallest_sequence_; }
+  uint64_t LargestSequence() const { return largest_sequence_; }
   // Directory entries this SST owns: its KV files, meta file and LONGKEYS.
   uint64_t DirEntries() const { return dir_entries_; }
   // Names this builder added to the directory (KV files, meta file,
@@ -122,6 +126,8 @@ class SstDirBuilder {
   MetaFileEncoder encoder_;
   std::string smallest_;
   std::string largest_;
+  uint64_t smallest_sequence_ = 0;
+  uint64_t largest_sequence_ = 0;
   // The distinct user keys, for the filter: their bytes back to back, and
   // where each ends.
   std::string user_keys_;

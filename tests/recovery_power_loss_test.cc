@@ -318,7 +318,7 @@ int CountWals(const std::string& dbname) {
 TEST(DeferredWalExpiry, LostWritesAreNeverServedAsWrongValues) {
   const uint64_t seed = delsm_test::RandomSeed("deferred WAL expiry");
   Random rnd(static_cast<uint32_t>(seed));
-  int served = 0, lost = 0, detected = 0, expired_wals = 0;
+  int served = 0, lost = 0, detected = 0, expired_wals = 0, refused = 0;
   for (int round = 0; round < 8; round++) {
     SCOPED_TRACE("round " + std::to_string(round));
     TempDir tmp("delsm_deferred_expiry");
@@ -395,7 +395,19 @@ TEST(DeferredWalExpiry, LostWritesAreNeverServedAsWrongValues) {
 
     DB* db = nullptr;
     Status s = delsm::Open(DbOptions(), tuning, dbname, &db);
-    ASSERT_TRUE(s.ok()) << "reopen after power loss: " << s.ToString();
+    if (!s.ok()) {
+      // kDeferred's documented loss, made visible: the power loss took a
+      // flushed L0 directory whose WAL had expired. Open names it rather
+      // than answering NotFound for its keys. (RepairDB is not run here:
+      // it would take back KV files the power loss left torn, whose crc
+      // only the lost meta file knew.)
+      ASSERT_TRUE(s.IsCorruption() &&
+                  s.ToString().find("missing SST directory") !=
+                      std::string::npos)
+          << "reopen after power loss: " << s.ToString();
+      refused++;
+      continue;
+    }
     std::unique_ptr<DB> holder(db);
     for (int k = 0; k < kKeySpace; k++) {
       const std::string key = KeyName(k);
@@ -414,11 +426,9 @@ TEST(DeferredWalExpiry, LostWritesAreNeverServedAsWrongValues) {
         EXPECT_TRUE(written[key] == v) << key << ": a wrong value";
         served++;
       } else if (s.IsNotFound()) {
-        // With a WAL to replay, recovery drops the L0 SSTs it cannot read
-        // (kDeferred's documented loss). With none, nothing is dropped:
-        // the expiry's synced manifest record lists every flushed SST, so
-        // its keys are found or reported damaged, never silently gone.
-        if (round % 2 == 1) ADD_FAILURE() << key << " silently lost (NotFound)";
+        // Recovery keeps every L0 SST whose writes no replayed WAL holds,
+        // readable or not, so its keys are found or reported damaged.
+        ADD_FAILURE() << key << " silently lost (NotFound)";
         lost++;
       } else {
         detected++;
@@ -435,10 +445,10 @@ TEST(DeferredWalExpiry, LostWritesAreNeverServedAsWrongValues) {
     }
   }
   std::printf(
-      "deferred WAL expiry: %d rounds reached the expiry; of the keys whose "
-      "WAL expired, %d read back, %d reported damaged, %d dropped by a "
-      "replay\n",
-      expired_wals, served, detected, lost);
+      "deferred WAL expiry: %d rounds reached the expiry; %d reopens "
+      "named a lost L0 directory; of the keys whose WAL expired, %d read "
+      "back, %d reported damaged, %d silently lost\n",
+      expired_wals, refused, served, detected, lost);
   // The power losses damaged something, or the checks prove nothing.
   EXPECT_GT(detected, 0);
 }

@@ -1,0 +1,248 @@
+// In kSyncfs and kDeferred a flush commits its L0 SST before the SST is
+// durable and keeps the flushed memtable's WAL instead, so recovery may
+// replace an L0 SST by the replay of that WAL. These tests prove that Open
+// replaces one only when the replay provably holds every write the SST
+// holds, and never because the SST could not be read at that moment:
+//
+// - an L0 SST whose meta file is damaged, or cannot be opened for a while,
+//   and whose writes the replayed WALs do not hold, stays in the manifest
+//   and its directory stays on disk: its keys read as Corruption (never as
+//   NotFound), and once the damage is repaired every key reads again;
+// - an L0 SST directory that is missing while the replay does not hold its
+//   writes fails Open with Corruption naming it, and deletes nothing;
+// - a retained WAL damaged in the middle does not replace the intact SST
+//   its flush wrote: the replay has a gap, so it holds fewer writes.
+//
+// Every mode runs each case: kFsync never replaces an L0 SST, and must give
+// the same answers.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "leveldb/db.h"
+#include "leveldb/env.h"
+#include "fs/file_system.h"
+#include "testing/fault_injection_file_system.h"
+#include "tests/test_support.h"
+
+namespace leveldb {
+namespace {
+
+constexpr int kKeys = 100;
+
+std::string Key(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "k%03d", i);
+  return buf;
+}
+
+std::string Value(int i) {
+  return std::to_string(i) + std::string(300, 'a' + i % 26);
+}
+
+struct Mode {
+  const char* name;
+  delsm::Durability durability;
+  bool values_stay_put;
+  size_t inline_threshold;
+};
+
+const Mode kModes[] = {
+    {"syncfs", delsm::Durability::kSyncfs, false, 2048},
+    {"syncfs_files", delsm::Durability::kSyncfs, false, 0},
+    {"deferred", delsm::Durability::kDeferred, false, 2048},
+    {"deferred_stay_put", delsm::Durability::kDeferred, true, 0},
+    {"fsync", delsm::Durability::kFsync, false, 0},
+};
+
+void PrintTo(const Mode& m, std::ostream* os) { *os << m.name; }
+
+delsm::Tuning TuningFor(const Mode& m) {
+  delsm::Tuning t;
+  t.durability = m.durability;
+  t.values_stay_put = m.values_stay_put;
+  t.inline_threshold = m.inline_threshold;
+  t.deferred_wal_retention_micros = 3600ull * 1000 * 1000;
+  // Nothing leaves L0 unless the test says so.
+  t.l0_compaction_entries = 1 << 30;
+  t.l0_compaction_dirs = 1 << 20;
+  t.l0_slowdown_dirs = 1 << 20;
+  t.l0_stop_dirs = 1 << 20;
+  return t;
+}
+
+class L0ReplacementTest : public testing::TestWithParam<Mode> {
+ protected:
+  void SetUp() override { ASSERT_FALSE(tmp_.path().empty()); }
+
+  Status Open() {
+    db_.reset();
+    Options options;
+    options.create_if_missing = true;
+    DB* db = nullptr;
+    Status s = delsm::Open(options, TuningFor(GetParam()), dbname_, &db);
+    db_.reset(db);
+    return s;
+  }
+
+  // k000..k099 flushed into one L0 SST, then one more write that only the
+  // newest WAL holds (so that the next Open replays a WAL), then a close.
+  void Build() {
+    ASSERT_OK(Open());
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_OK(db_->Put(WriteOptions(), Key(i), Value(i)));
+    }
+    ASSERT_OK(static_cast<DBImpl*>(db_.get())->TEST_FlushMemTable());
+    ASSERT_OK(db_->Put(WriteOptions(), "later", "v"));
+    db_.reset();
+    std::vector<std::string> l0 = delsm_test::ListDir(dbname_ + "/L0");
+    ASSERT_EQ(1u, l0.size());
+    sst_dir_ = dbname_ + "/L0/" + l0[0];
+  }
+
+  // Every key reads its value, or (with `damaged`) Corruption; never
+  // NotFound. Returns how many read their value.
+  int CheckKeys(bool damaged) {
+    int found = 0;
+    for (int i = 0; i < kKeys; i++) {
+      std::string got;
+      Status s = db_->Get(ReadOptions(), Key(i), &got);
+      if (s.ok()) {
+        EXPECT_EQ(Value(i), got) << Key(i);
+        found++;
+      } else {
+        EXPECT_TRUE(damaged && s.IsCorruption())
+            << Key(i) << " (" << GetParam().name << "): " << s.ToString();
+      }
+    }
+    std::string got;
+    Status s = db_->Get(ReadOptions(), "later", &got);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return found;
+  }
+
+  delsm_test::TempDir tmp_{"delsm_l0_replacement"};
+  const std::string dbname_ = tmp_.path() + "/db";
+  std::string sst_dir_;
+  std::unique_ptr<DB> db_;
+};
+
+// Flips one byte of `path` at `offset_from_start`; flipping it twice
+// restores the file.
+void FlipByte(const std::string& path, off_t offset_from_start) {
+  int fd = open(path.c_str(), O_RDWR);
+  ASSERT_GE(fd, 0) << path;
+  char c;
+  ASSERT_EQ(1, pread(fd, &c, 1, offset_from_start)) << path;
+  c ^= 0x40;
+  ASSERT_EQ(1, pwrite(fd, &c, 1, offset_from_start)) << path;
+  close(fd);
+}
+
+off_t FileSize(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return -1;
+  return st.st_size;
+}
+
+TEST_P(L0ReplacementTest, DamagedMetaFileIsKeptAndReadsAsCorruption) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  const std::string meta = sst_dir_ + "/META";
+  const off_t middle = FileSize(meta) / 2;
+  ASSERT_GT(middle, 0);
+  ASSERT_NO_FATAL_FAILURE(FlipByte(meta, middle));
+
+  // In a mode whose flush WAL is still retained, the replay may hold all
+  // of the SST's writes and replace it; otherwise the SST must stay.
+  Status s = Open();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  const int found = CheckKeys(/*damaged=*/true);
+  db_.reset();
+
+  // Repaired, every key reads again: nothing was dropped.
+  if (FileSize(meta) >= 0) ASSERT_NO_FATAL_FAILURE(FlipByte(meta, middle));
+  ASSERT_OK(Open());
+  EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false)) << "found before: " << found;
+}
+
+TEST_P(L0ReplacementTest, MissingL0DirectoryFailsOpenUnlessReplayHoldsIt) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  const std::string aside = tmp_.path() + "/aside.sst";
+  ASSERT_EQ(0, rename(sst_dir_.c_str(), aside.c_str()));
+
+  Status s = Open();
+  if (s.ok()) {
+    // Only a replay that holds every write of the SST may stand in for it.
+    EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
+    return;
+  }
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find(sst_dir_)) << s.ToString();
+  db_.reset();
+  // Open deleted nothing: with the directory back, everything reads.
+  ASSERT_EQ(0, rename(aside.c_str(), sst_dir_.c_str()));
+  ASSERT_OK(Open());
+  EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
+}
+
+// Only kDeferred keeps a flushed memtable's WAL across a clean close.
+class L0ReplacementDeferredTest : public L0ReplacementTest {};
+
+TEST_P(L0ReplacementDeferredTest, DamagedRetainedWalDoesNotReplaceIntactSst) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  // The oldest WAL is the flushed memtable's, if the mode kept it.
+  std::string oldest;
+  for (const std::string& name : delsm_test::ListDir(dbname_)) {
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
+      oldest = name;
+      break;
+    }
+  }
+  ASSERT_FALSE(oldest.empty());
+  const std::string wal = dbname_ + "/" + oldest;
+  const off_t size = FileSize(wal);
+  ASSERT_GE(size, 4 * 1024) << oldest << " is not the flushed memtable's WAL";
+  ASSERT_NO_FATAL_FAILURE(FlipByte(wal, size / 2));
+  ASSERT_OK(Open());
+  EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
+}
+
+TEST_P(L0ReplacementTest, MetaFileThatCannotBeOpenedAtOpenIsNotDropped) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  // Every open of a meta file fails as if the process were out of
+  // descriptors, for the whole of one Open.
+  FaultInjectionFileSystem faults(FileSystem::Default());
+  FaultSpec spec;
+  spec.err = EMFILE;
+  spec.sticky = true;
+  spec.path_contains = "/META";
+  faults.Arm(FsOp::kOpen, spec);
+  {
+    Options options;
+    DB* db = nullptr;
+    Status s = OpenWithFileSystem(options, TuningFor(GetParam()), dbname_,
+                                  &faults, &db);
+    delete db;  // whether or not it opened: the next Open must see it all
+  }
+  ASSERT_OK(Open());
+  EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
+}
+
+std::string ModeName(const testing::TestParamInfo<Mode>& info) {
+  return info.param.name;
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, L0ReplacementTest, testing::ValuesIn(kModes),
+                         ModeName);
+INSTANTIATE_TEST_SUITE_P(Modes, L0ReplacementDeferredTest,
+                         testing::Values(kModes[2], kModes[3]), ModeName);
+
+}  // namespace
+}  // namespace leveldb
