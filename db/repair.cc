@@ -302,9 +302,10 @@ class Repairer {
     std::vector<std::unique_ptr<SstDir>> loaded;
     Log(options_.info_log, "RepairDB: %s: rebuilding from %zu meta files\n",
         d.path.c_str(), metas.size());
-    // A directory holds the meta file of at least one live SST: none at
-    // all, or one that does not read, may have named values in homes.
-    if (metas.empty()) homes_.NoteMetaFileLost();
+    // A directory holds the meta file of at least one SST: none at all, or
+    // one that does not read (of an SST no manifest records as replaced),
+    // may have named values in homes.
+    if (metas.empty() && retired_metas.empty()) homes_.NoteMetaFileLost();
     for (const std::string& meta : metas) {
       std::unique_ptr<SstDir> sst;
       Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
