@@ -378,8 +378,8 @@ TEST(RemovalOrderTest, FailedRetiredSstRemovalIsRetried) {
   const std::string dbname = tmp.path() + "/db";
   FaultInjectionFileSystem fs(FileSystem::Default());
   DB* db = nullptr;
-  ASSERT_OK(OpenWithFileSystem(DbOptions(), ManualTuning(false), dbname, &fs,
-                               &db));
+  ASSERT_OK(
+      OpenWithFileSystem(DbOptions(), ManualTuning(false), dbname, &fs, &db));
   std::unique_ptr<DB> holder(db);
   for (int i = 0; i < 300; i++) {
     ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
@@ -413,8 +413,7 @@ TEST(RemovalOrderTest, FailedDeadValueRemovalIsRetried) {
   const std::string dbname = tmp.path() + "/db";
   FaultInjectionFileSystem fs(FileSystem::Default());
   DB* db = nullptr;
-  ASSERT_OK(
-      OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &db));
+  ASSERT_OK(OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &db));
   std::unique_ptr<DB> holder(db);
   for (int i = 0; i < 100; i++) {
     ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));

@@ -334,8 +334,7 @@ void PrintVerifyReport(const std::string& dbname, const VerifyReport& r,
       t.AddRow({p.kind, Printable(p.path), p.detail});
     }
     t.Print();
-    std::printf("%zu leftover(s) the next Open removes\n",
-                r.leftovers.size());
+    std::printf("%zu leftover(s) the next Open removes\n", r.leftovers.size());
   }
   if (r.problems.empty()) {
     std::printf("%s: OK\n", dbname.c_str());
