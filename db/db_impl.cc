@@ -106,19 +106,20 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
 
 DBImpl::~DBImpl() {
   mutex_.Lock();
+  // Open started the compaction thread only once recovery succeeded.
+  const bool opened = compaction_thread_running_;
   shutting_down_.store(true, std::memory_order_release);
   background_cv_.SignalAll();
   while (flush_threads_running_ > 0 || compaction_thread_running_ ||
          durability_thread_running_) {
     background_cv_.Wait();
   }
-  // Every reader is gone (an iterator must not outlive its DB): the values
-  // compactions dropped can all go now rather than at the next open.
-  std::vector<HomeValue> dead;
-  if (bg_error_.ok() && db_lock_ != nullptr) dead = TakeRemovableDeadValues();
+  // Every reader is gone (an iterator must not outlive its DB), so only the
+  // current version is alive: what no version uses goes now rather than at
+  // the next open (retired SSTs, dead values, discarded homes), in the
+  // order RemoveObsoleteFiles keeps.
+  if (opened) RemoveObsoleteFiles();
   mutex_.Unlock();
-  uint64_t unlinked = 0, dirs_removed = 0;
-  RemoveDeadValues(dead, &unlinked, &dirs_removed);
 
   if (db_lock_ != nullptr) env_->UnlockFile(db_lock_);
 

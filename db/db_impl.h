@@ -190,8 +190,11 @@ class DBImpl : public DB {
   // every later one, rather than the error made sticky).
   Status CommitBuiltFlushes(bool* retryable) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Puts every built or building flush back in the queue; the directories
-  // they wrote become orphans for RemoveObsoleteFiles.
+  // and homes they wrote become orphans for RemoveObsoleteFiles.
   void RequeueFlushes() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Drops imm's built SST (never committed): its directory and home are
+  // left to RemoveObsoleteFiles.
+  void DiscardBuiltFlush(Immutable* imm) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Build an L0 SST directory from `mem`; fills *edit. Releases mutex_
   // while building.
   // `make_durable`: sync the SST as the durability mode says before
@@ -233,6 +236,7 @@ class DBImpl : public DB {
     uint64_t dir;
     std::string smallest_user_key;
     std::string largest_user_key;
+    int failed_attempts = 0;  // removals that failed and were requeued
   };
   // A retired SST no version uses any more, with the live SSTs of its
   // directory that overlap it (whose KV files must stay).
@@ -243,14 +247,21 @@ class DBImpl : public DB {
   // Remember the compaction's inputs once its edit is committed.
   void RetireInputs(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Take from retired_ssts_ every SST no live version uses whose directory
-  // is in `live` (other directories are removed whole); evicts them all
-  // from the cache.
+  // is in `live` (other directories are removed whole) and that no queued
+  // dead value holds (`held`, DeadValueNamers); evicts them all from the
+  // cache.
   std::vector<RetiredRemoval> TakeRemovableRetiredSsts(
-      const std::set<uint64_t>& live) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+      const std::set<uint64_t>& live, const std::set<uint64_t>& held)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Unlink the retired SSTs' entries that no live SST shares. Called
-  // without mutex_.
-  void RemoveRetiredSsts(const std::vector<RetiredRemoval>& retired,
-                         uint64_t* unlinked);
+  // without mutex_. Returns those to try again (RequeueRetiredSsts): a
+  // removal that met an error stops there, deleting nothing more.
+  std::vector<RetiredSst> RemoveRetiredSsts(
+      const std::vector<RetiredRemoval>& retired, uint64_t* unlinked);
+  // Puts the retired SSTs whose removal failed back in retired_ssts_, up
+  // to a bound of attempts; past it they are left for the next open.
+  void RequeueRetiredSsts(std::vector<RetiredSst> failed)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // At open: in every live directory, unlink what no live SST owns (an
   // interrupted compaction's links, a crash before retired SSTs were
   // removed). A directory whose meta files cannot be read is left alone
@@ -261,19 +272,55 @@ class DBImpl : public DB {
   // compaction installed: no version from before it may still be read
   // when they are unlinked (a pinned older version may hold the entry in
   // any of the SSTs it passed through, and all of them name one file).
+  //
+  // Dead values go before every meta file naming them (docs/DESIGN.md
+  // section 5): after a crash in between, RepairDB must find a meta file
+  // that names each dead value, or it takes the value back and a deleted
+  // key returns. Every SST whose meta file may name a dropped entry is an
+  // input of the compaction that dropped it (the SSTs the entry passed
+  // through before were replaced by those inputs, which name it too), so
+  // those inputs (`namers`: SST and directory numbers) are neither
+  // removed as retired SSTs nor with their directories while the values
+  // are queued, being unlinked, or failed to unlink. Their removal waits
+  // for the values', whatever pins which.
   struct DeadValues {
-    uint64_t version;
+    uint64_t id;       // for finding it again after the unlinks
+    uint64_t version;  // installed by the compaction that dropped them
     std::vector<HomeValue> values;
+    std::vector<uint64_t> namer_ssts;
+    std::vector<uint64_t> namer_dirs;
+    bool removing = false;  // being unlinked by a RemoveObsoleteFiles call
   };
-  // Queue a committed compaction's dead values.
-  void BuryDeadValues(const std::vector<HomeValue>& values)
+  // Queue the dead values of the committed compaction `c`.
+  void BuryDeadValues(const std::vector<HomeValue>& values, Compaction* c)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Take the dead values no live version can see any more.
-  std::vector<HomeValue> TakeRemovableDeadValues()
+  // Unlink (releasing mutex_ meanwhile) the queued dead values no live
+  // version can see any more, and remove the homes they empty. Values
+  // unlinked, or found gone, leave the queue and release their namers;
+  // values whose unlink failed otherwise stay queued, holding their
+  // namers, and are tried again by the next call.
+  void RemoveRemovableDeadValues(uint64_t* unlinked, uint64_t* dirs_removed)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Unlink them and remove the homes they empty. Called without mutex_.
-  void RemoveDeadValues(const std::vector<HomeValue>& values,
-                        uint64_t* unlinked, uint64_t* dirs_removed);
+  // The SSTs and directories the queued dead values hold.
+  void DeadValueNamers(std::set<uint64_t>* ssts, std::set<uint64_t>* dirs)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Unlink `values` and remove the homes they empty. Called without
+  // mutex_. A value already gone (NotFound, the home too) counts as
+  // unlinked; at the first other error it stops, and returns that value
+  // and every one not tried.
+  std::vector<HomeValue> RemoveDeadValues(const std::vector<HomeValue>& values,
+                                          uint64_t* unlinked,
+                                          uint64_t* dirs_removed);
+  // The homes of flush builds discarded before their commit (RequeueFlushes
+  // and BuildFlush, values that stay put). Evidence: the build's edit was
+  // cleared under mutex_ before it reached the manifest, and its memtable
+  // (whose writes its WAL also holds) is queued to be built again into a
+  // new home; so no version, committed or to come, names a file in such a
+  // home. RemoveObsoleteFiles removes them whole; one that fails to go is
+  // tried again by the next call.
+  void RemoveDiscardedHomes(const std::vector<uint64_t>& homes,
+                            std::vector<uint64_t>* failed, uint64_t* unlinked,
+                            uint64_t* dirs_removed);
   // At open: remove every file in a home that no live entry names (values
   // a crash kept from being unlinked, a crashed flush's values, the values
   // of L0 SSTs replaced by a WAL replay) and every home no live entry
@@ -389,6 +436,11 @@ class DBImpl : public DB {
   // from before their compaction is alive. Lost on a crash: the next
   // open's RemoveUnreferencedValues finds them.
   std::deque<DeadValues> dead_values_ GUARDED_BY(mutex_);
+  uint64_t next_dead_values_id_ GUARDED_BY(mutex_) = 0;
+  // Homes of discarded flush builds (RemoveDiscardedHomes), drained by
+  // RemoveObsoleteFiles. Lost on a crash: the next open's
+  // RemoveUnreferencedValues finds them.
+  std::vector<uint64_t> discarded_homes_ GUARDED_BY(mutex_);
   // RemoveObsoleteFiles calls working without mutex_.
   int removals_in_flight_ GUARDED_BY(mutex_) = 0;
   // Dead SST directories and files one RemoveObsoleteFiles call is removing

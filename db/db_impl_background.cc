@@ -258,7 +258,7 @@ Status DBImpl::LinkCompaction(Compaction* c, bool* retryable) {
   }
   if (s.ok()) {
     RetireInputs(c);
-    BuryDeadValues(dc.dead_values());
+    BuryDeadValues(dc.dead_values(), c);
   }
 
   LevelStats stats;
@@ -290,6 +290,15 @@ void DBImpl::RemoveObsoleteFiles() {
     // everything until the next open sorts it out.
     return;
   }
+  removals_in_flight_++;
+  uint64_t unlinked = 0;
+  uint64_t dirs_removed = 0;
+  // Dead values before the meta files naming them: after a crash in
+  // between, repair still knows them for dropped values. Those not
+  // unlinked yet hold their compaction's inputs (`held_*`).
+  RemoveRemovableDeadValues(&unlinked, &dirs_removed);
+  std::set<uint64_t> held_ssts, held_dirs;
+  DeadValueNamers(&held_ssts, &held_dirs);
   std::set<uint64_t> live = pending_outputs_;
   versions_->AddLiveFiles(&live);
   // Directories numbered from here on are created after `live` was taken;
@@ -332,23 +341,23 @@ void DBImpl::RemoveObsoleteFiles() {
     for (const std::string& d : dirs) {
       uint64_t number;
       if (ParseSstDirName(d, &number) && number < fence &&
-          live.count(number) == 0 &&
+          live.count(number) == 0 && held_dirs.count(number) == 0 &&
           dirs_being_removed_.insert(number).second) {
         dirs_to_delete.push_back({number, level_dir + "/" + d});
       }
     }
   }
-  std::vector<RetiredRemoval> retired = TakeRemovableRetiredSsts(live);
-  const std::vector<HomeValue> dead = TakeRemovableDeadValues();
+  std::vector<RetiredRemoval> retired =
+      TakeRemovableRetiredSsts(live, held_ssts);
+  std::vector<uint64_t> discarded_homes;
+  discarded_homes.swap(discarded_homes_);
 
-  removals_in_flight_++;
   mutex_.Unlock();
-  uint64_t unlinked = 0;
-  uint64_t dirs_removed = 0;
-  // Dead values before the retired SSTs naming them: after a crash in
-  // between, repair still knows them for dropped values.
-  RemoveDeadValues(dead, &unlinked, &dirs_removed);
-  RemoveRetiredSsts(retired, &unlinked);
+  std::vector<uint64_t> homes_failed;
+  RemoveDiscardedHomes(discarded_homes, &homes_failed, &unlinked,
+                       &dirs_removed);
+  std::vector<RetiredSst> retired_failed =
+      RemoveRetiredSsts(retired, &unlinked);
   for (const std::string& f : files_to_delete) {
     Log(options_.info_log, "Delete %s\n", f.c_str());
     env_->RemoveFile(dbname_ + "/" + f);
@@ -363,6 +372,9 @@ void DBImpl::RemoveObsoleteFiles() {
     }
   }
   mutex_.Lock();
+  RequeueRetiredSsts(std::move(retired_failed));
+  discarded_homes_.insert(discarded_homes_.end(), homes_failed.begin(),
+                          homes_failed.end());
   for (const std::string& f : files_to_delete) files_being_removed_.erase(f);
   for (const auto& d : dirs_to_delete) dirs_being_removed_.erase(d.first);
   removals_in_flight_--;

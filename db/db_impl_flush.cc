@@ -141,10 +141,7 @@ void DBImpl::BuildFlush(Immutable* imm) {
   if (imm->flush_generation != flush_generation_) {
     // Requeued while it was built (an older flush failed and is retried):
     // its number would now sort before the retried one's.
-    for (const auto& added : imm->flush_edit.new_files()) {
-      pending_outputs_.erase(added.second.number);
-    }
-    imm->flush_edit.Clear();
+    DiscardBuiltFlush(imm);
     imm->flush_state = Immutable::FlushState::kQueued;
     return;
   }
@@ -152,15 +149,27 @@ void DBImpl::BuildFlush(Immutable* imm) {
   imm->flush_state = Immutable::FlushState::kBuilt;
 }
 
+void DBImpl::DiscardBuiltFlush(Immutable* imm) {
+  mutex_.AssertHeld();
+  for (const auto& added : imm->flush_edit.new_files()) {
+    // Its SST directory is now an orphan RemoveObsoleteFiles removes; its
+    // home (values that stay put) is not in a level directory, so it is
+    // named for removal (discarded_homes_ in db_impl.h says why that is
+    // safe).
+    pending_outputs_.erase(added.second.number);
+    if (tuning_.values_stay_put) {
+      discarded_homes_.push_back(added.second.number);
+    }
+  }
+  imm->flush_edit.Clear();
+}
+
 void DBImpl::RequeueFlushes() {
   mutex_.AssertHeld();
   flush_generation_++;
   for (Immutable& imm : imms_) {
     if (imm.flush_state != Immutable::FlushState::kBuilt) continue;
-    for (const auto& added : imm.flush_edit.new_files()) {
-      pending_outputs_.erase(added.second.number);
-    }
-    imm.flush_edit.Clear();
+    DiscardBuiltFlush(&imm);
     imm.flush_status = Status::OK();
     imm.flush_state = Immutable::FlushState::kQueued;
   }

@@ -2,12 +2,16 @@
 // the death of values in home directories. A compaction that drops an
 // entry whose value is in a home hands the file to BuryDeadValues once its
 // edit is committed; the file is unlinked when no version from before that
-// commit is alive, and its home is removed when it empties. After a crash
-// the open sweep (RemoveUnreferencedValues) removes whatever no live entry
-// names.
+// commit is alive, and its home is removed when it empties; the meta files
+// that name it go only after it (DeadValues in db_impl.h). The homes of
+// flush builds discarded before their commit are removed whole. After a
+// crash the open sweep (RemoveUnreferencedValues) removes whatever no live
+// entry names.
+#include <algorithm>
 #include <map>
 #include <set>
 
+#include "db/compaction.h"
 #include "db/db_impl.h"
 #include "db/dbformat.h"
 #include "db/sst_dir_removal.h"
@@ -20,54 +24,128 @@
 
 namespace leveldb {
 
-void DBImpl::BuryDeadValues(const std::vector<HomeValue>& values) {
+void DBImpl::BuryDeadValues(const std::vector<HomeValue>& values,
+                            Compaction* c) {
   mutex_.AssertHeld();
   if (values.empty()) return;
-  dead_values_.push_back({versions_->CurrentVersionNumber(), values});
+  DeadValues d;
+  d.id = next_dead_values_id_++;
+  d.version = versions_->CurrentVersionNumber();
+  d.values = values;
+  for (int which = 0; which < 2; which++) {
+    for (const FileMetaData* f : c->inputs(which)) {
+      d.namer_ssts.push_back(f->number);
+      d.namer_dirs.push_back(f->dir);
+    }
+  }
+  dead_values_.push_back(std::move(d));
 }
 
-std::vector<HomeValue> DBImpl::TakeRemovableDeadValues() {
+void DBImpl::DeadValueNamers(std::set<uint64_t>* ssts,
+                             std::set<uint64_t>* dirs) {
   mutex_.AssertHeld();
-  std::vector<HomeValue> result;
-  const uint64_t oldest = versions_->OldestLiveVersion();
+  for (const DeadValues& d : dead_values_) {
+    ssts->insert(d.namer_ssts.begin(), d.namer_ssts.end());
+    dirs->insert(d.namer_dirs.begin(), d.namer_dirs.end());
+  }
+}
+
+void DBImpl::RemoveRemovableDeadValues(uint64_t* unlinked,
+                                       uint64_t* dirs_removed) {
+  mutex_.AssertHeld();
   // A version older than the compaction's may hold the dropped entry (in
   // the compaction's input, or in an SST it came from); none newer can.
-  while (!dead_values_.empty() && dead_values_.front().version <= oldest) {
-    for (HomeValue& v : dead_values_.front().values) {
-      result.push_back(std::move(v));
-    }
-    dead_values_.pop_front();
+  const uint64_t oldest = versions_->OldestLiveVersion();
+  std::vector<std::pair<uint64_t, std::vector<HomeValue>>> taken;
+  for (DeadValues& d : dead_values_) {
+    if (d.removing || d.version > oldest) continue;
+    d.removing = true;
+    taken.push_back({d.id, d.values});
   }
-  return result;
+  if (taken.empty()) return;
+  mutex_.Unlock();
+  std::vector<std::vector<HomeValue>> failed;
+  for (const auto& t : taken) {
+    failed.push_back(RemoveDeadValues(t.second, unlinked, dirs_removed));
+  }
+  mutex_.Lock();
+  for (size_t i = 0; i < taken.size(); i++) {
+    auto it = std::find_if(
+        dead_values_.begin(), dead_values_.end(),
+        [&](const DeadValues& d) { return d.id == taken[i].first; });
+    if (it == dead_values_.end()) continue;  // not possible: only we erase
+    if (failed[i].empty()) {
+      dead_values_.erase(it);  // its namers may go now
+    } else {
+      it->values = std::move(failed[i]);
+      it->removing = false;
+    }
+  }
 }
 
-void DBImpl::RemoveDeadValues(const std::vector<HomeValue>& values,
-                              uint64_t* unlinked, uint64_t* dirs_removed) {
-  std::map<uint64_t, std::vector<const std::string*>> by_home;
-  for (const HomeValue& v : values) by_home[v.home].push_back(&v.name);
+std::vector<HomeValue> DBImpl::RemoveDeadValues(
+    const std::vector<HomeValue>& values, uint64_t* unlinked,
+    uint64_t* dirs_removed) {
+  std::map<uint64_t, std::vector<const HomeValue*>> by_home;
+  for (const HomeValue& v : values) by_home[v.home].push_back(&v);
+  std::vector<HomeValue> failed;
+  Status s;
   for (const auto& home : by_home) {
-    std::shared_ptr<Directory> dir;
-    Status s = homes_->Get(home.first, &dir);
-    for (size_t i = 0; s.ok() && i < home.second.size(); i++) {
-      s = dir->Unlink(*home.second[i]);
-      if (s.ok()) {
-        (*unlinked)++;
-      } else if (s.IsNotFound()) {
-        s = Status::OK();  // an earlier attempt got it
-      }
-    }
     if (!s.ok()) {
-      // What is left is found by the next open's sweep.
-      Log(options_.info_log, "Removing dead values of home %s: %s\n",
-          homes_->PathOf(home.first).c_str(), s.ToString().c_str());
+      // After an error nothing more is deleted: the rest waits too.
+      for (const HomeValue* v : home.second) failed.push_back(*v);
       continue;
     }
+    std::shared_ptr<Directory> dir;
+    s = homes_->Get(home.first, &dir);
+    if (s.IsNotFound()) {
+      s = Status::OK();  // the home went with its last value before
+      continue;
+    }
+    for (size_t i = 0; i < home.second.size(); i++) {
+      if (s.ok()) {
+        s = dir->Unlink(home.second[i]->name);
+        if (s.ok()) {
+          (*unlinked)++;
+          continue;
+        }
+        if (s.IsNotFound()) {
+          s = Status::OK();  // an earlier attempt got it
+          continue;
+        }
+        Log(options_.info_log,
+            "Removing dead values of home %s: %s; tried again later\n",
+            homes_->PathOf(home.first).c_str(), s.ToString().c_str());
+      }
+      failed.push_back(*home.second[i]);
+    }
+    if (!s.ok()) continue;
     // The home goes with its last value; while a live entry names a file
     // in it, rmdir fails (not empty) and it stays.
     dir.reset();
     if (fs_->RemoveDir(homes_->PathOf(home.first)).ok()) {
       homes_->Forget(home.first);
       (*dirs_removed)++;
+    }
+  }
+  return failed;
+}
+
+void DBImpl::RemoveDiscardedHomes(const std::vector<uint64_t>& homes,
+                                  std::vector<uint64_t>* failed,
+                                  uint64_t* unlinked, uint64_t* dirs_removed) {
+  for (uint64_t home : homes) {
+    homes_->Forget(home);  // never read, but never keep it open either
+    const std::string path = homes_->PathOf(home);
+    if (!fs_->Exists(path)) continue;  // the build wrote no value there
+    Status s = RemoveSstDirectory(fs_, path, unlinked);
+    if (s.ok()) {
+      (*dirs_removed)++;
+    } else {
+      Log(options_.info_log,
+          "Removing %s of a discarded flush: %s; tried again later\n",
+          path.c_str(), s.ToString().c_str());
+      failed->push_back(home);
     }
   }
 }
@@ -103,67 +181,49 @@ void DBImpl::RemoveUnreferencedValues() {
     }
     return;
   }
-  // How many files live entries name in each home. A meta file that cannot
-  // be read could name any of them: then nothing is swept (its reads report
-  // the damage).
+  // The files live entries name, by home. A meta file that cannot be read
+  // could name any of them: then nothing is swept (its reads report the
+  // damage). Names, not counts, are compared: a named file missing would
+  // hide a stray one from a count.
   Version* v = versions_->current();
-  std::map<uint64_t, uint64_t> named_count;
-  s = ForEachHomeEntry(v, table_cache_.get(),
-                       [&](const MetaEntry& e) { named_count[e.home]++; });
+  std::map<uint64_t, std::set<std::string>> named;
+  s = ForEachHomeEntry(v, table_cache_.get(), [&](const MetaEntry& e) {
+    const Slice ikey(e.internal_key);
+    named[e.home].insert(KvStoredFileName(ExtractUserKey(ikey),
+                                          ExtractTag(ikey) >> 8,
+                                          StoredCompressed(e.storage)));
+  });
   if (!s.ok()) {
     Log(options_.info_log, "Not sweeping %s: %s\n", root.c_str(),
         s.ToString().c_str());
     return;
   }
-  // A home holding as many files as live entries name holds exactly those
-  // (one file per entry; only damage, a named file missing, could hide an
-  // extra one, as in an SST directory's sweep); others are compared name by
-  // name.
   uint64_t unlinked = 0, dirs_removed = 0;
-  std::map<uint64_t, std::vector<std::string>> unclean;  // home -> listing
   for (const std::string& name : homes) {
     uint64_t home;
     if (!ParseHomeDirName(name, &home)) continue;  // not ours: left alone
     const std::string path = root + "/" + name;
-    auto it = named_count.find(home);
-    if (it == named_count.end()) {
+    auto it = named.find(home);
+    if (it == named.end()) {
       s = RemoveSstDirectory(fs_, path, &unlinked);
       if (s.ok()) dirs_removed++;
     } else {
+      std::unique_ptr<Directory> dir;
       std::vector<std::string> files;
-      s = fs_->ListDirectory(path, &files);
-      if (s.ok() && files.size() != it->second) {
-        unclean[home] = std::move(files);
+      s = fs_->OpenDirectory(path, &dir);
+      if (s.ok()) s = dir->List(&files);
+      for (size_t i = 0; s.ok() && i < files.size(); i++) {
+        if (it->second.count(files[i]) > 0) continue;
+        s = dir->Unlink(files[i]);
+        if (s.ok()) unlinked++;
+        if (s.IsNotFound()) s = Status::OK();
       }
     }
     if (!s.ok()) {
+      // An error it cannot classify: nothing more is deleted.
       Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
           s.ToString().c_str());
-    }
-  }
-  if (!unclean.empty()) {
-    std::map<uint64_t, std::set<std::string>> named;
-    s = ForEachHomeEntry(v, table_cache_.get(), [&](const MetaEntry& e) {
-      if (unclean.count(e.home) == 0) return;
-      const Slice ikey(e.internal_key);
-      named[e.home].insert(KvStoredFileName(ExtractUserKey(ikey),
-                                            ExtractTag(ikey) >> 8,
-                                            StoredCompressed(e.storage)));
-    });
-    for (auto it = unclean.begin(); s.ok() && it != unclean.end(); ++it) {
-      const std::string path = homes_->PathOf(it->first);
-      std::unique_ptr<Directory> dir;
-      Status d = fs_->OpenDirectory(path, &dir);
-      for (size_t i = 0; d.ok() && i < it->second.size(); i++) {
-        if (named[it->first].count(it->second[i]) > 0) continue;
-        d = dir->Unlink(it->second[i]);
-        if (d.ok()) unlinked++;
-        if (d.IsNotFound()) d = Status::OK();
-      }
-      if (!d.ok()) {
-        Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
-            d.ToString().c_str());
-      }
+      break;
     }
   }
   if (unlinked > 0 || dirs_removed > 0) {

@@ -64,7 +64,7 @@ void DBImpl::RetireInputs(Compaction* c) {
 }
 
 std::vector<DBImpl::RetiredRemoval> DBImpl::TakeRemovableRetiredSsts(
-    const std::set<uint64_t>& live) {
+    const std::set<uint64_t>& live, const std::set<uint64_t>& held) {
   mutex_.AssertHeld();
   std::vector<RetiredRemoval> result;
   if (retired_ssts_.empty()) return result;
@@ -72,7 +72,9 @@ std::vector<DBImpl::RetiredRemoval> DBImpl::TakeRemovableRetiredSsts(
   versions_->AddLiveSsts(&live_ssts);
   std::vector<RetiredSst> still_used;
   for (RetiredSst& r : retired_ssts_) {
-    if (live_ssts.count(r.number) > 0) {
+    // Its meta file may name a dead value still on disk: it stays until
+    // that value has gone (DeadValues in db_impl.h).
+    if (live_ssts.count(r.number) > 0 || held.count(r.number) > 0) {
       still_used.push_back(std::move(r));
       continue;
     }
@@ -100,49 +102,80 @@ std::string DBImpl::FindSstDir(uint64_t dir, int* level) {
   return std::string();
 }
 
-void DBImpl::RemoveRetiredSsts(const std::vector<RetiredRemoval>& retired,
-                               uint64_t* unlinked) {
+namespace {
+
+// Removals of one retired SST that fail (and are requeued) before it is
+// left for the next open's sweep. A failure for want of something another
+// removal took (a live SST's meta file gone meanwhile) succeeds on the
+// next attempt, which sees the current version; an error that persists
+// would otherwise be met at every removal pass.
+constexpr int kMaxRetiredRemovalAttempts = 8;
+
+}  // namespace
+
+std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
+    const std::vector<RetiredRemoval>& retired, uint64_t* unlinked) {
+  std::vector<RetiredSst> failed;
   for (const RetiredRemoval& r : retired) {
     int level = 0;
     const std::string path = FindSstDir(r.sst.dir, &level);
     if (path.empty()) {
-      // Every skipped removal is logged: what it leaves behind stays until
-      // the next open's sweep, and a test that finds such entries needs
-      // to know why.
-      Log(options_.info_log,
-          "Removing retired SST #%llu: directory %llu not found\n",
-          static_cast<unsigned long long>(r.sst.number),
-          static_cast<unsigned long long>(r.sst.dir));
+      // Not under any level: the directory went whole (it held no live
+      // SST any more), and this SST's entries with it.
       continue;
     }
     std::unique_ptr<SstDir> old;
     const std::string old_meta = MetaFileName(r.sst.number, r.sst.dir);
     Status s = SstDir::Open(sst_options_, path, old_meta, &old);
-    // Without the retired meta file its entries cannot be told apart here;
-    // the next open's scan of the directory removes them.
-    if (!s.ok()) {
-      Log(options_.info_log, "Removing retired SST #%llu from %s: %s\n",
-          static_cast<unsigned long long>(r.sst.number), path.c_str(),
-          s.ToString().c_str());
+    if (s.IsNotFound() && fs_->Exists(path)) {
+      // Its meta file goes last (RemoveRetiredSst): an earlier attempt
+      // finished the removal. (A directory renamed by a trivial move
+      // meanwhile is found at its new level by the next attempt.)
       continue;
     }
-
-    PinnedSsts live(table_cache_.get());
-    for (const FileMetaData& f : r.live_overlapping) {
-      s = live.Add(level, f.number, f.dir);
-      if (!s.ok()) break;
-    }
     if (s.ok()) {
-      s = RemoveRetiredSst(old->directory(),
-                           {&old->contents(), old_meta,
-                            LongKeysFileName(r.sst.number, r.sst.dir)},
-                           live.ssts(), unlinked);
+      PinnedSsts live(table_cache_.get());
+      for (const FileMetaData& f : r.live_overlapping) {
+        // NotFound: this SST was retired and removed since the removal was
+        // taken. The next attempt takes the live SSTs again.
+        s = live.Add(level, f.number, f.dir);
+        if (!s.ok()) break;
+      }
+      // Without every live SST that may share its KV files, nothing is
+      // unlinked: one of them could be unlinked while still named.
+      if (s.ok()) {
+        s = RemoveRetiredSst(old->directory(),
+                             {&old->contents(), old_meta,
+                              LongKeysFileName(r.sst.number, r.sst.dir)},
+                             live.ssts(), unlinked);
+      }
     }
     if (!s.ok()) {
+      // RemoveRetiredSst stops at an error it cannot classify: nothing
+      // more of this SST is unlinked until the next attempt.
       Log(options_.info_log, "Removing retired SST #%llu from %s: %s\n",
           static_cast<unsigned long long>(r.sst.number), path.c_str(),
           s.ToString().c_str());
+      failed.push_back(r.sst);
     }
+  }
+  return failed;
+}
+
+void DBImpl::RequeueRetiredSsts(std::vector<RetiredSst> failed) {
+  mutex_.AssertHeld();
+  for (RetiredSst& r : failed) {
+    if (++r.failed_attempts >= kMaxRetiredRemovalAttempts) {
+      // Every skipped removal is logged: what it leaves behind stays until
+      // the next open's sweep, and a test that finds such entries needs
+      // to know why.
+      Log(options_.info_log,
+          "Removing retired SST #%llu failed %d times: left for the next "
+          "open\n",
+          static_cast<unsigned long long>(r.number), r.failed_attempts);
+      continue;
+    }
+    retired_ssts_.push_back(std::move(r));
   }
 }
 

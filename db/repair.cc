@@ -15,11 +15,15 @@
 //    dropped with their tombstones.
 //    Values that stay put (values/<home>/, docs/DESIGN.md section 5) are
 //    used where they are: an entry naming one whose file is gone is left
-//    out (its directory is rebuilt), and every file of a home that no
-//    readable meta file names is taken back as a value entry from its name
-//    (as a listed KV file is), except those only replaced SSTs name, files
-//    whose name is not a KV file name or is hashed (LONGKEYS holds no
-//    key for them), and unreadable ones: those go to lost/.
+//    out (its directory is rebuilt). If a meta file could not be read (or
+//    an SST directory holds none), every file of a home that no readable
+//    meta file names is taken back as a value entry from its name (as a
+//    listed KV file is), except those only replaced SSTs name, files whose
+//    name is not a KV file name or is hashed (LONGKEYS holds no key for
+//    them), and unreadable ones. If every meta file read, none is taken
+//    back: such a file is a value whose death was committed or one of a
+//    flush that never committed (db/repair_homes.h). What is not taken
+//    back goes to lost/.
 // 2. Every WAL is replayed into a new L0 directory.
 // 3. All of it is merged by one dentry compaction (links only) into new
 //    directories of a single level, keeping the newest version of each key
@@ -223,6 +227,7 @@ class Repairer {
         Log(options_.info_log, "RepairDB: cannot use %s: %s\n", d.path.c_str(),
             s.ToString().c_str());
         d.used.clear();
+        homes_.NoteMetaFileLost();  // whatever its meta files named
         continue;
       }
       Log(options_.info_log, "RepairDB: %s: %zu entries\n", d.path.c_str(),
@@ -297,6 +302,10 @@ class Repairer {
     std::vector<std::unique_ptr<SstDir>> loaded;
     Log(options_.info_log, "RepairDB: %s: rebuilding from %zu meta files\n",
         d.path.c_str(), metas.size());
+    // A directory holds the meta file of at least one SST: none at all, or
+    // one that does not read (of an SST no manifest records as replaced),
+    // may have named values in homes.
+    if (metas.empty() && retired_metas.empty()) homes_.NoteMetaFileLost();
     for (const std::string& meta : metas) {
       std::unique_ptr<SstDir> sst;
       Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
@@ -305,20 +314,25 @@ class Repairer {
       } else {
         Log(options_.info_log, "RepairDB: %s/%s: %s\n", d.path.c_str(),
             meta.c_str(), m.ToString().c_str());
+        homes_.NoteMetaFileLost();
       }
     }
     return RebuildDirectory(src.get(), names, loaded, retired_names, &old->used,
                             result);
   }
 
-  // Every file of a home that no loaded meta file names becomes an entry
-  // (from its name, as RebuildDirectory does for a listed KV file) of one
-  // new SST given to the merge; the value stays in its home.
+  // If a meta file was lost, every file of a home that no loaded meta
+  // file names becomes an entry (from its name, as RebuildDirectory does
+  // for a listed KV file) of one new SST given to the merge; the value
+  // stays in its home. Otherwise such files are dead or never committed
+  // (RepairHomes::TakeBackUnnamed says why) and go to lost/.
   Status RecoverHomeValues() {
     std::vector<MetaEntry> entries = homes_.TakeBackUnnamed();
     Log(options_.info_log,
-        "RepairDB: %zu values in homes no meta file names taken back\n",
-        entries.size());
+        "RepairDB: %zu values in homes no meta file names taken back%s\n",
+        entries.size(),
+        homes_.meta_file_lost() ? ""
+                                : " (every meta file read: none is)");
     if (entries.empty()) return Status::OK();
     std::unique_ptr<SstDir> dir;
     Status s = BuildSstOf(&entries, nullptr, &dir);

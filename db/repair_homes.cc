@@ -95,6 +95,7 @@ bool TakeBackEntry(const Slice& user_key, SequenceNumber sequence,
 
 std::vector<MetaEntry> RepairHomes::TakeBackUnnamed() {
   std::vector<MetaEntry> entries;
+  if (!meta_file_lost_) return entries;  // see the header
   for (const auto& home : files_) {
     for (const std::string& name : home.second) {
       const Key key(home.first, name);

@@ -59,10 +59,29 @@ class RepairHomes {
   // it names are not taken back.
   void NoteReplaced(const MetaFileContents& contents);
 
+  // A meta file of an SST no manifest records as replaced could not be
+  // read, or an SST directory holds none: the files it named are unknown.
+  void NoteMetaFileLost() { meta_file_lost_ = true; }
+  bool meta_file_lost() const { return meta_file_lost_; }
+
   // An entry of a home kind for every readable file that no entry given to
   // the merge and no replaced SST names, its key and sequence from its
   // name (hashed names, which LONGKEYS alone maps to keys, are not taken
   // back); marked used. In no particular order.
+  //
+  // Only if a meta file was lost (NoteMetaFileLost): otherwise none is
+  // taken back, and PutAway moves them to lost/. Evidence: a value a
+  // committed flush wrote is named by the meta file of every SST its entry
+  // was in since, and the one live now names it until the value dies; its
+  // file goes before the last of those meta files (docs/DESIGN.md section
+  // 5, "Death"). So when every meta file reads, a file no meta file names
+  // is either a value whose death was committed (taking it back would
+  // bring back a deleted or overwritten key) or one of a flush that never
+  // committed (a crashed or discarded build): such a flush's writes were
+  // never acknowledged as flushed, and its WAL, which RepairDB replays, is
+  // deleted only after the memtable committed in another flush (a retried
+  // build's) whose own home holds the same values. Nothing acknowledged is
+  // lost by leaving them out.
   std::vector<MetaEntry> TakeBackUnnamed();
 
   // After the commit: unlinks the files of `dropped` (the merge dropped
@@ -83,6 +102,7 @@ class RepairHomes {
   std::map<uint64_t, std::set<std::string>> files_;  // by home
   std::set<Key> used_;
   std::set<Key> replaced_;
+  bool meta_file_lost_ = false;
 };
 
 }  // namespace leveldb

@@ -90,10 +90,21 @@ void CheckKvFile(const std::string& path, const leveldb::MetaEntry& e,
 
 // Values that stay put: every file a live entry names in a home is there
 // and sound; every home, and every file in one, is named by a live entry.
+// An unnamed home or file in one is a leftover when `meta_all_read` (the
+// next Open's sweep removes it), else an orphan (that sweep does nothing
+// while a live meta file does not read).
 Status VerifyHomes(const std::string& db,
                    const std::map<uint64_t, std::set<std::string>>& named,
                    const std::vector<leveldb::MetaEntry>& entries,
-                   VerifyReport* report) {
+                   bool meta_all_read, VerifyReport* report) {
+  auto unnamed = [&](const std::string& path, const std::string& detail) {
+    if (meta_all_read) {
+      report->leftovers.push_back(
+          {"leftover", path, detail + "; the next Open removes it"});
+    } else {
+      report->problems.push_back({"orphan", path, detail});
+    }
+  };
   const std::string root = db + "/" + leveldb::kValuesDirName;
   std::set<std::string> homes;
   if (!ListNames(root, &homes)) {
@@ -105,13 +116,12 @@ Status VerifyHomes(const std::string& db,
     const std::string path = root + "/" + h;
     uint64_t home = 0;
     if (!leveldb::ParseHomeDirName(h, &home)) {
-      report->problems.push_back({"orphan", path, "not a home directory"});
+      report->problems.push_back({"foreign", path, "not a home directory"});
       continue;
     }
     auto it = named.find(home);
     if (it == named.end()) {
-      report->problems.push_back(
-          {"orphan", path, "no live entry names a value in this home"});
+      unnamed(path, "no live entry names a value in this home");
       continue;
     }
     if (!ListNames(path, &present[home])) {
@@ -120,8 +130,7 @@ Status VerifyHomes(const std::string& db,
     }
     for (const std::string& n : present[home]) {
       if (it->second.count(n) == 0) {
-        report->problems.push_back(
-            {"orphan", path + "/" + n, "no live entry names this value"});
+        unnamed(path + "/" + n, "no live entry names this value");
       }
     }
   }
@@ -163,6 +172,7 @@ Status VerifyDatabase(leveldb::DbView* view, bool progress,
   // Values that stay put: the file names live entries give in each home.
   std::map<uint64_t, std::set<std::string>> home_named;
   std::vector<leveldb::MetaEntry> home_entries;
+  bool meta_all_read = true;  // every live meta file decoded
 
   for (int level = 0; level < leveldb::config::kNumLevels; ++level) {
     const std::string level_dir = leveldb::LevelDirName(db, level);
@@ -186,15 +196,21 @@ Status VerifyDatabase(leveldb::DbView* view, bool progress,
       const std::string path = level_dir + "/" + name;
       uint64_t dir_number = 0;
       if (!leveldb::ParseSstDirName(name, &dir_number)) {
-        report->problems.push_back({"orphan", path, "not an SST directory"});
+        report->problems.push_back({"foreign", path, "not an SST directory"});
         continue;
       }
       auto owners = live.find({level, dir_number});
       if (owners == live.end()) {
-        report->problems.push_back(
-            {"orphan", path, "no live SST is in this directory"});
+        // Open removes every numbered SST directory no live SST uses.
+        report->leftovers.push_back(
+            {"leftover", path,
+             "no live SST is in this directory; the next Open removes it"});
         continue;
       }
+      // The next Open sweeps this directory only if every meta file in it
+      // reads, and finds an extra entry only by the count of entries,
+      // which a missing one can hide.
+      const size_t problems_before = report->problems.size();
       std::set<std::string> names;
       if (!ListNames(path, &names)) {
         report->problems.push_back({"read", path, ErrnoText("list")});
@@ -213,6 +229,7 @@ Status VerifyDatabase(leveldb::DbView* view, bool progress,
         if (!s.ok()) {
           report->problems.push_back(
               {"meta", path + "/" + meta_name, s.ToString()});
+          meta_all_read = false;
           continue;
         }
         for (const leveldb::MetaEntry& e : meta.entries) {
@@ -255,8 +272,18 @@ Status VerifyDatabase(leveldb::DbView* view, bool progress,
           CheckKvFile(path + "/" + kv, e, report);
         }
       }
+      bool swept = true;
+      for (size_t i = problems_before; i < report->problems.size(); i++) {
+        const std::string& kind = report->problems[i].kind;
+        if (kind == "meta" || kind == "missing") swept = false;
+      }
       for (const std::string& n : names) {
-        if (owned.count(n) == 0) {
+        if (owned.count(n) > 0) continue;
+        if (swept) {
+          report->leftovers.push_back(
+              {"leftover", path + "/" + n,
+               "no live SST owns this file; the next Open removes it"});
+        } else {
           report->problems.push_back(
               {"orphan", path + "/" + n, "no live SST owns this file"});
         }
@@ -264,7 +291,7 @@ Status VerifyDatabase(leveldb::DbView* view, bool progress,
       meter.Update(++done);
     }
   }
-  return VerifyHomes(db, home_named, home_entries, report);
+  return VerifyHomes(db, home_named, home_entries, meta_all_read, report);
 }
 
 void PrintVerifyReport(const std::string& dbname, const VerifyReport& r,
@@ -278,16 +305,18 @@ void PrintVerifyReport(const std::string& dbname, const VerifyReport& r,
     w.Field("kv_files", r.kv_files);
     w.Field("kv_bytes", r.kv_bytes);
     w.Field("inline_values", r.inline_values);
-    w.Key("problems");
-    w.BeginArray();
-    for (const VerifyProblem& p : r.problems) {
-      w.BeginObject();
-      w.Field("kind", p.kind);
-      w.Field("path", p.path);
-      w.Field("detail", p.detail);
-      w.EndObject();
+    for (const auto* list : {&r.problems, &r.leftovers}) {
+      w.Key(list == &r.problems ? "problems" : "leftovers");
+      w.BeginArray();
+      for (const VerifyProblem& p : *list) {
+        w.BeginObject();
+        w.Field("kind", p.kind);
+        w.Field("path", p.path);
+        w.Field("detail", p.detail);
+        w.EndObject();
+      }
+      w.EndArray();
     }
-    w.EndArray();
     w.EndObject();
     w.Finish();
     return;
@@ -299,6 +328,14 @@ void PrintVerifyReport(const std::string& dbname, const VerifyReport& r,
       static_cast<unsigned long long>(r.kv_files),
       static_cast<unsigned long long>(r.kv_bytes),
       static_cast<unsigned long long>(r.inline_values));
+  if (!r.leftovers.empty()) {
+    Table t({"leftover", "path", "detail"});
+    for (const VerifyProblem& p : r.leftovers) {
+      t.AddRow({p.kind, Printable(p.path), p.detail});
+    }
+    t.Print();
+    std::printf("%zu leftover(s) the next Open removes\n", r.leftovers.size());
+  }
   if (r.problems.empty()) {
     std::printf("%s: OK\n", dbname.c_str());
     return;

@@ -4,9 +4,15 @@
 //     file for format 1) and every inline value matches its entry's crc;
 //   - every KV file a live SST names exists, has the stored length and the
 //     stored crc32c;
-//   - nothing else is in the level directories: a file or SST directory no
-//     live SST owns is an orphan (a crash leftover that the next Open's
-//     sweep would remove, or something put there by hand).
+//   - nothing else is in the level directories and the homes. A file, SST
+//     directory or home no live SST owns that the next Open removes (a
+//     crash leftover: a retired SST, a dead value, an interrupted flush's
+//     or compaction's files) is a leftover, reported apart: the database
+//     is healthy. One the next Open would keep (in a directory whose meta
+//     files do not all read, or not named as DeLSM names its files) is a
+//     problem.
+// A problem is damage or loss (or something verify cannot vouch for):
+// `delsm verify` exits 1 when there is one, 0 otherwise, leftovers or not.
 #ifndef DELSM_TOOLS_DB_VERIFY_H_
 #define DELSM_TOOLS_DB_VERIFY_H_
 
@@ -20,7 +26,10 @@
 namespace delsm_tool {
 
 struct VerifyProblem {
-  std::string kind;  // "meta", "missing", "length", "checksum", "orphan"
+  // Problems: "meta", "missing", "length", "checksum", "read", "orphan"
+  // (the next Open would keep it), "foreign" (not a DeLSM name), "wal".
+  // Leftovers: "leftover".
+  std::string kind;
   std::string path;
   std::string detail;
 };
@@ -31,6 +40,7 @@ struct VerifyReport {
   uint64_t inline_values = 0;  // inline values checked
   uint64_t kv_bytes = 0;       // bytes of KV files read
   std::vector<VerifyProblem> problems;
+  std::vector<VerifyProblem> leftovers;  // what the next Open removes
 };
 
 // Problems found go to *report; the Status is non-OK only when the walk

@@ -5,7 +5,7 @@
 //   delsm scan   DB [--from K] [--to K] [--prefix P] [--reverse] [--limit N]
 //                   [--keys-only] [--hex] [--json]
 //   delsm dump   FILE                 a WAL, manifest, meta file or SST dir
-//   delsm verify DB [--json] [--quiet]  exit 1 if anything is wrong
+//   delsm verify DB [--json] [--quiet]  exit 1 on damage or loss
 //   delsm put    DB KEY VALUE --allow-writes [--hex]
 //   delsm delete DB KEY --allow-writes [--hex]
 //   delsm export DB OUT [--json] [--quiet] [--batch-bytes N] [--log-bytes N]
@@ -352,8 +352,8 @@ const Command kCommands[] = {
      RunDump},
     {"verify",
      1,
-     "DB [--json] [--quiet]   checksums, lengths, orphans (exit 1 on any "
-     "problem)",
+     "DB [--json] [--quiet]   checksums, lengths, leftovers (exit 1 on "
+     "damage or loss)",
      {"json", "quiet"},
      {},
      RunVerify},

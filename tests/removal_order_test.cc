@@ -1,0 +1,476 @@
+// What the removal of dead files must never lose or bring back, checked on a
+// real file system, with kill -9 and with injected failures:
+// - dead values (values that stay put, docs/DESIGN.md section 5) go before
+//   every meta file naming them, whatever an iterator pins: after a kill -9
+//   every file in a home is named by a meta file still on disk, and RepairDB
+//   does not bring back a key whose value and tombstone a compaction
+//   dropped; also when unlinking the dead values fails;
+// - a flush retried after running out of descriptors, with two flush
+//   workers, leaves no home behind for the builds it discarded;
+// - RepairDB does not take back the values of a home no meta file names
+//   when every meta file reads (such a home comes from a flush that never
+//   committed);
+// - a clean close removes every retired SST and dead value, in every mode;
+// - a removal of retired SSTs or of dead values that fails is retried while
+//   the database runs;
+// - the open sweep of homes compares names: a missing value does not hide
+//   a stray one.
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "db/dbformat.h"
+#include "delsm/delsm.h"
+#include "fs/file_system.h"
+#include "gtest/gtest.h"
+#include "leveldb/db.h"
+#include "leveldb/iterator.h"
+#include "table/home_dirs.h"
+#include "table/key_codec.h"
+#include "table/meta_file.h"
+#include "testing/fault_injection_file_system.h"
+#include "tests/orphan_check.h"
+#include "tests/test_support.h"
+
+namespace leveldb {
+namespace {
+
+using delsm_test::ListDir;
+using delsm_test::TempDir;
+
+std::string Key(int i) { return delsm_test::IndexKey(i); }
+
+std::string Value(int i, int version) {
+  return "v" + std::to_string(version) + "-" + std::to_string(i) + "-" +
+         std::string(1000 + i % 500, 'a' + (i + version) % 26);
+}
+
+Options DbOptions(size_t write_buffer = 1 << 20) {
+  Options o;
+  o.create_if_missing = true;
+  o.write_buffer_size = write_buffer;
+  return o;
+}
+
+// Values that stay put (or not), every value a KV file, compactions only
+// when asked for.
+delsm::Tuning ManualTuning(bool stay_put = true) {
+  delsm::Tuning t;
+  t.values_stay_put = stay_put;
+  t.inline_threshold = 0;
+  t.l0_compaction_entries = 1 << 30;
+  t.l0_compaction_dirs = 1 << 20;
+  t.l0_slowdown_dirs = 1 << 20;
+  t.l0_stop_dirs = 1 << 20;
+  t.sst_entries = 32;
+  return t;
+}
+
+DBImpl* Impl(DB* db) { return static_cast<DBImpl*>(db); }
+
+// Every file in every home, as "home/name".
+std::set<std::string> HomeFiles(const std::string& dbname) {
+  std::set<std::string> files;
+  for (const std::string& home : ListDir(dbname + "/values")) {
+    for (const std::string& name : ListDir(dbname + "/values/" + home)) {
+      files.insert(home + "/" + name);
+    }
+  }
+  return files;
+}
+
+// The files in homes that no meta file on disk names (live or replaced:
+// every META* in every SST directory), as "home/name". A meta file that
+// cannot be read is reported as "unreadable <path>".
+std::set<std::string> HomeFilesNoMetaFileNames(const std::string& dbname) {
+  std::set<std::string> named;
+  std::set<std::string> result;
+  FileSystem* fs = FileSystem::Default();
+  for (int level = 0; level < 7; level++) {
+    const std::string level_dir = dbname + "/L" + std::to_string(level);
+    for (const std::string& d : ListDir(level_dir)) {
+      const std::string path = level_dir + "/" + d;
+      for (const std::string& name : ListDir(path)) {
+        if (name.rfind("META", 0) != 0) continue;
+        std::unique_ptr<Directory> dir;
+        std::string data;
+        MetaFileContents contents;
+        Status s = fs->OpenDirectory(path, &dir);
+        if (s.ok()) s = dir->ReadFile(name, &data);
+        if (s.ok()) s = DecodeMetaFile(data, path + "/" + name, &contents);
+        if (!s.ok()) {
+          result.insert("unreadable " + path + "/" + name);
+          continue;
+        }
+        for (const MetaEntry& e : contents.entries) {
+          if (!StoredInHome(e.storage)) continue;
+          const Slice ikey(e.internal_key);
+          named.insert(HomeDirName(e.home) + "/" +
+                       KvStoredFileName(ExtractUserKey(ikey),
+                                        ExtractTag(ikey) >> 8,
+                                        StoredCompressed(e.storage)));
+        }
+      }
+    }
+  }
+  for (const std::string& f : HomeFiles(dbname)) {
+    if (named.count(f) == 0) result.insert(f);
+  }
+  return result;
+}
+
+// Keys 0..99 hold Value(i, 1) except every 7th, deleted; `what` says when.
+void ExpectHundredKeysWithEverySeventhDeleted(DB* db, const std::string& what) {
+  int resurrected = 0, wrong = 0;
+  for (int i = 0; i < 100; i++) {
+    std::string v;
+    Status s = db->Get(ReadOptions(), Key(i), &v);
+    if (i % 7 == 0) {
+      if (!s.IsNotFound()) resurrected++;
+    } else if (!s.ok() || v != Value(i, 1)) {
+      wrong++;
+    }
+  }
+  EXPECT_EQ(0, resurrected) << what << ": deleted keys came back";
+  EXPECT_EQ(0, wrong) << what << ": live keys lost or wrong";
+}
+
+// Runs only as the child of the tests below. Writes one key, pins that
+// version with an iterator (older than every SST written after it), writes
+// keys 0..99 and flushes, deletes every 7th and flushes, and compacts all
+// into the base level: the compaction drops the deleted keys' values and
+// their tombstones, and their files are pinned by the old iterator. With
+// REMOVAL_FAIL_UNLINKS every unlink in a home fails (EMFILE) from then on,
+// the iterator is released and a flush runs the removal again. Then
+// SIGKILL.
+TEST(RemovalOrderChild, KillWithOldIteratorPinned) {
+  const char* dbname = std::getenv("REMOVAL_DB");
+  if (dbname == nullptr) GTEST_SKIP() << "helper for RemovalOrderTest";
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  DB* db = nullptr;
+  if (!OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &db).ok()) {
+    _exit(2);
+  }
+  if (!db->Put(WriteOptions(), "a-first-key", Value(0, 0)).ok()) _exit(3);
+  if (!Impl(db)->TEST_FlushMemTable().ok()) _exit(4);
+  Iterator* pin = db->NewIterator(ReadOptions());
+  pin->SeekToFirst();
+  for (int i = 0; i < 100; i++) {
+    if (!db->Put(WriteOptions(), Key(i), Value(i, 1)).ok()) _exit(5);
+  }
+  if (!Impl(db)->TEST_FlushMemTable().ok()) _exit(6);
+  for (int i = 0; i < 100; i += 7) {
+    if (!db->Delete(WriteOptions(), Key(i)).ok()) _exit(7);
+  }
+  if (!Impl(db)->TEST_FlushMemTable().ok()) _exit(8);
+  const bool fail_unlinks = std::getenv("REMOVAL_FAIL_UNLINKS") != nullptr;
+  if (fail_unlinks) {
+    FaultSpec spec;
+    spec.nth = 1;
+    spec.err = EMFILE;
+    spec.sticky = true;
+    spec.path_contains = "/values/";
+    fs.Arm(FsOp::kUnlink, spec);
+  }
+  db->CompactRange(nullptr, nullptr);
+  if (!Impl(db)->TEST_WaitForBackgroundWork().ok()) _exit(9);
+  if (fail_unlinks) {
+    delete pin;
+    pin = nullptr;
+    if (!db->Put(WriteOptions(), "z-last-key", Value(0, 0)).ok()) _exit(10);
+    if (!Impl(db)->TEST_FlushMemTable().ok()) _exit(11);
+    if (!Impl(db)->TEST_WaitForBackgroundWork().ok()) _exit(12);
+    if (!fs.Fired()) _exit(13);  // the removal did meet the fault
+  }
+  raise(SIGKILL);
+  _exit(14);
+}
+
+void KillRepairAndCheck(bool fail_unlinks) {
+  unsetenv("DELSM_OPTIONS");
+  TempDir tmp("delsm_removal_order");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"REMOVAL_DB", dbname}};
+  if (fail_unlinks) env.push_back({"REMOVAL_FAIL_UNLINKS", "1"});
+  const pid_t pid =
+      delsm_test::SpawnSelf("RemovalOrderChild.KillWithOldIteratorPinned", env);
+  ASSERT_GT(pid, 0);
+  const int status = delsm_test::WaitChild(pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "child status " << status;
+  // The dead values are still there (the iterator pinned them, or their
+  // unlinks failed), so must be a meta file naming each.
+  const std::set<std::string> home_files = HomeFiles(dbname);
+  ASSERT_GE(home_files.size(), 100u);
+  const std::set<std::string> unnamed = HomeFilesNoMetaFileNames(dbname);
+  EXPECT_TRUE(unnamed.empty())
+      << unnamed.size() << " files in homes no meta file names, first "
+      << *unnamed.begin();
+
+  ASSERT_OK(RepairDB(dbname, DbOptions()));
+  DB* db = nullptr;
+  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+  std::unique_ptr<DB> holder(db);
+  ExpectHundredKeysWithEverySeventhDeleted(db, "repaired");
+}
+
+TEST(RemovalOrderTest, RepairAfterAKillDoesNotBringBackDroppedValues) {
+  KillRepairAndCheck(/*fail_unlinks=*/false);
+}
+
+TEST(RemovalOrderTest, DeadValuesThatCannotBeUnlinkedKeepTheirMetaFiles) {
+  KillRepairAndCheck(/*fail_unlinks=*/true);
+}
+
+// A home no meta file names, as a flush that never committed leaves it
+// (here: a copy of a committed flush's home, as a discarded build of the
+// same memtable would be), must not bring back keys deleted since.
+TEST(RemovalOrderTest, RepairDoesNotTakeBackAHomeNoMetaFileNames) {
+  unsetenv("DELSM_OPTIONS");
+  TempDir tmp("delsm_removal_order");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  {
+    DB* db = nullptr;
+    ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+    std::unique_ptr<DB> holder(db);
+    for (int i = 0; i < 100; i++) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
+    }
+    ASSERT_OK(Impl(db)->TEST_FlushMemTable());
+    const std::vector<std::string> homes = ListDir(dbname + "/values");
+    ASSERT_EQ(1u, homes.size());
+    const std::string copy = dbname + "/values/009999";
+    ASSERT_EQ("", delsm_test::CopyTree(dbname + "/values/" + homes[0], copy));
+    for (int i = 0; i < 100; i += 7) {
+      ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
+    }
+    ASSERT_OK(Impl(db)->TEST_FlushMemTable());
+    db->CompactRange(nullptr, nullptr);
+    ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  }
+  ASSERT_OK(RepairDB(dbname, DbOptions()));
+  DB* db = nullptr;
+  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+  std::unique_ptr<DB> holder(db);
+  ExpectHundredKeysWithEverySeventhDeleted(db, "repaired");
+  // Not deleted: put away in lost/.
+  int lost = 0;
+  for (const std::string& name : ListDir(dbname + "/lost")) {
+    if (name.rfind("values-009999-", 0) == 0) lost++;
+  }
+  EXPECT_EQ(100, lost);
+}
+
+// Two flush workers; creates of KV files in homes fail with EMFILE at
+// random, so flushes are retried and younger builds discarded. No home may
+// outlive the build that made it: not while the database runs, not after
+// its clean close (where RepairDB would otherwise find them).
+TEST(RemovalOrderTest, RetriedFlushesLeaveNoHomeBehind) {
+  unsetenv("DELSM_OPTIONS");
+  TempDir tmp("delsm_removal_order");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  const uint64_t seed = delsm_test::RandomSeed("RetriedFlushesLeaveNoHome");
+  std::mt19937 rng(seed);
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  delsm::Tuning t = ManualTuning();
+  t.flush_threads = 2;
+  DB* db = nullptr;
+  ASSERT_OK(OpenWithFileSystem(DbOptions(64 << 10), t, dbname, &fs, &db));
+  std::unique_ptr<DB> holder(db);
+  int injected = 0;
+  constexpr int kBatches = 60;
+  for (int batch = 0; batch < kBatches; batch++) {
+    if (batch < kBatches - 10 && (injected == 0 || fs.Fired())) {
+      if (fs.Fired()) injected++;
+      FaultSpec spec;
+      spec.nth = 1 + rng() % 60;
+      spec.err = EMFILE;
+      spec.path_contains = "/values/";
+      fs.Arm(FsOp::kOpen, spec);
+    } else if (batch >= kBatches - 10) {
+      fs.Disarm();
+    }
+    for (int i = 0; i < 50; i++) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(batch * 50 + i),
+                        Value(batch * 50 + i, 1)));
+    }
+  }
+  fs.Disarm();
+  ASSERT_OK(Impl(db)->TEST_FlushMemTable());
+  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  EXPECT_GE(injected, 10) << "seed " << seed;
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname)) << "seed " << seed;
+  std::string sstables;
+  ASSERT_TRUE(db->GetProperty("leveldb.sstables", &sstables));
+  holder.reset();
+  const std::vector<std::string> after_close =
+      delsm_test::OrphanSstEntries(dbname, sstables);
+  EXPECT_TRUE(after_close.empty())
+      << after_close.size() << " after the close, first " << after_close[0]
+      << ", seed " << seed;
+}
+
+// A compaction while an iterator pins the version before it, the iterator
+// released, the database closed at once: nothing is left that no version
+// uses (retired SSTs, their directories, dead values), in either mode,
+// with values inline or not.
+TEST(RemovalOrderTest, CloseRemovesWhatNoVersionUses) {
+  unsetenv("DELSM_OPTIONS");
+  for (bool stay_put : {false, true}) {
+    for (int inline_threshold : {0, 2048}) {
+      const std::string what = std::string(stay_put ? "stay put" : "default") +
+                               ", inline_threshold " +
+                               std::to_string(inline_threshold);
+      TempDir tmp("delsm_removal_order");
+      ASSERT_FALSE(tmp.path().empty());
+      const std::string dbname = tmp.path() + "/db";
+      delsm::Tuning t = ManualTuning(stay_put);
+      t.inline_threshold = inline_threshold;
+      DB* db = nullptr;
+      ASSERT_OK(delsm::Open(DbOptions(64 << 10), t, dbname, &db));
+      std::unique_ptr<DB> holder(db);
+      for (int i = 0; i < 400; i++) {
+        ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
+      }
+      db->CompactRange(nullptr, nullptr);  // an L1 to compact into
+      std::unique_ptr<Iterator> pin(db->NewIterator(ReadOptions()));
+      pin->SeekToFirst();
+      for (int i = 0; i < 400; i += 2) {
+        ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
+      }
+      for (int i = 1; i < 400; i += 6) {
+        ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
+      }
+      db->CompactRange(nullptr, nullptr);
+      ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+      std::string sstables;
+      ASSERT_TRUE(db->GetProperty("leveldb.sstables", &sstables));
+      pin.reset();
+      holder.reset();  // closed right away
+      const std::vector<std::string> left =
+          delsm_test::OrphanSstEntries(dbname, sstables);
+      EXPECT_TRUE(left.empty())
+          << what << ": " << left.size() << " left, first " << left[0];
+    }
+  }
+}
+
+// The removal of a compaction's retired SSTs fails (EMFILE on an unlink in
+// their directory): the next removal pass, after the next flush, does it.
+TEST(RemovalOrderTest, FailedRetiredSstRemovalIsRetried) {
+  unsetenv("DELSM_OPTIONS");
+  TempDir tmp("delsm_removal_order");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  DB* db = nullptr;
+  ASSERT_OK(
+      OpenWithFileSystem(DbOptions(), ManualTuning(false), dbname, &fs, &db));
+  std::unique_ptr<DB> holder(db);
+  for (int i = 0; i < 300; i++) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
+  }
+  db->CompactRange(nullptr, nullptr);  // L1, the targets below
+  for (int i = 0; i < 300; i += 3) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
+  }
+  ASSERT_OK(Impl(db)->TEST_FlushMemTable());
+  FaultSpec spec;
+  spec.nth = 1;
+  spec.err = EMFILE;
+  spec.path_contains = "/L1/";
+  fs.Arm(FsOp::kUnlink, spec);
+  ASSERT_OK(Impl(db)->TEST_CompactRange(0, nullptr, nullptr));
+  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  ASSERT_TRUE(fs.Fired()) << "no retired SST was removed from L1";
+  fs.Disarm();
+  ASSERT_OK(db->Put(WriteOptions(), "trigger", "a flush"));
+  ASSERT_OK(Impl(db)->TEST_FlushMemTable());
+  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname));
+}
+
+// Unlinking a compaction's dead values fails (EMFILE): the next removal
+// pass, after the next flush, does it.
+TEST(RemovalOrderTest, FailedDeadValueRemovalIsRetried) {
+  unsetenv("DELSM_OPTIONS");
+  TempDir tmp("delsm_removal_order");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  DB* db = nullptr;
+  ASSERT_OK(OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &db));
+  std::unique_ptr<DB> holder(db);
+  for (int i = 0; i < 100; i++) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
+  }
+  ASSERT_OK(Impl(db)->TEST_FlushMemTable());
+  for (int i = 0; i < 100; i++) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
+  }
+  ASSERT_OK(Impl(db)->TEST_FlushMemTable());
+  FaultSpec spec;
+  spec.nth = 1;
+  spec.err = EMFILE;
+  spec.path_contains = "/values/";
+  fs.Arm(FsOp::kUnlink, spec);
+  db->CompactRange(nullptr, nullptr);
+  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  ASSERT_TRUE(fs.Fired()) << "no dead value was unlinked";
+  fs.Disarm();
+  ASSERT_OK(db->Put(WriteOptions(), "trigger", "a flush"));
+  ASSERT_OK(Impl(db)->TEST_FlushMemTable());
+  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname));
+  EXPECT_EQ(101u, HomeFiles(dbname).size());  // and the trigger's
+}
+
+// A home holding as many files as live entries name it, one named file
+// missing and one stray: the open sweep removes the stray one.
+TEST(RemovalOrderTest, OpenSweepOfHomesComparesNames) {
+  unsetenv("DELSM_OPTIONS");
+  TempDir tmp("delsm_removal_order");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  {
+    DB* db = nullptr;
+    ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+    std::unique_ptr<DB> holder(db);
+    for (int i = 0; i < 100; i++) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
+    }
+    db->CompactRange(nullptr, nullptr);
+    ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  }
+  const std::vector<std::string> homes = ListDir(dbname + "/values");
+  ASSERT_EQ(1u, homes.size());
+  const std::string home = dbname + "/values/" + homes[0];
+  const std::vector<std::string> files = ListDir(home);
+  ASSERT_EQ(100u, files.size());
+  ASSERT_EQ(0, unlink((home + "/" + files[5]).c_str()));
+  const std::string stray = home + "/" + KvFileName(Key(5), 999999);
+  ASSERT_TRUE(std::ofstream(stray) << "a value no entry names");
+  DB* db = nullptr;
+  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+  std::unique_ptr<DB> holder(db);
+  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  struct stat st;
+  EXPECT_NE(0, lstat(stray.c_str(), &st)) << stray << " survived the sweep";
+}
+
+}  // namespace
+}  // namespace leveldb
