@@ -283,6 +283,9 @@ class DBImpl : public DB {
   // Workers reading KV files ahead of scans (null when read-ahead is off).
   // Outlives table_cache_ and every iterator (destroyed last).
   std::unique_ptr<ThreadPool> read_ahead_pool_;
+  // Why the constructor could not start read_ahead_pool_'s threads; Open
+  // returns it.
+  Status read_ahead_start_;
   // The homes of values that stay put; set by the constructor, in
   // sst_options_.homes (whatever the mode: a DB may hold such values).
   std::unique_ptr<HomeDirs> homes_;
