@@ -11,6 +11,7 @@
 #include "db/version_set.h"
 #include "db/write_batch_internal.h"
 #include "fs/file_system.h"
+#include "fs/mem_file_system.h"
 #include "leveldb/write_batch.h"
 #include "table/merging_iterator.h"
 #include "util/mutexlock.h"
@@ -65,7 +66,9 @@ const FilterPolicy* NewDefaultFilterPolicy(const Options& options) {
 DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
                const std::string& dbname, FileSystem* fs)
     : env_(raw_options.env),
-      fs_(fs != nullptr ? fs : FileSystem::Default()),
+      // A memory Env's databases keep their SST directories in its memory
+      // FileSystem, not on disk (fs/mem_file_system.h).
+      fs_(fs != nullptr ? fs : FileSystemForEnv(raw_options.env)),
       internal_comparator_(raw_options.comparator),
       owned_filter_policy_(NewDefaultFilterPolicy(raw_options)),
       options_(SanitizeOptions(dbname, &internal_comparator_,

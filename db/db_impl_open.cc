@@ -13,13 +13,14 @@
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
+#include "db/sst_dir_removal.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "db/version_set.h"
 #include "db/write_batch_internal.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
-#include "db/sst_dir_removal.h"
+#include "fs/mem_file_system.h"
 #include "leveldb/write_batch.h"
 #include "table/sst_dir.h"
 #include "util/env_util.h"
@@ -442,7 +443,8 @@ Status DB::Open(const Options& options, const std::string& name, DB** dbptr) {
 }
 
 Status DestroyDB(const std::string& dbname, const Options& options) {
-  return DestroyDBWithFileSystem(dbname, options, FileSystem::Default());
+  return DestroyDBWithFileSystem(dbname, options,
+                                 FileSystemForEnv(options.env));
 }
 
 Status DestroyDBWithFileSystem(const std::string& dbname,
