@@ -214,6 +214,59 @@ INSTANTIATE_TEST_SUITE_P(Implementations, FileSystemContractTest,
                            return info.param;
                          });
 
+// A symbolic link is never followed to read, list or change what it
+// points at: a directory opened at one only syncs (a database directory
+// may be a link the user made), a file that is one does not read.
+TEST(PosixSymlinkTest, LinksAreNotFollowed) {
+  char tmpl[] = "/tmp/delsm_fs_symlink.XXXXXX";
+  const char* d = mkdtemp(tmpl);
+  ASSERT_NE(d, nullptr);
+  const std::string root = d;
+  FileSystem* fs = FileSystem::Default();
+  ASSERT_TRUE(fs->CreateDir(root + "/outside", false).ok());
+  ASSERT_TRUE(fs->CreateDir(root + "/sst", false).ok());
+  std::unique_ptr<Directory> outside, sst;
+  ASSERT_TRUE(fs->OpenDirectory(root + "/outside", &outside).ok());
+  ASSERT_TRUE(outside->WriteFile("f", "data", false).ok());
+  ASSERT_EQ(symlink((root + "/outside").c_str(), (root + "/link").c_str()), 0);
+  ASSERT_EQ(symlink((root + "/outside/f").c_str(), (root + "/sst/k").c_str()),
+            0);
+
+  std::unique_ptr<Directory> link;
+  ASSERT_TRUE(fs->OpenDirectory(root + "/link", &link).ok());
+  EXPECT_TRUE(link->Sync().ok());
+  std::vector<std::string> names;
+  std::string got;
+  KvFileInfo info;
+  std::unique_ptr<ReadOnlyFile> file;
+  for (const Status& s :
+       {link->List(&names), link->Unlink("f"), link->ReadFile("f", &got),
+        link->ReadFileAt("f", 0, 4, &got), link->Stat("f", &info),
+        link->OpenFile("f", &file), link->WriteFile("new", "", false),
+        link->LinkFrom(outside.get(), "f"), outside->LinkFrom(link.get(), "f"),
+        UnlinkDirectoryEntries(root + "/link")}) {
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_NE(s.ToString().find(root + "/link"), std::string::npos)
+        << s.ToString();
+  }
+  ASSERT_TRUE(fs->OpenDirectory(root + "/sst", &sst).ok());
+  Status s = sst->ReadFile("k", &got);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(s.ToString().find("a symbolic link, not followed"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_TRUE(sst->ReadFileAt("k", 0, 4, &got).IsIOError());
+  EXPECT_TRUE(sst->OpenFile("k", &file).IsIOError());
+  // Unlinking a link removes the link only.
+  ASSERT_TRUE(sst->Unlink("k").ok());
+  ASSERT_TRUE(outside->ReadFile("f", &got).ok());
+  EXPECT_EQ(got, "data");
+  link.reset();
+  outside.reset();
+  sst.reset();
+  EXPECT_EQ(RemoveTreeAt(root), 0);
+}
+
 TEST(PosixErrorTest, Messages) {
   Status s = PosixError("/some/path", ENOENT, true);
   EXPECT_TRUE(s.IsNotFound());
