@@ -171,4 +171,39 @@ TEST_F(SymlinkSweepTest, DestroyDBLeavesWhatLinksPointAtAlone) {
   EXPECT_TRUE(S_ISDIR(st.st_mode));
 }
 
+// The database directory itself may be a link its user made: it is synced
+// through (values/ is made durable by a sync of it) and everything works.
+TEST(SymlinkDatabaseDirectoryTest, DatabaseDirectoryMayBeALink) {
+  TempDir tmp("delsm_symlink_db");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string real = tmp.path() + "/real";
+  const std::string link = tmp.path() + "/link";
+  ASSERT_EQ(mkdir(real.c_str(), 0755), 0);
+  ASSERT_EQ(symlink(real.c_str(), link.c_str()), 0);
+  delsm::Tuning tuning;
+  tuning.values_stay_put = true;
+  tuning.inline_threshold = 0;
+  leveldb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 64 * 1024;
+  for (int round = 0; round < 2; round++) {
+    leveldb::DB* db = nullptr;
+    ASSERT_OK(delsm::Open(options, tuning, link, &db));
+    std::unique_ptr<leveldb::DB> guard(db);
+    if (round == 0) {
+      for (int i = 0; i < 100; i++) {
+        ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i)));
+      }
+      db->CompactRange(nullptr, nullptr);
+    }
+    for (int i = 0; i < 100; i++) {
+      std::string v;
+      ASSERT_OK(db->Get(leveldb::ReadOptions(), Key(i), &v));
+      ASSERT_EQ(v, Value(i));
+    }
+  }
+  EXPECT_FALSE(ListDir(real + "/values").empty());
+  ASSERT_OK(leveldb::DestroyDB(link, options));
+}
+
 }  // namespace
