@@ -11,6 +11,7 @@
 #include "db/version_set.h"
 #include "db/write_batch_internal.h"
 #include "fs/file_system.h"
+#include "fs/mem_file_system.h"
 #include "leveldb/write_batch.h"
 #include "table/merging_iterator.h"
 #include "util/mutexlock.h"
@@ -65,7 +66,9 @@ const FilterPolicy* NewDefaultFilterPolicy(const Options& options) {
 DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
                const std::string& dbname, FileSystem* fs)
     : env_(raw_options.env),
-      fs_(fs != nullptr ? fs : FileSystem::Default()),
+      // A memory Env's databases keep their SST directories in its memory
+      // FileSystem, not on disk (fs/mem_file_system.h).
+      fs_(fs != nullptr ? fs : FileSystemForEnv(raw_options.env)),
       internal_comparator_(raw_options.comparator),
       owned_filter_policy_(NewDefaultFilterPolicy(raw_options)),
       options_(SanitizeOptions(dbname, &internal_comparator_,
@@ -92,7 +95,8 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
   sst_options_.value_cache = value_cache_;
   sst_options_.value_cache_id = value_cache_->NewId();
   if (tuning_.read_ahead_files > 0 && tuning_.read_ahead_bytes > 0) {
-    read_ahead_pool_.reset(new ThreadPool(tuning_.read_ahead_threads));
+    read_ahead_start_ =
+        ThreadPool::Start(tuning_.read_ahead_threads, &read_ahead_pool_);
     sst_options_.read_ahead_pool = read_ahead_pool_.get();
   }
   sst_options_.read_ahead_bytes = tuning_.read_ahead_bytes;

@@ -60,8 +60,9 @@ struct DentryStats {
 
 class DBImpl : public DB {
  public:
-  // `fs` carries every SST-directory operation; null means the POSIX one.
-  // Tests pass a fault-injecting file system here.
+  // `fs` carries every SST-directory operation; null means the one the Env
+  // calls for (FileSystemForEnv: a memory Env's own memory FileSystem,
+  // else the POSIX one). Tests pass a fault-injecting file system here.
   DBImpl(const Options& options, const delsm::Tuning& tuning,
          const std::string& dbname, FileSystem* fs = nullptr);
   ~DBImpl() override;
@@ -351,6 +352,9 @@ class DBImpl : public DB {
   // Workers reading KV files ahead of scans (null when read-ahead is off).
   // Outlives table_cache_ and every iterator (destroyed last).
   std::unique_ptr<ThreadPool> read_ahead_pool_;
+  // Why the constructor could not start read_ahead_pool_'s threads; Open
+  // returns it.
+  Status read_ahead_start_;
   // The homes of values that stay put; set by the constructor, in
   // sst_options_.homes (whatever the mode: a DB may hold such values).
   std::unique_ptr<HomeDirs> homes_;
@@ -462,12 +466,13 @@ class DBImpl : public DB {
 };
 
 // delsm::Open with the SST directories on `fs` (not owned; must outlive the
-// DB). For fault-injection tests. Applies DELSM_OPTIONS like delsm::Open.
+// DB; null chooses by options.env, FileSystemForEnv). For fault-injection
+// tests. Applies DELSM_OPTIONS like delsm::Open.
 Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
                           const std::string& name, FileSystem* fs, DB** dbptr);
 
 // DestroyDB, RepairDB and DumpFile for a DB whose SST directories are on
-// `fs` (the public entry points pass FileSystem::Default()). The WAL,
+// `fs` (the public entry points pass FileSystemForEnv of the Env). The WAL,
 // manifest, CURRENT, LOCK and LOG go through options.env / `env` as usual.
 Status DestroyDBWithFileSystem(const std::string& dbname,
                                const Options& options, FileSystem* fs);

@@ -15,13 +15,14 @@
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
 #include "db/replayed_sequences.h"
+#include "db/sst_dir_removal.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "db/version_set.h"
 #include "db/write_batch_internal.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
-#include "db/sst_dir_removal.h"
+#include "fs/mem_file_system.h"
 #include "leveldb/write_batch.h"
 #include "table/sst_dir.h"
 #include "util/env_util.h"
@@ -431,6 +432,7 @@ Status DBImpl::PlaceLiveDirectories(std::set<uint64_t>* missing_level0) {
 
 Status DBImpl::Open(const char* env_spec) {
   MutexLock l(&mutex_);
+  if (!read_ahead_start_.ok()) return read_ahead_start_;
   Log(options_.info_log, "DeLSM tuning: %s%s%s%s\n",
       delsm::TuningToString(tuning_).c_str(),
       env_spec != nullptr ? " (DELSM_OPTIONS=\"" : "",
@@ -494,7 +496,8 @@ Status DB::Open(const Options& options, const std::string& name, DB** dbptr) {
 }
 
 Status DestroyDB(const std::string& dbname, const Options& options) {
-  return DestroyDBWithFileSystem(dbname, options, FileSystem::Default());
+  return DestroyDBWithFileSystem(dbname, options,
+                                 FileSystemForEnv(options.env));
 }
 
 Status DestroyDBWithFileSystem(const std::string& dbname,
@@ -578,19 +581,11 @@ Status OpenWithFileSystem(const Options& options,
       return Status::InvalidArgument("DELSM_OPTIONS", s.ToString());
     }
   }
-  if (tuning.l0_compaction_dirs < 1 ||
-      tuning.l0_slowdown_dirs < tuning.l0_compaction_dirs ||
-      tuning.l0_stop_dirs < tuning.l0_slowdown_dirs ||
-      tuning.l0_compaction_entries == 0 || tuning.sst_entries == 0 ||
-      tuning.l1_entries == 0 || tuning.table_cache_bytes == 0 ||
-      tuning.max_dir_entries == 0 || tuning.flush_threads < 1 ||
-      tuning.flush_threads > config::kMaxImmutableMemtables) {
-    return Status::InvalidArgument(
-        name,
-        "inconsistent delsm::Tuning (need 1 <= l0_compaction_dirs <= "
-        "l0_slowdown_dirs <= l0_stop_dirs, non-zero entry limits and "
-        "1 <= flush_threads <= 4)");
-  }
+  // Every field in its documented range (delsm.h), before anything is
+  // created: a value beyond it would start thousands of threads, wrap a
+  // deadline or overflow a level's capacity.
+  Status valid = delsm::ValidateTuning(tuning);
+  if (!valid.ok()) return valid;
   // Before DBImpl exists: it would rotate the LOG of a database it must
   // leave alone. A LevelDB database it can convert passes; Recover converts
   // it under the LOCK.

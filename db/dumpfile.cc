@@ -27,11 +27,12 @@
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
 #include "fs/file_system.h"
+#include "fs/mem_file_system.h"
 #include "leveldb/env.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
-#include "table/meta_file.h"
 #include "table/home_dirs.h"
+#include "table/meta_file.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_options.h"
 #include "util/logging.h"
@@ -264,7 +265,7 @@ Status DumpSstDir(FileSystem* fs, const std::string& dir, WritableFile* dst) {
 }  // namespace
 
 Status DumpFile(Env* env, const std::string& fname, WritableFile* dst) {
-  return DumpFileWithFileSystem(env, FileSystem::Default(), fname, dst);
+  return DumpFileWithFileSystem(env, FileSystemForEnv(env), fname, dst);
 }
 
 Status DumpFileWithFileSystem(Env* env, FileSystem* fs,

@@ -59,6 +59,7 @@
 #include "db/write_batch_internal.h"
 #include "delsm/delsm.h"
 #include "fs/file_system.h"
+#include "fs/mem_file_system.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/filter_policy.h"
@@ -737,7 +738,7 @@ class Repairer {
 }  // namespace
 
 Status RepairDB(const std::string& dbname, const Options& options) {
-  return RepairDBWithFileSystem(dbname, options, FileSystem::Default());
+  return RepairDBWithFileSystem(dbname, options, FileSystemForEnv(options.env));
 }
 
 Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,

@@ -1,6 +1,8 @@
 // delsm::Tuning as text: the DELSM_OPTIONS environment variable, the C API's
 // tuning functions and the LOG line all go through the one field table
-// below. A field added to delsm::Tuning is one line in Fields().
+// below, and so does ValidateTuning, which Open calls on the tuning in
+// effect. A field added to delsm::Tuning is one line in Fields(), with the
+// range its header comment documents.
 #include <cerrno>
 #include <cinttypes>
 #include <cstdlib>
@@ -10,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "db/dbformat.h"
 #include "delsm/delsm.h"
 
 namespace delsm {
@@ -22,13 +25,36 @@ struct Field {
   std::function<bool(const std::string& text, Tuning* t)> parse;
   std::function<std::string(const Tuning& t)> format;
   const char* values;  // what parse accepts, for error messages
+  // Empty if the field's value is in its documented range, else what the
+  // range is ("[1, 64]"). Fields are checked in declaration order, so a
+  // bound may depend on a field declared before.
+  std::function<std::string(const Tuning& t)> out_of_range;
 };
+
+// "[lo, hi]" in decimal.
+std::string RangeText(long long lo, unsigned long long hi) {
+  return "[" + std::to_string(lo) + ", " + std::to_string(hi) + "]";
+}
+
+// True if v, of any integral type, lies in [lo, hi] (lo may be negative).
+template <typename T>
+bool InRange(T v, long long lo, unsigned long long hi) {
+  if (std::is_signed<T>::value) {
+    const long long x = static_cast<long long>(v);
+    return x >= lo && (x < 0 || static_cast<unsigned long long>(x) <= hi);
+  }
+  const unsigned long long x = static_cast<unsigned long long>(v);
+  return (lo <= 0 || x >= static_cast<unsigned long long>(lo)) && x <= hi;
+}
 
 // Decimal text -> an integral field, rejecting signs where the field is
 // unsigned, trailing characters and values out of the field's range (a bool
 // field takes 0 or 1).
+// The field's range is [lo, hi], or [the value of `lo_field`, hi] when
+// `lo_field` is given (l0_slowdown_dirs is at least l0_compaction_dirs).
 template <typename T>
-Field Integer(const char* name, T Tuning::*member) {
+Field Integer(const char* name, T Tuning::*member, long long lo,
+              unsigned long long hi, int Tuning::*lo_field = nullptr) {
   static_assert(std::is_integral<T>::value, "integral fields only");
   Field f;
   f.name = name;
@@ -58,6 +84,11 @@ Field Integer(const char* name, T Tuning::*member) {
     return true;
   };
   f.format = [member](const Tuning& t) { return std::to_string(t.*member); };
+  f.out_of_range = [member, lo, hi, lo_field](const Tuning& t) {
+    const long long low = lo_field != nullptr ? t.*lo_field : lo;
+    if (InRange(t.*member, low, hi)) return std::string();
+    return RangeText(low, hi);
+  };
   return f;
 }
 
@@ -88,31 +119,56 @@ Field DurabilityField(const char* name, Durability Tuning::*member) {
     for (const DurabilityName& d : kDurabilityNames) {
       if (t.*member == d.mode) return std::string(d.name);
     }
-    return std::string("unknown");
+    return "unknown (" + std::to_string(static_cast<int>(t.*member)) + ")";
+  };
+  f.out_of_range = [member](const Tuning& t) {
+    for (const DurabilityName& d : kDurabilityNames) {
+      if (t.*member == d.mode) return std::string();
+    }
+    return std::string("syncfs, fsync or deferred");
   };
   return f;
 }
+
+// A bool takes either value.
+Field Flag(const char* name, bool Tuning::*member) {
+  Field f = Integer(name, member, 0, 1);
+  f.out_of_range = [](const Tuning&) { return std::string(); };
+  return f;
+}
+
+// The ranges documented in include/delsm/delsm.h.
+constexpr unsigned long long kMaxRetentionMicros =
+    365ull * 24 * 3600 * 1000 * 1000;                  // a year
+constexpr unsigned long long kMaxL0Dirs = 1000000000;  // 10^9
+// 10^14: L6 holds 10^5 times L1, which must fit in 64 bits.
+constexpr unsigned long long kMaxEntries = 100000000000000ull;
+constexpr unsigned long long kMaxSstEntries = 1ull << 24;
 
 // Every Tuning field, in declaration order.
 const std::vector<Field>& Fields() {
   static const std::vector<Field>* fields = new std::vector<Field>{
       DurabilityField("durability", &Tuning::durability),
       Integer("deferred_wal_retention_micros",
-              &Tuning::deferred_wal_retention_micros),
-      Integer("inline_threshold", &Tuning::inline_threshold),
-      Integer("read_ahead_files", &Tuning::read_ahead_files),
-      Integer("read_ahead_bytes", &Tuning::read_ahead_bytes),
-      Integer("read_ahead_threads", &Tuning::read_ahead_threads),
-      Integer("l0_compaction_entries", &Tuning::l0_compaction_entries),
-      Integer("l0_compaction_dirs", &Tuning::l0_compaction_dirs),
-      Integer("l0_slowdown_dirs", &Tuning::l0_slowdown_dirs),
-      Integer("l0_stop_dirs", &Tuning::l0_stop_dirs),
-      Integer("sst_entries", &Tuning::sst_entries),
-      Integer("max_dir_entries", &Tuning::max_dir_entries),
-      Integer("l1_entries", &Tuning::l1_entries),
-      Integer("table_cache_bytes", &Tuning::table_cache_bytes),
-      Integer("flush_threads", &Tuning::flush_threads),
-      Integer("values_stay_put", &Tuning::values_stay_put),
+              &Tuning::deferred_wal_retention_micros, 0, kMaxRetentionMicros),
+      Integer("inline_threshold", &Tuning::inline_threshold, 0, 1 << 20),
+      Integer("read_ahead_files", &Tuning::read_ahead_files, 0, 1024),
+      Integer("read_ahead_bytes", &Tuning::read_ahead_bytes, 0, 1ull << 30),
+      Integer("read_ahead_threads", &Tuning::read_ahead_threads, 1, 64),
+      Integer("l0_compaction_entries", &Tuning::l0_compaction_entries, 1,
+              kMaxEntries),
+      Integer("l0_compaction_dirs", &Tuning::l0_compaction_dirs, 1, kMaxL0Dirs),
+      Integer("l0_slowdown_dirs", &Tuning::l0_slowdown_dirs, 1, kMaxL0Dirs,
+              &Tuning::l0_compaction_dirs),
+      Integer("l0_stop_dirs", &Tuning::l0_stop_dirs, 1, kMaxL0Dirs,
+              &Tuning::l0_slowdown_dirs),
+      Integer("sst_entries", &Tuning::sst_entries, 1, kMaxSstEntries),
+      Integer("max_dir_entries", &Tuning::max_dir_entries, 1, kMaxSstEntries),
+      Integer("l1_entries", &Tuning::l1_entries, 1, kMaxEntries),
+      Integer("table_cache_bytes", &Tuning::table_cache_bytes, 1, 1ull << 48),
+      Integer("flush_threads", &Tuning::flush_threads, 1,
+              leveldb::config::kMaxImmutableMemtables),
+      Flag("values_stay_put", &Tuning::values_stay_put),
   };
   return *fields;
 }
@@ -163,6 +219,18 @@ bool GetTuningField(const Tuning& tuning, const std::string& name,
   if (f == nullptr) return false;
   *value = f->format(tuning);
   return true;
+}
+
+leveldb::Status ValidateTuning(const Tuning& tuning) {
+  for (const Field& f : Fields()) {
+    const std::string range = f.out_of_range(tuning);
+    if (!range.empty()) {
+      return leveldb::Status::InvalidArgument(
+          std::string("tuning field ") + f.name,
+          f.format(tuning) + " is outside " + range);
+    }
+  }
+  return leveldb::Status::OK();
 }
 
 leveldb::Status ParseTuning(const std::string& spec, Tuning* tuning) {

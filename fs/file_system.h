@@ -14,6 +14,19 @@
 // are open, they hold a bounded number of descriptors.
 // Names passed to a Directory are single path components (no '/'); callers
 // guarantee that (see key_codec.h).
+//
+// Symbolic links are not DeLSM's and are never followed to read, list or
+// change what they point at: a file that is a link does not read (IOError
+// "a symbolic link, not followed"); a Directory opened at a link (the
+// path's last component) only syncs (Sync, SyncFileSystem: a database
+// directory may be a link its user made), every other call fails the same
+// way. Unlink of a link removes the link only. So the orphan sweeps skip a
+// link where an SST directory or a home should be (and log it), RepairDB
+// sets a linked SST directory aside as unreadable (moving the link) and
+// refuses a linked home, and DestroyDB fails naming the link it met; what
+// a link points at is never touched. (Links among a path's earlier
+// components, such as a level directory that is a link, are followed by
+// the kernel as for any path.)
 #ifndef DELSM_FS_FILE_SYSTEM_H_
 #define DELSM_FS_FILE_SYSTEM_H_
 

@@ -109,12 +109,21 @@ bool IsDirectory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
+// Why a call on a directory opened at a symbolic link was refused.
+Status NotFollowed(const std::string& path) {
+  return Status::IOError(path, "a symbolic link, not followed");
+}
+
 class PosixDirectory final : public Directory {
  public:
   // fd >= 0: a descriptor held under the budget; -1: works by path.
-  PosixDirectory(std::string path, int fd, std::vector<std::string> moved_to)
+  // `symlink`: `path` is a symbolic link (see file_system.h: only Sync and
+  // SyncFileSystem work then).
+  PosixDirectory(std::string path, int fd, std::vector<std::string> moved_to,
+                 bool symlink)
       : path_(std::move(path)),
         fd_(fd),
+        symlink_(symlink),
         moved_to_(std::move(moved_to)),
         current_path_(path_) {}
   ~PosixDirectory() override {
@@ -128,6 +137,7 @@ class PosixDirectory final : public Directory {
 
   Status WriteFile(const std::string& name, const Slice& data,
                    bool sync) override {
+    if (symlink_) return NotFollowed(path_);
     int fd = At(name, [](int dirfd, const char* n) {
       return RetryEintr([&] {
         return openat(dirfd, n, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
@@ -162,6 +172,7 @@ class PosixDirectory final : public Directory {
 
   Status ReadFile(const std::string& name, std::string* contents) override {
     contents->clear();
+    if (symlink_) return NotFollowed(path_);
     int fd;
     Status s = OpenForRead(name, &fd);
     if (!s.ok()) return s;
@@ -199,6 +210,7 @@ class PosixDirectory final : public Directory {
   Status ReadFileAt(const std::string& name, uint64_t offset, size_t n,
                     std::string* contents) override {
     contents->clear();
+    if (symlink_) return NotFollowed(path_);
     int fd;
     Status s = OpenForRead(name, &fd);
     if (!s.ok()) return s;
@@ -214,6 +226,7 @@ class PosixDirectory final : public Directory {
                           std::string* contents, bool* from_cache) override {
     *from_cache = false;
     contents->clear();
+    if (symlink_) return NotFollowed(path_);
     int fd;
     Status s = OpenForRead(name, &fd);
     if (!s.ok()) return s;
@@ -245,6 +258,8 @@ class PosixDirectory final : public Directory {
 
   Status LinkFrom(Directory* source, const std::string& name) override {
     PosixDirectory* src = dynamic_cast<PosixDirectory*>(source);
+    if (symlink_) return NotFollowed(path_);
+    if (src != nullptr && src->symlink_) return NotFollowed(src->path_);
     int r;
     if (src != nullptr) {
       // Either side may work by path and have been renamed: At() on this
@@ -276,6 +291,7 @@ class PosixDirectory final : public Directory {
   }
 
   Status Unlink(const std::string& name) override {
+    if (symlink_) return NotFollowed(path_);
     if (At(name, [](int dirfd, const char* n) {
           return unlinkat(dirfd, n, 0);
         }) != 0) {
@@ -285,6 +301,7 @@ class PosixDirectory final : public Directory {
   }
 
   Status Stat(const std::string& name, KvFileInfo* info) override {
+    if (symlink_) return NotFollowed(path_);
     struct stat st;
     if (At(name, [&](int dirfd, const char* n) {
           return fstatat(dirfd, n, &st, AT_SYMLINK_NOFOLLOW);
@@ -300,6 +317,7 @@ class PosixDirectory final : public Directory {
 
   Status List(std::vector<std::string>* names) override {
     names->clear();
+    if (symlink_) return NotFollowed(path_);
     // A fresh open file description (not dup(), which would share the read
     // offset) so concurrent List calls do not disturb one another.
     int fd = OpenSelf(O_RDONLY);
@@ -418,20 +436,28 @@ class PosixDirectory final : public Directory {
   Status OpenForRead(const std::string& name, int* fd) {
     // O_NOATIME spares a metadata write per read; it is refused (EPERM) on
     // files the process does not own, so fall back to a plain open then.
+    // O_NOFOLLOW: a symbolic link in a DeLSM directory is not DeLSM's
+    // file, and reading what it points at would take data from outside
+    // the database (ELOOP).
     *fd = At(name, [](int dirfd, const char* n) {
-      int r = RetryEintr(
-          [&] { return openat(dirfd, n, O_RDONLY | O_NOATIME | O_CLOEXEC); });
+      int r = RetryEintr([&] {
+        return openat(dirfd, n, O_RDONLY | O_NOATIME | O_NOFOLLOW | O_CLOEXEC);
+      });
       if (r < 0 && errno == EPERM) {
-        r = RetryEintr([&] { return openat(dirfd, n, O_RDONLY | O_CLOEXEC); });
+        r = RetryEintr([&] {
+          return openat(dirfd, n, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        });
       }
       return r;
     });
+    if (*fd < 0 && errno == ELOOP) return NotFollowed(Join(name));
     if (*fd < 0) return Error(name, errno);
     return Status::OK();
   }
 
   const std::string path_;
   const int fd_;  // O_DIRECTORY descriptor, owned, or -1; fixed for life.
+  const bool symlink_;  // opened at a symbolic link: Sync only
   const std::vector<std::string> moved_to_;
   std::mutex mu_;
   // Where the directory is now, when working by path. Guarded by mu_;
@@ -475,6 +501,7 @@ class PosixReadOnlyFile final : public ReadOnlyFile {
 Status PosixDirectory::OpenFile(const std::string& name,
                                 std::unique_ptr<ReadOnlyFile>* result) {
   result->reset();
+  if (symlink_) return NotFollowed(path_);
   int fd;
   Status s = OpenForRead(name, &fd);
   if (!s.ok()) return s;
@@ -499,14 +526,32 @@ Status OpenPosixDirectory(const std::string& path,
                           const std::vector<std::string>& moved_to,
                           std::unique_ptr<Directory>* result) {
   result->reset();
-  int fd = RetryEintr(
-      [&] { return open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); });
+  // A symbolic link is not followed to list, read or change what it points
+  // at (file_system.h); only to sync, for a database directory that is
+  // itself a link the user made. O_NOFOLLOW fails on a link (ENOTDIR with
+  // O_DIRECTORY on Linux, ELOOP elsewhere); lstat tells it from a file.
+  bool symlink = false;
+  int fd = RetryEintr([&] {
+    return open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  });
+  if (fd < 0 && (errno == ENOTDIR || errno == ELOOP)) {
+    const int err = errno;
+    struct stat st;
+    if (lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+      symlink = true;
+      fd = RetryEintr([&] {
+        return open(path.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+      });
+    } else {
+      errno = err;
+    }
+  }
   if (fd < 0) return PosixError(path, errno, true);
   if (!Budget()->Acquire()) {
     close(fd);  // it only proved the directory exists
     fd = -1;
   }
-  result->reset(new PosixDirectory(path, fd, moved_to));
+  result->reset(new PosixDirectory(path, fd, moved_to, symlink));
   return Status::OK();
 }
 

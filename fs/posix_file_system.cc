@@ -177,8 +177,16 @@ Status DiskUsageBelow(const std::string& path, std::set<uint64_t>* seen,
 }
 
 Status UnlinkDirectoryEntries(const std::string& dir) {
-  DIR* d = opendir(dir.c_str());
-  if (d == nullptr) return PosixError(dir, errno, false);
+  // Not through a symbolic link at `dir`: its entries are not ours.
+  const int fd =
+      open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return PosixError(dir, errno, false);
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    const int err = errno;
+    close(fd);
+    return PosixError(dir, err, false);
+  }
   std::vector<std::string> names;
   errno = 0;
   while (struct dirent* e = readdir(d)) {

@@ -1,3 +1,5 @@
+// FileSystem's contract (fs/file_system.h), checked on both
+// implementations: the POSIX one and the memory one (fs/mem_file_system.h).
 #include "fs/posix_file_system.h"
 
 #include <stdlib.h>
@@ -9,20 +11,26 @@
 #include <string>
 #include <vector>
 
+#include "fs/mem_file_system.h"
 #include "gtest/gtest.h"
 
 namespace leveldb {
 namespace {
 
-class PosixFileSystemTest : public testing::Test {
+// The parameter names the implementation: "posix" or "memory". The memory
+// one works under the same root path (made on disk too, and removed).
+class FileSystemContractTest : public testing::TestWithParam<std::string> {
  protected:
-  PosixFileSystemTest() : fs_(FileSystem::Default()) {
+  FileSystemContractTest()
+      : mem_fs_(GetParam() == "memory" ? NewMemFileSystem() : nullptr),
+        fs_(mem_fs_ != nullptr ? mem_fs_.get() : FileSystem::Default()) {
     char tmpl[] = "/tmp/delsm_fs_test.XXXXXX";
     const char* d = mkdtemp(tmpl);
     EXPECT_NE(d, nullptr);
     root_ = d ? d : "/tmp";
+    EXPECT_TRUE(fs_->CreateDir(root_, true).ok());
   }
-  ~PosixFileSystemTest() override {
+  ~FileSystemContractTest() override {
     std::string cmd = "rm -rf '" + root_ + "'";
     if (root_ != "/tmp") EXPECT_EQ(system(cmd.c_str()), 0);
   }
@@ -36,11 +44,12 @@ class PosixFileSystemTest : public testing::Test {
     return dir;
   }
 
+  const std::unique_ptr<FileSystem> mem_fs_;
   FileSystem* const fs_;
   std::string root_;
 };
 
-TEST_F(PosixFileSystemTest, WriteReadStat) {
+TEST_P(FileSystemContractTest, WriteReadStat) {
   auto dir = MakeDir("d");
   const std::string data(4096, 'v');
   ASSERT_TRUE(dir->WriteFile("a@00000000000001", data, false).ok());
@@ -61,7 +70,7 @@ TEST_F(PosixFileSystemTest, WriteReadStat) {
   EXPECT_TRUE(fs_->Exists(root_ + "/d/a@00000000000001"));
 }
 
-TEST_F(PosixFileSystemTest, WriteExistingIsErrorAndKeepsOldData) {
+TEST_P(FileSystemContractTest, WriteExistingIsErrorAndKeepsOldData) {
   auto dir = MakeDir("d");
   ASSERT_TRUE(dir->WriteFile("f", "first", false).ok());
   Status s = dir->WriteFile("f", "second", false);
@@ -75,7 +84,7 @@ TEST_F(PosixFileSystemTest, WriteExistingIsErrorAndKeepsOldData) {
   EXPECT_EQ(got, "first");
 }
 
-TEST_F(PosixFileSystemTest, NotFound) {
+TEST_P(FileSystemContractTest, NotFound) {
   auto dir = MakeDir("d");
   std::string got;
   KvFileInfo info;
@@ -89,7 +98,7 @@ TEST_F(PosixFileSystemTest, NotFound) {
   EXPECT_FALSE(fs_->Exists(root_ + "/missing"));
 }
 
-TEST_F(PosixFileSystemTest, LinkKeepsInodeAndCountsLinks) {
+TEST_P(FileSystemContractTest, LinkKeepsInodeAndCountsLinks) {
   auto a = MakeDir("a");
   auto b = MakeDir("b");
   ASSERT_TRUE(a->WriteFile("k@00000000000001", "value", false).ok());
@@ -119,7 +128,7 @@ TEST_F(PosixFileSystemTest, LinkKeepsInodeAndCountsLinks) {
   EXPECT_EQ(got, "value");
 }
 
-TEST_F(PosixFileSystemTest, ListSkipsDots) {
+TEST_P(FileSystemContractTest, ListSkipsDots) {
   auto dir = MakeDir("d");
   std::vector<std::string> names;
   ASSERT_TRUE(dir->List(&names).ok());
@@ -137,7 +146,7 @@ TEST_F(PosixFileSystemTest, ListSkipsDots) {
   EXPECT_EQ(again.size(), 4u);
 }
 
-TEST_F(PosixFileSystemTest, RenamedDirectoryStaysUsable) {
+TEST_P(FileSystemContractTest, RenamedDirectoryStaysUsable) {
   ASSERT_TRUE(fs_->CreateDir(root_ + "/L0", false).ok());
   ASSERT_TRUE(fs_->CreateDir(root_ + "/L1", false).ok());
   ASSERT_TRUE(fs_->CreateDir(root_ + "/L0/000001.sst", false).ok());
@@ -161,7 +170,7 @@ TEST_F(PosixFileSystemTest, RenamedDirectoryStaysUsable) {
   ASSERT_TRUE(fs_->RemoveDir(root_ + "/L1/000001.sst").ok());
 }
 
-TEST_F(PosixFileSystemTest, CreateAndRemoveDir) {
+TEST_P(FileSystemContractTest, CreateAndRemoveDir) {
   const std::string path = root_ + "/x";
   ASSERT_TRUE(fs_->CreateDir(path, false).ok());
   EXPECT_TRUE(fs_->CreateDir(path, true).ok());
@@ -187,7 +196,7 @@ TEST_F(PosixFileSystemTest, CreateAndRemoveDir) {
   EXPECT_TRUE(fs_->Rename(path, root_ + "/y").IsNotFound());
 }
 
-TEST_F(PosixFileSystemTest, LargeFileRoundTrip) {
+TEST_P(FileSystemContractTest, LargeFileRoundTrip) {
   auto dir = MakeDir("d");
   std::string data;
   for (int i = 0; i < (3 << 20); i++) data.push_back(static_cast<char>(i * 31));
@@ -197,6 +206,65 @@ TEST_F(PosixFileSystemTest, LargeFileRoundTrip) {
   EXPECT_TRUE(got == data);
   ASSERT_TRUE(dir->ReadFileAt("big", 1 << 20, 10, &got).ok());
   EXPECT_EQ(got, data.substr(1 << 20, 10));
+}
+
+INSTANTIATE_TEST_SUITE_P(Implementations, FileSystemContractTest,
+                         testing::Values("posix", "memory"),
+                         [](const testing::TestParamInfo<std::string>& info) {
+                           return info.param;
+                         });
+
+// A symbolic link is never followed to read, list or change what it
+// points at: a directory opened at one only syncs (a database directory
+// may be a link the user made), a file that is one does not read.
+TEST(PosixSymlinkTest, LinksAreNotFollowed) {
+  char tmpl[] = "/tmp/delsm_fs_symlink.XXXXXX";
+  const char* d = mkdtemp(tmpl);
+  ASSERT_NE(d, nullptr);
+  const std::string root = d;
+  FileSystem* fs = FileSystem::Default();
+  ASSERT_TRUE(fs->CreateDir(root + "/outside", false).ok());
+  ASSERT_TRUE(fs->CreateDir(root + "/sst", false).ok());
+  std::unique_ptr<Directory> outside, sst;
+  ASSERT_TRUE(fs->OpenDirectory(root + "/outside", &outside).ok());
+  ASSERT_TRUE(outside->WriteFile("f", "data", false).ok());
+  ASSERT_EQ(symlink((root + "/outside").c_str(), (root + "/link").c_str()), 0);
+  ASSERT_EQ(symlink((root + "/outside/f").c_str(), (root + "/sst/k").c_str()),
+            0);
+
+  std::unique_ptr<Directory> link;
+  ASSERT_TRUE(fs->OpenDirectory(root + "/link", &link).ok());
+  EXPECT_TRUE(link->Sync().ok());
+  std::vector<std::string> names;
+  std::string got;
+  KvFileInfo info;
+  std::unique_ptr<ReadOnlyFile> file;
+  for (const Status& s :
+       {link->List(&names), link->Unlink("f"), link->ReadFile("f", &got),
+        link->ReadFileAt("f", 0, 4, &got), link->Stat("f", &info),
+        link->OpenFile("f", &file), link->WriteFile("new", "", false),
+        link->LinkFrom(outside.get(), "f"), outside->LinkFrom(link.get(), "f"),
+        UnlinkDirectoryEntries(root + "/link")}) {
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_NE(s.ToString().find(root + "/link"), std::string::npos)
+        << s.ToString();
+  }
+  ASSERT_TRUE(fs->OpenDirectory(root + "/sst", &sst).ok());
+  Status s = sst->ReadFile("k", &got);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(s.ToString().find("a symbolic link, not followed"),
+            std::string::npos)
+      << s.ToString();
+  EXPECT_TRUE(sst->ReadFileAt("k", 0, 4, &got).IsIOError());
+  EXPECT_TRUE(sst->OpenFile("k", &file).IsIOError());
+  // Unlinking a link removes the link only.
+  ASSERT_TRUE(sst->Unlink("k").ok());
+  ASSERT_TRUE(outside->ReadFile("f", &got).ok());
+  EXPECT_EQ(got, "data");
+  link.reset();
+  outside.reset();
+  sst.reset();
+  EXPECT_EQ(RemoveTreeAt(root), 0);
 }
 
 TEST(PosixErrorTest, Messages) {

@@ -110,8 +110,8 @@ class ValuePrefetcherTest : public testing::Test {
   ValuePrefetcherTest()
       : icmp_(BytewiseComparator()),
         bloom_(NewBloomFilterPolicy(10)),
-        pool_(new ThreadPool(1)),
         path_(tmp_.path() + "/000007.sst") {
+    EXPECT_TRUE(ThreadPool::Start(1, &pool_).ok());
     options_.comparator = &icmp_;
     options_.filter_policy = bloom_.get();
     options_.fs = &fs_;
@@ -310,8 +310,9 @@ TEST_F(ValuePrefetcherTest, ReadsAheadInParallelAtMostReadAheadFilesAtOnce) {
   // Four pool threads, three files ahead: the three reads ahead run at the
   // same time (held until all three are in flight), and never more than
   // three run at once however many threads the pool has.
-  ThreadPool pool(4);
-  options_.read_ahead_pool = &pool;
+  std::unique_ptr<ThreadPool> pool;
+  ASSERT_TRUE(ThreadPool::Start(4, &pool).ok());
+  options_.read_ahead_pool = pool.get();
   options_.read_ahead_files = 3;
   fs_.simulate_device = true;
   fs_.reads_waiting_for_device = 1 << 30;  // every read waits
@@ -332,7 +333,7 @@ TEST_F(ValuePrefetcherTest, ReadsAheadInParallelAtMostReadAheadFilesAtOnce) {
     ExpectEntry(it.get(), i);
   }
   it.reset();
-  Drain(&pool);
+  Drain(pool.get());
   // One read in flight on the scan's thread (a read not yet started that it
   // takes over) plus the reads ahead left in the window: at most
   // read_ahead_files at once.

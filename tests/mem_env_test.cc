@@ -1,13 +1,14 @@
-// A DB whose Options::env is NewMemEnv keeps its WAL and manifest in memory
-// and its SST directories on disk under the DB's path (README, "What is and
-// is not in the contract"). DestroyDB must remove both halves: a second DB
-// at the same path starts its file numbers afresh, and an SST directory
-// left behind on disk would collide with its first flush ("File exists", a
-// sticky background error).
+// A DB whose Options::env is NewMemEnv keeps its WAL and manifest in that
+// Env and its SST directories in the Env's own memory FileSystem (README,
+// "What is and is not in the contract"). DestroyDB must remove both halves:
+// a second DB at the same path in the same Env starts its file numbers
+// afresh, and an SST directory left behind would collide with its first
+// flush ("File exists", a sticky background error).
 #include <memory>
 #include <string>
 
 #include "delsm/delsm.h"
+#include "fs/mem_file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
@@ -75,12 +76,13 @@ TEST(MemEnvTest, DestroyRemovesSstDirectoriesAndTheNextDbWorks) {
   const std::string dbname = tmp.path();
   const int kKeys = 3000;
 
+  // One MemEnv for both DBs: all the second finds is what DestroyDB of the
+  // first left in it.
+  std::unique_ptr<leveldb::Env> env(
+      leveldb::NewMemEnv(leveldb::Env::Default()));
+  leveldb::FileSystem* fs = leveldb::FileSystemForEnv(env.get());
   for (int round = 0; round < 2; round++) {
     SCOPED_TRACE("DB number " + std::to_string(round + 1));
-    // A fresh MemEnv each time, as a new process would have: nothing of the
-    // first DB survives in memory, only what DestroyDB left on disk.
-    std::unique_ptr<leveldb::Env> env(
-        leveldb::NewMemEnv(leveldb::Env::Default()));
     leveldb::Options options;
     options.env = env.get();
     options.create_if_missing = true;
@@ -96,18 +98,22 @@ TEST(MemEnvTest, DestroyRemovesSstDirectoriesAndTheNextDbWorks) {
     EXPECT_GE(flushes, 2u);
     EXPECT_GE(compactions, 1u);
     EXPECT_EQ("0", Property(db.get(), "leveldb.num-files-at-level0"));
-    // The SST directories are on disk, not in the MemEnv.
-    EXPECT_FALSE(ListDir(dbname + "/L1").empty() &&
-                 ListDir(dbname + "/L2").empty());
+    // The SST directories are in the MemEnv's FileSystem, not on disk.
+    std::vector<std::string> l1, l2;
+    ASSERT_TRUE(fs->ListDirectory(dbname + "/L1", &l1).ok());
+    ASSERT_TRUE(fs->ListDirectory(dbname + "/L2", &l2).ok());
+    EXPECT_FALSE(l1.empty() && l2.empty());
+    EXPECT_TRUE(ListDir(dbname).empty());
     db.reset();
 
     s = leveldb::DestroyDB(dbname, options);
     ASSERT_TRUE(s.ok()) << s.ToString();
-    // Everything the DB made is gone: the level directories on disk and the
-    // files in memory.
-    EXPECT_TRUE(ListDir(dbname).empty())
-        << "left on disk: " << ListDir(dbname).size() << " entries, first "
-        << ListDir(dbname).front();
+    // Everything the DB made is gone: the level directories and the files
+    // in memory.
+    for (int level = 0; level < 7; level++) {
+      EXPECT_FALSE(fs->Exists(dbname + "/L" + std::to_string(level)));
+    }
+    EXPECT_TRUE(ListDir(dbname).empty());
     std::vector<std::string> in_memory;
     env->GetChildren(dbname, &in_memory);
     EXPECT_TRUE(in_memory.empty());

@@ -6,6 +6,11 @@
 // NotFound, a locked file cannot be locked again until unlocked, removing a
 // non-empty directory fails. As in LevelDB's in-memory Env, creating a file
 // does not require its parent directory to exist.
+//
+// Each memory Env holds one attachment (util/memenv_attachment.h): the
+// memory FileSystem where databases using this Env keep their SST
+// directories, so that nothing of such a database is on disk and two
+// memory Envs never see each other's files.
 #include "leveldb/helpers/memenv.h"
 
 #include <algorithm>
@@ -22,6 +27,7 @@
 #include "leveldb/env.h"
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
+#include "util/memenv_attachment.h"
 
 namespace leveldb {
 
@@ -161,6 +167,12 @@ std::string Normalize(const std::string& path) {
 class InMemoryEnv final : public EnvWrapper {
  public:
   explicit InMemoryEnv(Env* base) : EnvWrapper(base) {}
+
+  MemEnvAttachment* Attachment(MemEnvAttachment* (*make)()) {
+    std::lock_guard<std::mutex> guard(attachment_mu_);
+    if (attachment_ == nullptr) attachment_.reset(make());
+    return attachment_.get();
+  }
 
   Status NewSequentialFile(const std::string& fname,
                            SequentialFile** result) override {
@@ -391,10 +403,29 @@ class InMemoryEnv final : public EnvWrapper {
   std::map<std::string, FileRef> files_;  // Guarded by mu_.
   std::set<std::string> dirs_;            // Normalized; guarded by mu_.
   std::set<std::string> locked_;          // Guarded by mu_.
+
+  std::mutex attachment_mu_;
+  // Made on first use; guarded by attachment_mu_.
+  std::unique_ptr<MemEnvAttachment> attachment_;
 };
 
 }  // namespace
 
 Env* NewMemEnv(Env* base_env) { return new InMemoryEnv(base_env); }
+
+MemEnvAttachment* MemEnvAttachmentOf(Env* env, MemEnvAttachment* (*make)()) {
+  // A wrapper's files are its target's unless it overrides them; one that
+  // wraps a memory Env keeps them in memory, so its SST directories belong
+  // there too.
+  while (env != nullptr) {
+    if (InMemoryEnv* mem = dynamic_cast<InMemoryEnv*>(env)) {
+      return mem->Attachment(make);
+    }
+    EnvWrapper* wrapper = dynamic_cast<EnvWrapper*>(env);
+    if (wrapper == nullptr) break;
+    env = wrapper->target();
+  }
+  return nullptr;
+}
 
 }  // namespace leveldb

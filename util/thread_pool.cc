@@ -1,10 +1,37 @@
 #include "util/thread_pool.h"
 
+#include <new>
+#include <string>
+#include <system_error>
+
 namespace leveldb {
 
-ThreadPool::ThreadPool(int threads) {
+Status ThreadPool::Start(int threads, std::unique_ptr<ThreadPool>* result) {
+  result->reset();
   if (threads < 1) threads = 1;
-  for (int i = 0; i < threads; i++) workers_.emplace_back([this] { Work(); });
+  std::unique_ptr<ThreadPool> pool(new ThreadPool());
+  std::string error;
+  try {
+    pool->workers_.reserve(threads);
+    for (int i = 0; i < threads; i++) {
+      pool->workers_.emplace_back([p = pool.get()] { p->Work(); });
+    }
+  } catch (const std::system_error& e) {
+    error = e.what();
+  } catch (const std::bad_alloc& e) {
+    error = e.what();
+  }
+  if (!error.empty()) {
+    // The destructor stops and joins the workers that did start.
+    const size_t started = pool->workers_.size();
+    pool.reset();
+    return Status::IOError("cannot start thread " +
+                               std::to_string(started + 1) + " of " +
+                               std::to_string(threads) + " of a thread pool",
+                           error);
+  }
+  *result = std::move(pool);
+  return Status::OK();
 }
 
 ThreadPool::~ThreadPool() {

@@ -8,16 +8,24 @@
 #include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
+
+#include "leveldb/status.h"
 
 namespace leveldb {
 
 class ThreadPool {
  public:
-  // Starts `threads` workers (at least one).
-  explicit ThreadPool(int threads);
+  // Starts a pool of `threads` workers (at least one) into *result. If a
+  // thread cannot be started (the system's thread or memory limits), the
+  // ones already started are stopped and joined, *result is null, and the
+  // IOError says how many of how many started and why: no exception
+  // leaves this call.
+  static Status Start(int threads, std::unique_ptr<ThreadPool>* result);
+
   // Runs every task already submitted, then joins the workers.
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
@@ -27,13 +35,14 @@ class ThreadPool {
   void Submit(std::function<void()> task);
 
  private:
+  ThreadPool() = default;
   void Work();
 
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<std::function<void()>> queue_;  // guarded by mu_
   bool stopping_ = false;                    // guarded by mu_; set once
-  std::vector<std::thread> workers_;         // set by the constructor
+  std::vector<std::thread> workers_;         // set by Start
 };
 
 }  // namespace leveldb

@@ -31,8 +31,13 @@ enum class Durability {
   kDeferred,
 };
 
+// Every field has a range, stated with it; Open refuses a tuning with a
+// field outside its range with InvalidArgument naming the field (see
+// ValidateTuning), before it creates or changes anything.
 struct DELSM_EXPORT Tuning {
+  // One of the three modes above.
   Durability durability = Durability::kSyncfs;
+  // Range: 0 to 31,536,000,000,000 (a year).
   uint64_t deferred_wal_retention_micros = 120ull * 1000 * 1000;
 
   // Values of at most this many bytes are kept inside the meta file instead
@@ -41,11 +46,15 @@ struct DELSM_EXPORT Tuning {
   // the sweep in benchmarks/RESULTS.md ("Inline values: choosing the
   // default"): a smaller value in a file of its own costs a 4 KiB block and
   // an inode; larger values keep the hard-linking compaction.
+  // Range: 0 to 1,048,576 (1 MiB).
   size_t inline_threshold = 2048;
 
   // Scans read KV files ahead of the cursor on `read_ahead_threads`
   // threads, at most this many files and bytes ahead of it (per SST being
-  // scanned). 0 files or bytes = no read-ahead.
+  // scanned). 0 files or bytes = no read-ahead. Ranges: files 0 to 1024,
+  // bytes 0 to 1,073,741,824 (1 GiB), threads 1 to 64 (checked also when
+  // read-ahead is off). Open fails with an IOError if the threads cannot be
+  // started.
   int read_ahead_files = 16;
   size_t read_ahead_bytes = 1 << 20;
   int read_ahead_threads = 4;
@@ -57,33 +66,37 @@ struct DELSM_EXPORT Tuning {
   // at 1M x 4 KiB, 20,000 entries / 20 directories rewrote 5.5M L1 entries
   // against 21M for 10,000 / 4 (benchmarks/RESULTS.md, "How large an L0
   // compaction?"). A point read checks the Bloom filter of each L0 SST.
+  // Ranges: entries 1 to 10^14; dirs 1 to 10^9.
   uint64_t l0_compaction_entries = 20000;
   int l0_compaction_dirs = 20;
   // Writes are slowed by a share of 1 ms each from this many L0
   // directories on, and stop until a compaction finishes at the second
-  // figure.
+  // figure. Ranges: l0_compaction_dirs <= l0_slowdown_dirs <= l0_stop_dirs
+  // <= 10^9.
   int l0_slowdown_dirs = 30;
   int l0_stop_dirs = 40;
 
-  // Entries per SST written by a compaction.
+  // Entries per SST written by a compaction. Range: 1 to 16,777,216 (2^24).
   uint64_t sst_entries = 4096;
   // Entries an SST directory (below L0) may hold: the SSTs a compaction
   // adds to a directory are written to new directories beyond it, so
   // listings stay cheap and ext4 without large_dir never meets its
   // directory-index limit. An L0 directory holds one memtable's entries.
+  // Range: 1 to 16,777,216 (2^24).
   uint64_t max_dir_entries = 65536;
   // Capacity of L1 in entries; each deeper level holds 10x the one above.
+  // Range: 1 to 10^14 (so the deepest level's capacity fits in 64 bits).
   uint64_t l1_entries = 100000;
 
   // Memory the open SSTs' decoded meta files (index, keys, filter) may keep
   // resident, in bytes; least recently used SSTs are closed beyond it (an
   // SST in use stays open). About 160 bytes per entry: the default keeps
   // every SST of a 1M-key DB open. Reported by delsm.table-cache-memory and
-  // included in leveldb.approximate-memory-usage.
+  // included in leveldb.approximate-memory-usage. Range: 1 to 2^48.
   uint64_t table_cache_bytes = 256ull << 20;
 
   // Immutable memtables flushed at once, each into its own L0 SST
-  // directory by its own thread (1 to 4); they are committed in order.
+  // directory by its own thread; they are committed in order. Range: 1 to 4.
   // One directory's creates are serialized by the file system, so
   // flushes in different directories are how a flush keeps up with
   // writers creating one KV file per value.
@@ -96,7 +109,7 @@ struct DELSM_EXPORT Tuning {
   // dropped and no reader can still see it. Off (the paper's mode: a
   // value's directory entry moves down with it, level by level) by
   // default. A database may be opened either way at any time: the setting
-  // decides only where later flushes put their values.
+  // decides only where later flushes put their values. Either value.
   bool values_stay_put = false;
 };
 
@@ -109,10 +122,17 @@ DELSM_EXPORT leveldb::Status Open(const leveldb::Options& options,
                                   const Tuning& tuning,
                                   const std::string& name, leveldb::DB** dbptr);
 
+// OK if every field of `tuning` is in the range its comment above states;
+// else InvalidArgument "tuning field <name>: <value> is outside <range>"
+// for the first field (in declaration order) that is not. Open calls it on
+// the tuning in effect (after DELSM_OPTIONS).
+DELSM_EXPORT leveldb::Status ValidateTuning(const Tuning& tuning);
+
 // Sets the Tuning fields named in `spec`, a list of `name=value` separated by
 // ';' (spaces around names and values are ignored, empty items skipped), e.g.
 // "durability=fsync;inline_threshold=512". Names are the field names above;
-// durability takes syncfs, fsync or deferred; numbers are decimal. Fields not
+// durability takes syncfs, fsync or deferred; numbers are decimal (any value
+// of the field's C++ type; the ranges are Open's to check). Fields not
 // named keep their value. On an unknown name or a bad value returns
 // InvalidArgument saying which, and leaves *tuning unchanged.
 DELSM_EXPORT leveldb::Status ParseTuning(const std::string& spec,

@@ -1,0 +1,209 @@
+// Nothing that removes files follows a symbolic link out of the database.
+// A symbolic link where DeLSM keeps its own directories or files (an SST
+// directory's place in a level directory, a KV file's in an SST
+// directory, a home's in values/) is not DeLSM's: Open's sweep of orphans,
+// RepairDB and DestroyDB leave it and what it points to alone (the sweep
+// logs it; DestroyDB fails naming it and leaves the directory holding it).
+// The files outside must all survive, and the database's own keys too.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "delsm/delsm.h"
+#include "gtest/gtest.h"
+#include "leveldb/db.h"
+#include "leveldb/env.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using delsm_test::ListDir;
+using delsm_test::TempDir;
+
+std::string Key(int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "key%06d", i);
+  return buf;
+}
+
+std::string Value(int i) { return std::to_string(i) + std::string(3000, 'v'); }
+
+bool WriteFile(const std::string& path, const std::string& data) {
+  std::ofstream f(path, std::ios::binary);
+  f << data;
+  return static_cast<bool>(f);
+}
+
+// Every file below `dir` with its contents.
+std::map<std::string, std::string> Contents(const std::string& dir) {
+  std::map<std::string, std::string> out;
+  for (const std::string& name : ListDir(dir)) {
+    std::ifstream f(dir + "/" + name, std::ios::binary);
+    out[name] = std::string(std::istreambuf_iterator<char>(f), {});
+  }
+  return out;
+}
+
+class SymlinkSweepTest : public testing::Test {
+ protected:
+  SymlinkSweepTest()
+      : tmp_("delsm_symlink"),
+        dbname_(tmp_.path() + "/db"),
+        outside_(tmp_.path() + "/outside") {
+    tuning_.values_stay_put = true;  // so the database has values/
+    tuning_.inline_threshold = 0;    // every value a KV file
+    options_.create_if_missing = true;
+    options_.write_buffer_size = 64 * 1024;
+  }
+
+  void SetUp() override {
+    ASSERT_FALSE(tmp_.path().empty());
+    ASSERT_EQ(mkdir(outside_.c_str(), 0755), 0);
+    // Outside files named as a KV file, a meta file and anything else.
+    for (const char* name : {"key000001@00000000000001", "META", "precious"}) {
+      ASSERT_TRUE(
+          WriteFile(outside_ + "/" + name, std::string("outside:") + name));
+    }
+    before_ = Contents(outside_);
+    ASSERT_EQ(before_.size(), 3u);
+
+    leveldb::DB* db = nullptr;
+    ASSERT_OK(delsm::Open(options_, tuning_, dbname_, &db));
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i)));
+    }
+    delete db;
+
+    // The plants: in L0 an orphan SST directory's name, in a live SST
+    // directory a KV file's name and any name, in values/ a home's name,
+    // each a link to the outside directory; and one to an outside file.
+    const std::string l0 = dbname_ + "/L0";
+    std::vector<std::string> sst_dirs;
+    for (int level = 0; level < 7 && sst_dirs.empty(); level++) {
+      for (const std::string& d :
+           ListDir(dbname_ + "/L" + std::to_string(level))) {
+        sst_dirs.push_back(dbname_ + "/L" + std::to_string(level) + "/" + d);
+      }
+    }
+    ASSERT_FALSE(sst_dirs.empty());
+    ASSERT_FALSE(ListDir(dbname_ + "/values").empty());
+    for (const std::string& link :
+         {l0 + "/000900.sst", sst_dirs[0] + "/key000001@00000000000001",
+          sst_dirs[0] + "/stray", dbname_ + "/values/000901"}) {
+      ASSERT_EQ(symlink(outside_.c_str(), link.c_str()), 0) << link;
+    }
+    const std::string file = outside_ + "/precious";
+    ASSERT_EQ(symlink(file.c_str(), (l0 + "/000902.sst").c_str()), 0);
+  }
+
+  void ExpectOutsideIntact(const char* after) {
+    EXPECT_TRUE(Contents(outside_) == before_)
+        << "after " << after << ": " << Contents(outside_).size()
+        << " files outside, " << before_.size() << " before";
+  }
+
+  static constexpr int kKeys = 200;
+  TempDir tmp_;
+  const std::string dbname_;
+  const std::string outside_;
+  delsm::Tuning tuning_;
+  leveldb::Options options_;
+  std::map<std::string, std::string> before_;
+};
+
+// Reads every key back through a fresh Open (which sweeps orphans: the
+// planted names are in no manifest).
+void ExpectAllKeys(const leveldb::Options& options, const delsm::Tuning& tuning,
+                   const std::string& dbname, int keys) {
+  leveldb::DB* db = nullptr;
+  ASSERT_OK(delsm::Open(options, tuning, dbname, &db));
+  std::unique_ptr<leveldb::DB> guard(db);
+  for (int i = 0; i < keys; i++) {
+    std::string v;
+    ASSERT_OK(db->Get(leveldb::ReadOptions(), Key(i), &v));
+    ASSERT_EQ(v, Value(i));
+  }
+  db->CompactRange(nullptr, nullptr);
+}
+
+TEST_F(SymlinkSweepTest, OpenSweepLeavesWhatLinksPointAtAlone) {
+  ExpectAllKeys(options_, tuning_, dbname_, kKeys);
+  ExpectOutsideIntact("Open");
+  ExpectAllKeys(options_, tuning_, dbname_, kKeys);
+  ExpectOutsideIntact("a second Open");
+}
+
+// RepairDB sets an SST directory it cannot read aside in lost/ (for a
+// link: the link itself); a link where a home should be, whose values it
+// would have to take back, it refuses, naming it, and changes nothing.
+TEST_F(SymlinkSweepTest, RepairDBLeavesWhatLinksPointAtAlone) {
+  leveldb::Status s = leveldb::RepairDB(dbname_, options_);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(s.ToString().find("/values/000901: a symbolic link, not followed"),
+            std::string::npos)
+      << s.ToString();
+  ExpectOutsideIntact("RepairDB refused");
+  ASSERT_EQ(unlink((dbname_ + "/values/000901").c_str()), 0);
+  s = leveldb::RepairDB(dbname_, options_);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  ExpectOutsideIntact("RepairDB");
+  ExpectAllKeys(options_, tuning_, dbname_, kKeys);
+  ExpectOutsideIntact("the Open after RepairDB");
+}
+
+// DestroyDB removes what is DeLSM's and fails naming a link it met, leaving
+// the link and the directory holding it.
+TEST_F(SymlinkSweepTest, DestroyDBLeavesWhatLinksPointAtAlone) {
+  leveldb::Status s = leveldb::DestroyDB(dbname_, options_);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(s.ToString().find("a symbolic link, not followed"),
+            std::string::npos)
+      << s.ToString();
+  ExpectOutsideIntact("DestroyDB");
+  // The outside directory itself is still there.
+  struct stat st;
+  EXPECT_EQ(stat(outside_.c_str(), &st), 0);
+  EXPECT_TRUE(S_ISDIR(st.st_mode));
+}
+
+// The database directory itself may be a link its user made: it is synced
+// through (values/ is made durable by a sync of it) and everything works.
+TEST(SymlinkDatabaseDirectoryTest, DatabaseDirectoryMayBeALink) {
+  TempDir tmp("delsm_symlink_db");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string real = tmp.path() + "/real";
+  const std::string link = tmp.path() + "/link";
+  ASSERT_EQ(mkdir(real.c_str(), 0755), 0);
+  ASSERT_EQ(symlink(real.c_str(), link.c_str()), 0);
+  delsm::Tuning tuning;
+  tuning.values_stay_put = true;
+  tuning.inline_threshold = 0;
+  leveldb::Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 64 * 1024;
+  for (int round = 0; round < 2; round++) {
+    leveldb::DB* db = nullptr;
+    ASSERT_OK(delsm::Open(options, tuning, link, &db));
+    std::unique_ptr<leveldb::DB> guard(db);
+    if (round == 0) {
+      for (int i = 0; i < 100; i++) {
+        ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i)));
+      }
+      db->CompactRange(nullptr, nullptr);
+    }
+    for (int i = 0; i < 100; i++) {
+      std::string v;
+      ASSERT_OK(db->Get(leveldb::ReadOptions(), Key(i), &v));
+      ASSERT_EQ(v, Value(i));
+    }
+  }
+  EXPECT_FALSE(ListDir(real + "/values").empty());
+  ASSERT_OK(leveldb::DestroyDB(link, options));
+}
+
+}  // namespace
