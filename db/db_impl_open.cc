@@ -474,9 +474,12 @@ Status DBImpl::Open(const char* env_spec) {
     pending_outputs_.erase(added.second.number);
   }
   if (s.ok()) {
+    // Values no live entry names go before the meta files (of retired
+    // SSTs, of dead directories) that may name them: a crash in between
+    // then leaves no value that only a replaced meta file knows was dropped.
+    RemoveUnreferencedValues();
     RemoveObsoleteFiles();
     RemoveUnownedDirEntries();
-    RemoveUnreferencedValues();
     flush_threads_running_ = tuning_.flush_threads;
     compaction_thread_running_ = true;
     for (int i = 0; i < tuning_.flush_threads; i++) {
