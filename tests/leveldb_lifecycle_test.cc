@@ -231,13 +231,23 @@ TEST_F(LevelDbLifecycleTest, DestroyDbOnADelsmDatabaseWithLeftovers) {
             ListDir(db_));
 }
 
-// Parameter: whether the DeLSM database's WALs hold writes no SST has, so
-// that LevelDB's RepairDB turns them into LevelDB tables.
+// What the DeLSM database's WALs hold when LevelDB's RepairDB turns them
+// into LevelDB tables.
+enum WalsAtRepair {
+  kNoWalData,        // nothing: every write is in SST directories
+  kWalTail,          // writes no SST has, overwriting and deleting older ones
+  kFlushedWalsKept,  // kDeferred: WALs outlive their flushes, so the tables
+                     // repeat what SST directories hold (exact duplicates)
+};
+
 class LevelDbRepairedTest : public LevelDbLifecycleTest,
-                            public testing::WithParamInterface<bool> {};
+                            public testing::WithParamInterface<WalsAtRepair> {};
 
 TEST_P(LevelDbRepairedTest, OpenRefusesAndRepairDbRecoversEveryKey) {
-  const bool wal_tail = GetParam();
+  const bool wal_tail = GetParam() == kWalTail;
+  if (GetParam() == kFlushedWalsKept) {
+    tuning_.durability = delsm::Durability::kDeferred;
+  }
   Contents model;
   {
     std::unique_ptr<leveldb::DB> db;
@@ -281,14 +291,17 @@ TEST_P(LevelDbRepairedTest, OpenRefusesAndRepairDbRecoversEveryKey) {
   EXPECT_FALSE(Oracle({"dump", db_}).ok);
   const delsm_test::OracleRun repaired = Oracle({"repair", db_});
   ASSERT_TRUE(repaired.ok) << repaired.err;
-  EXPECT_EQ(wal_tail, !LevelDbTables(db_).empty());
+  EXPECT_EQ(GetParam() != kNoWalData, !LevelDbTables(db_).empty());
   ASSERT_FALSE(SstDirs(db_).empty()) << "LevelDB's repair took L0..L6";
-  // LevelDB now reads only what it made of the WALs.
+  // LevelDB now reads only what it made of the WALs (all of it when every
+  // WAL was kept).
   Contents leveldb_view;
   const delsm_test::OracleRun dump = Oracle({"dump", db_});
   ASSERT_TRUE(dump.ok) << dump.err;
   ASSERT_TRUE(delsm_test::ParseOracleDump(dump.out, &leveldb_view));
-  EXPECT_LT(leveldb_view.size(), model.size());
+  if (GetParam() != kFlushedWalsKept) {
+    EXPECT_LT(leveldb_view.size(), model.size());
+  }
 
   // DeLSM's Open refuses it, names the situation and the way out, and
   // changes nothing, with or without create_if_missing.
@@ -331,9 +344,13 @@ TEST_P(LevelDbRepairedTest, OpenRefusesAndRepairDbRecoversEveryKey) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(WalTail, LevelDbRepairedTest, testing::Bool(),
-                         [](const testing::TestParamInfo<bool>& info) {
-                           return info.param ? "WithWalTail" : "SstsOnly";
+INSTANTIATE_TEST_SUITE_P(Wals, LevelDbRepairedTest,
+                         testing::Values(kNoWalData, kWalTail,
+                                         kFlushedWalsKept),
+                         [](const testing::TestParamInfo<WalsAtRepair>& info) {
+                           return info.param == kNoWalData ? "SstsOnly"
+                                  : info.param == kWalTail ? "WithWalTail"
+                                                           : "FlushedWalsKept";
                          });
 
 }  // namespace
