@@ -15,6 +15,7 @@
 #include "db/version_edit.h"
 #include "leveldb/comparator.h"
 #include "leveldb/env.h"
+#include "table/home_dirs.h"
 #include "util/coding.h"
 
 namespace leveldb {
@@ -86,6 +87,34 @@ bool IsLevelDbTableName(const std::string& name) {
   return ext == ".ldb" || ext == ".sst";
 }
 
+// The first of DeLSM's SST directories (in a level directory listed in
+// `children`) or homes (under values/) found, as "L2/000010.sst" or
+// "values/000031"; empty if there is none.
+std::string FindDelsmData(Env* env, const std::string& dbname,
+                          const std::vector<std::string>& children) {
+  for (const std::string& child : children) {
+    uint64_t number;
+    FileType type;
+    std::vector<std::string> names;
+    if (ParseFileName(child, &number, &type) && type == kLevelDir &&
+        env->GetChildren(dbname + "/" + child, &names).ok()) {
+      for (const std::string& name : names) {
+        if (ParseSstDirName(name, &number)) return child + "/" + name;
+      }
+    }
+  }
+  std::vector<std::string> homes;
+  if (env->GetChildren(dbname + "/" + kValuesDirName, &homes).ok()) {
+    for (const std::string& home : homes) {
+      uint64_t number;
+      if (ParseHomeDirName(home, &number)) {
+        return std::string(kValuesDirName) + "/" + home;
+      }
+    }
+  }
+  return std::string();
+}
+
 struct IgnoreDamage : public log::Reader::Reporter {
   bool damaged = false;
   void Corruption(size_t, const Status&) override { damaged = true; }
@@ -141,23 +170,32 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
     *evidence = manifest;
     return Status::OK();
   }
-  if (!leveldb_table.empty()) {
+  bool all_leveldb = !records.empty();
+  for (size_t i = 0; i < records.size() && all_leveldb; i++) {
+    bool has_comparator;
+    all_leveldb =
+        IsLevelDbEdit(records[i], &has_comparator) && (i > 0 || has_comparator);
+  }
+  if (!leveldb_table.empty() || all_leveldb) {
     *format = DatabaseFormat::kLevelDb;
-    *evidence = "LevelDB table " + leveldb_table;
+    *evidence = !leveldb_table.empty()
+                    ? "LevelDB table " + leveldb_table
+                    : manifest + " holds LevelDB version edits";
+    // LevelDB never makes a level directory; its RepairDB leaves DeLSM's.
+    const std::string delsm_data =
+        has_level_dir || env->FileExists(dbname + "/" + kValuesDirName)
+            ? FindDelsmData(env, dbname, children)
+            : std::string();
+    if (!delsm_data.empty()) {
+      *format = DatabaseFormat::kRewrittenByLevelDb;
+      *evidence += all_leveldb && !leveldb_table.empty()
+                       ? ", " + manifest + " holds LevelDB version edits"
+                       : "";
+      *evidence += ", and DeLSM's " + delsm_data;
+    }
     return Status::OK();
   }
   if (!records.empty()) {
-    bool all_leveldb = true;
-    for (size_t i = 0; i < records.size() && all_leveldb; i++) {
-      bool has_comparator;
-      all_leveldb = IsLevelDbEdit(records[i], &has_comparator) &&
-                    (i > 0 || has_comparator);
-    }
-    if (all_leveldb) {
-      *format = DatabaseFormat::kLevelDb;
-      *evidence = manifest + " holds LevelDB version edits";
-      return Status::OK();
-    }
     if (has_level_dir) {
       *format = DatabaseFormat::kPreReleaseDelsm;
       *evidence = manifest + " has no DeLSM format marker";
@@ -189,6 +227,8 @@ Status CheckDatabaseFormat(Env* env, const std::string& dbname,
                       ") that DeLSM cannot convert: " + why + ". " + operation +
                       " changed nothing");
     }
+    case DatabaseFormat::kRewrittenByLevelDb:
+      return RewrittenByLevelDbError(dbname, evidence, operation);
     case DatabaseFormat::kPreReleaseDelsm:
       return Status::NotSupported(
           dbname, "was written by a pre-release DeLSM (" + evidence +
@@ -197,6 +237,19 @@ Status CheckDatabaseFormat(Env* env, const std::string& dbname,
     default:
       return Status::OK();
   }
+}
+
+Status RewrittenByLevelDbError(const std::string& dbname,
+                               const std::string& evidence,
+                               const std::string& operation) {
+  return Status::Corruption(
+      dbname,
+      "is a DeLSM database whose manifest LevelDB's RepairDB has replaced "
+      "with its own (" +
+          evidence +
+          "); LevelDB does not see DeLSM's SST directories. To recover "
+          "every key, run RepairDB (leveldb::RepairDB) with DeLSM. " +
+          operation + " changed nothing");
 }
 
 }  // namespace leveldb

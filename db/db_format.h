@@ -22,13 +22,20 @@ enum class DatabaseFormat {
              // directory, or a manifest whose records are all well-formed
              // LevelDB 1.23 version edits
   kPreReleaseDelsm,  // a manifest of DeLSM before the format marker
+  // LevelDB's format as kLevelDb says, beside DeLSM's data (SST
+  // directories in the level directories, or homes under values/): a DeLSM
+  // database whose manifest LevelDB's RepairDB replaced with its own (it
+  // keeps no directory, so it saw none of DeLSM's SSTs). Not a LevelDB
+  // database to convert: converted, it would lose every SST.
+  kRewrittenByLevelDb,
   kUnknown,          // a manifest that is none of these (damaged or foreign);
                      // recovery reports what is wrong with it
 };
 
 // Sets *format for the database at `dbname`; *evidence names the file that
-// decided it (empty for kNone). Non-OK only if the directory cannot be
-// listed or CURRENT cannot be read for another reason than its absence.
+// decided it (empty for kNone; for kRewrittenByLevelDb, also the SST
+// directory or home found). Non-OK only if the directory cannot be listed
+// or CURRENT cannot be read for another reason than its absence.
 Status DetectDatabaseFormat(Env* env, const std::string& dbname,
                             DatabaseFormat* format, std::string* evidence);
 
@@ -37,12 +44,21 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
 // place (db/leveldb_conversion.h): its CURRENT names a readable LevelDB
 // manifest whose comparator has `comparator`'s name. Otherwise
 // NotSupported naming the format, why it is refused and `operation` (e.g.
-// "DB::Open"), never Corruption: a pre-release DeLSM database, LevelDB
-// tables without a readable LevelDB manifest, or a LevelDB database
-// written with another comparator. Reads only; changes nothing.
+// "DB::Open"): a pre-release DeLSM database, LevelDB tables without a
+// readable LevelDB manifest, or a LevelDB database written with another
+// comparator; and for kRewrittenByLevelDb the Corruption of
+// RewrittenByLevelDbError. Reads only; changes nothing.
 Status CheckDatabaseFormat(Env* env, const std::string& dbname,
                            const Comparator* comparator,
                            const std::string& operation);
+
+// The refusal of a database LevelDB's RepairDB rewrote
+// (kRewrittenByLevelDb): a Corruption (what applications answer with
+// RepairDB) naming `evidence`, saying that DeLSM's RepairDB recovers every
+// key and that `operation` changed nothing.
+Status RewrittenByLevelDbError(const std::string& dbname,
+                               const std::string& evidence,
+                               const std::string& operation);
 
 }  // namespace leveldb
 

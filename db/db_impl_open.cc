@@ -11,6 +11,7 @@
 #include "db/db_impl.h"
 #include "db/filename.h"
 #include "db/leveldb_conversion.h"
+#include "db/leveldb_manifest.h"
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
@@ -503,19 +504,37 @@ Status DestroyDB(const std::string& dbname, const Options& options) {
                                  FileSystemForEnv(options.env));
 }
 
+// What DestroyDB removes is what it can classify as the database's:
+//  - the files LevelDB's own DestroyDB removes, all names it knows:
+//    CURRENT, LOCK, LOG, LOG.old, MANIFEST-n, n.log, n.dbtmp and LevelDB's
+//    tables n.ldb and n.sst (a LevelDB database not yet converted, a
+//    conversion's tables not yet removed, or tables LevelDB's RepairDB
+//    made of DeLSM's WALs);
+//  - DeLSM's own directories: in L0..L6 the SST directories, under values/
+//    the homes, in leveldb-conversion/ the staged SST directories and the
+//    PLAN of a conversion (committed or not); then each of these
+//    directories, if that left it empty.
+// Anything else stays, and so does the directory holding it: the user's
+// own files, lost/ (which both engines' repairs fill for the user, and
+// LevelDB's DestroyDB keeps too). A removal that fails fails the call.
 Status DestroyDBWithFileSystem(const std::string& dbname,
                                const Options& options, FileSystem* fs) {
   Env* env = options.env;
-  // The level directories live on `fs`, which need not be where the Env
-  // keeps the WAL and manifest (NewMemEnv): look for them there.
-  std::vector<std::string> level_dirs;
+  // The directories live on `fs`, which need not be where the Env keeps
+  // the WAL and manifest (NewMemEnv): look for them there.
+  std::vector<std::string> dirs;
   for (int level = 0; level < config::kNumLevels; level++) {
-    const std::string level_dir = LevelDirName(dbname, level);
-    if (fs->Exists(level_dir)) level_dirs.push_back(level_dir);
+    dirs.push_back(LevelDirName(dbname, level));
+  }
+  dirs.push_back(dbname + "/" + kValuesDirName);
+  dirs.push_back(dbname + "/" + kLevelDbConversionDirName);
+  std::vector<std::string> present;
+  for (const std::string& dir : dirs) {
+    if (fs->Exists(dir)) present.push_back(dir);
   }
   std::vector<std::string> children;
   Status result = env->GetChildren(dbname, &children);
-  if (!result.ok() && level_dirs.empty()) return Status::OK();  // nothing
+  if (!result.ok() && present.empty()) return Status::OK();  // nothing
 
   FileLock* lock;
   const std::string lockname = LockFileName(dbname);
@@ -524,37 +543,31 @@ Status DestroyDBWithFileSystem(const std::string& dbname,
   for (const std::string& child : children) {
     uint64_t number;
     FileType type;
-    if (!ParseFileName(child, &number, &type) || type == kDBLockFile ||
-        type == kLevelDir) {
-      continue;
-    }
+    const bool ours = ParseFileName(child, &number, &type)
+                          ? type != kDBLockFile && type != kLevelDir
+                          : ParseLevelDbTableFileName(child, &number);
+    if (!ours) continue;
     Status del = env->RemoveFile(dbname + "/" + child);
     if (result.ok() && !del.ok()) result = del;
   }
-  for (const std::string& level_dir : level_dirs) {
-    std::vector<std::string> dirs;
-    Status del = fs->ListDirectory(level_dir, &dirs);
-    for (const std::string& d : dirs) {
+  for (const std::string& dir : present) {
+    const bool values = dir == dbname + "/" + kValuesDirName;
+    const bool staging = dir == dbname + "/" + kLevelDbConversionDirName;
+    std::vector<std::string> names;
+    Status del = fs->ListDirectory(dir, &names);
+    bool emptied = true;
+    for (size_t i = 0; del.ok() && i < names.size(); i++) {
       uint64_t n;
-      if (del.ok() && ParseSstDirName(d, &n)) {
-        del = RemoveSstDirectory(fs, level_dir + "/" + d, nullptr);
+      if (values ? ParseHomeDirName(names[i], &n)
+                 : ParseSstDirName(names[i], &n)) {
+        del = RemoveSstDirectory(fs, dir + "/" + names[i], nullptr);
+      } else if (staging && names[i] == "PLAN") {
+        del = env->RemoveFile(dir + "/" + names[i]);
+      } else {
+        emptied = false;  // not the database's: it stays, with `dir`
       }
     }
-    if (del.ok()) del = fs->RemoveDir(level_dir);
-    if (result.ok() && !del.ok()) result = del;
-  }
-  // The homes of values that stay put.
-  const std::string values_dir = dbname + "/" + kValuesDirName;
-  if (fs->Exists(values_dir)) {
-    std::vector<std::string> homes;
-    Status del = fs->ListDirectory(values_dir, &homes);
-    for (const std::string& h : homes) {
-      uint64_t n;
-      if (del.ok() && ParseHomeDirName(h, &n)) {
-        del = RemoveSstDirectory(fs, values_dir + "/" + h, nullptr);
-      }
-    }
-    if (del.ok()) del = fs->RemoveDir(values_dir);
+    if (del.ok() && emptied) del = fs->RemoveDir(dir);
     if (result.ok() && !del.ok()) result = del;
   }
   env->UnlockFile(lock);

@@ -73,6 +73,22 @@ bool LevelDbConvertible(Env* env, const std::string& dbname,
 Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
                                const std::string& dbname);
 
+// For RepairDB on a DeLSM database whose manifest LevelDB's RepairDB
+// replaced (DatabaseFormat::kRewrittenByLevelDb): under the LOCK, every
+// LevelDB table in `dbname` (those LevelDB's repair made of DeLSM's WALs,
+// and any LevelDB wrote since) becomes an L0 SST directory under a new
+// number, made durable; a table damaged part way gives the entries before
+// the damage. Then the tables and LevelDB's manifest are moved to
+// lost/leveldb-<name> (CURRENT names a missing manifest until DeLSM's
+// repair writes one), and the DeLSM manifests LevelDB's repair moved to
+// lost/ come back, so that DeLSM's repair, run next, knows which SSTs they
+// record as replaced. DeLSM's repair then merges these SSTs with every
+// SST directory, the newest sequence number winning. Each step is safe
+// to interrupt: the next RepairDB redoes what is left (a table converted
+// twice gives exact duplicates, which the merge drops).
+Status TakeInLevelDbTables(const LevelDbConversionOptions& options,
+                           const std::string& dbname);
+
 // The staging directory's name inside the database directory.
 extern const char kLevelDbConversionDirName[];
 

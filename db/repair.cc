@@ -751,13 +751,36 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
   // anything is created, locked or logged when it cannot be converted. A
   // conversion cut short after its commit is finished the same way. (A
   // pre-release DeLSM database is repaired: that is how it is brought to
-  // the current format.)
+  // the current format.) A DeLSM database LevelDB's RepairDB rewrote is
+  // not converted (that would lose its SSTs) but repaired.
   DatabaseFormat format;
   std::string evidence;
   Status s = DetectDatabaseFormat(options.env, dbname, &format, &evidence);
   if (!s.ok()) return s;
-  if (format == DatabaseFormat::kLevelDb ||
-      options.env->FileExists(dbname + "/" + kLevelDbConversionDirName)) {
+  if (format == DatabaseFormat::kRewrittenByLevelDb) {
+    // LevelDB's RepairDB replaced this DeLSM database's manifest: its
+    // tables (DeLSM's WALs, as LevelDB replayed them) become L0 SSTs, and
+    // the repair below merges them with every SST directory.
+    const InternalKeyComparator icmp(options.comparator);
+    const std::unique_ptr<const FilterPolicy> default_filter(
+        NewDefaultFilterPolicy(options));
+    LevelDbConversionOptions convert;
+    convert.env = options.env;
+    convert.fs = fs;
+    convert.info_log = options.info_log;
+    convert.user_comparator = options.comparator;
+    convert.sst_options.comparator = &icmp;
+    convert.sst_options.filter_policy = options.filter_policy != nullptr
+                                            ? options.filter_policy
+                                            : default_filter.get();
+    convert.sst_options.fs = fs;
+    convert.sst_options.compression = options.compression;
+    convert.sst_options.inline_threshold = delsm::Tuning().inline_threshold;
+    s = TakeInLevelDbTables(convert, dbname);
+    if (!s.ok()) return s;
+  } else if (format == DatabaseFormat::kLevelDb ||
+             options.env->FileExists(dbname + "/" +
+                                     kLevelDbConversionDirName)) {
     if (format == DatabaseFormat::kLevelDb) {
       s = CheckDatabaseFormat(options.env, dbname, options.comparator,
                               "RepairDB");

@@ -486,4 +486,33 @@ TEST_F(DelsmExportTest, BadInputIsRefusedAndTouchesNothing) {
   EXPECT_FALSE(Exists(dir_.path() + "/o"));
 }
 
+// The tool never converts: put and delete, even with --allow-writes, refuse
+// a LevelDB database, exit 2 naming it as LevelDB's, and leave every file
+// as it was, so Debian's LevelDB still reads exactly what it wrote.
+TEST_F(DelsmExportTest, ToolWritesRefuseALevelDbDatabase) {
+  const std::string leveldb_db = dir_.path() + "/leveldb-db";
+  const delsm_test::OracleRun made = delsm_test::RunOracle(
+      {"create", leveldb_db}, "put 6b 76\nflush\nput 6c 77\n",
+      dir_.path() + "/oracle");
+  ASSERT_TRUE(made.ok) << made.err;
+  const auto before = delsm_test::TreeSnapshot(leveldb_db);
+  const std::string scratch = dir_.path() + "/run";
+  for (const std::string& args :
+       {"put " + leveldb_db + " k2 v2 --allow-writes",
+        "delete " + leveldb_db + " k --allow-writes",
+        "put " + leveldb_db + " 6b 00 --allow-writes --hex"}) {
+    const ToolRun r = RunTool(args, scratch);
+    EXPECT_EQ(2, r.exit_code) << args;
+    EXPECT_NE(std::string::npos, r.err.find("is a LevelDB database"))
+        << args << ": " << r.err;
+    EXPECT_NE(std::string::npos, r.err.find("does not convert"))
+        << args << ": " << r.err;
+    EXPECT_TRUE(before == delsm_test::TreeSnapshot(leveldb_db))
+        << args << " changed the database";
+  }
+  Contents leveldb;
+  LevelDbContents(leveldb_db, &leveldb);
+  EXPECT_EQ((Contents{{"k", "v"}, {"l", "w"}}), leveldb);
+}
+
 }  // namespace

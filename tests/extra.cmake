@@ -59,7 +59,7 @@ set_tests_properties(crash_soak_60s PROPERTIES TIMEOUT 300)
 # LEVELDB_ORACLE.
 set(DELSM_ORACLE_TESTS leveldb_format_test leveldb_conversion_crash_test
   malformed_batch_test
-  delsm_export_test leveldb_scenarios_test)
+  delsm_export_test leveldb_scenarios_test leveldb_lifecycle_test)
 if(DELSM_DEBIAN_LEVELDB)
   add_executable(leveldb_oracle
     ${CMAKE_CURRENT_SOURCE_DIR}/leveldb_oracle/leveldb_oracle.cc)

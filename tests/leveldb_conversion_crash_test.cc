@@ -1,8 +1,8 @@
 // Converting a LevelDB database is crash safe (issue 14, acceptance 2): a
 // process that opens a database Debian's LevelDB made (so DB::Open converts
-// it) is killed with SIGKILL after a random delay, many times, each time on
-// a fresh copy of that database. After each kill exactly one of two things
-// holds, judged by CURRENT:
+// it) is killed with SIGKILL at a chosen system call, many times, each time
+// on a fresh copy of that database. After each kill exactly one of two
+// things holds, judged by CURRENT:
 //  - CURRENT is still LevelDB's: every file LevelDB wrote is byte for byte
 //    as it was, and Debian's LevelDB (tests/leveldb_oracle, its own
 //    process) reads every key and value; or
@@ -12,23 +12,26 @@
 // and reads every key and value, and no LevelDB table or staging directory
 // is left.
 //
-// The kill delays are drawn from the seed over one uninterrupted
-// conversion's duration (child start included). The seed is printed;
-// LDBCONV_CRASH_SEED replays one, LDBCONV_CRASH_KILLS sets the number of
-// kills (default 12).
-//
-// Random delays rarely land right at the commit point, so
-// KilledAtTheCommitPoint also kills the child exactly there, with no help
-// from the library: the parent traces the child's system calls (ptrace) and
-// kills it while it is stopped at the rename(2) that installs DeLSM's
-// CURRENT, once on entry (the rename never happens: everything is staged,
-// LevelDB's database untouched) and once on exit (it happened: committed,
-// nothing moved yet).
+// Kills land at system calls, not after delays, so where a kill lands does
+// not depend on the machine's load: the parent traces the child (ptrace)
+// and kills it while it is stopped at the entry or the exit of a system
+// call, so the child runs no instruction after that stop. One traced run
+// that is not killed lists the calls that change the disk; then
+//  - SigkillLeavesLevelDbOrDelsmNeverAMix kills at the exit of every call
+//    that changes a name (rename, unlink, rmdir, mkdir, link) from the
+//    commit to the removal of the staging directory, which is where an
+//    Open must finish what a killed one began, and at LDBCONV_CRASH_KILLS
+//    (default 12) calls drawn by a seed from all the disk-changing calls
+//    of the conversion (printed; LDBCONV_CRASH_SEED replays it);
+//  - KilledAtTheCommitPoint kills at the rename(2) that installs DeLSM's
+//    CURRENT, once on entry (the rename never happens: everything is
+//    staged, LevelDB's database untouched) and once on exit (it happened:
+//    committed, nothing moved yet).
+#include <fcntl.h>
 #include <signal.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <sys/time.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,12 +56,6 @@
 namespace {
 
 using Contents = std::map<std::string, std::string>;
-
-uint64_t NowMicros() {
-  struct timeval tv;
-  gettimeofday(&tv, nullptr);
-  return static_cast<uint64_t>(tv.tv_sec) * 1000000 + tv.tv_usec;
-}
 
 bool IsDir(const std::string& path) {
   struct stat st;
@@ -125,19 +122,60 @@ TEST(LevelDbConversionChild, Child) {
   _exit(0);
 }
 
+// How a system call, seen at its entry, changes the disk.
+enum class CallKind {
+  kNone,   // it does not
+  kWrite,  // it writes or resizes an open file
+  kName,   // it creates, renames, links or removes a name
+};
+
 #if defined(__x86_64__)
-// The target path's address of the rename(2), renameat(2) or renameat2(2)
-// whose entry `regs` shows; 0 for any other system call.
-unsigned long long RenameTarget(const user_regs_struct& regs) {
+// Classifies the system call whose entry `regs` shows and sets *path to
+// the address of the name it changes (a rename's or link's target), or 0.
+CallKind Classify(const user_regs_struct& regs, unsigned long long* path) {
+  *path = 0;
   switch (regs.orig_rax) {
     case SYS_rename:
-      return regs.rsi;
+    case SYS_link:
+      *path = regs.rsi;
+      return CallKind::kName;
     case SYS_renameat:
     case SYS_renameat2:
-      return regs.r10;
+    case SYS_linkat:
+      *path = regs.r10;
+      return CallKind::kName;
+    case SYS_unlink:
+    case SYS_rmdir:
+    case SYS_mkdir:
+    case SYS_creat:
+      *path = regs.rdi;
+      return CallKind::kName;
+    case SYS_unlinkat:
+    case SYS_mkdirat:
+      *path = regs.rsi;
+      return CallKind::kName;
+    case SYS_open:
+      *path = regs.rdi;
+      return (regs.rsi & O_CREAT) != 0 ? CallKind::kName : CallKind::kNone;
+    case SYS_openat:
+      *path = regs.rsi;
+      return (regs.rdx & O_CREAT) != 0 ? CallKind::kName : CallKind::kNone;
+    case SYS_write:
+    case SYS_pwrite64:
+    case SYS_writev:
+    case SYS_pwritev:
+    case SYS_pwritev2:
+    case SYS_ftruncate:
+    case SYS_fallocate:
+      return CallKind::kWrite;
     default:
-      return 0;
+      return CallKind::kNone;
   }
+}
+
+bool IsRename(const user_regs_struct& regs) {
+  return regs.orig_rax == SYS_rename || regs.orig_rax == SYS_renameat ||
+         regs.orig_rax == SYS_renameat2;
 }
 #endif
 
@@ -165,10 +203,23 @@ bool EndsWith(const std::string& s, const std::string& suffix) {
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// Where RunChildKilledAtCommit stops the child.
-enum class CommitKill {
-  kEnteringRename,  // the rename onto CURRENT is not done
-  kLeavingRename,   // it is done
+// One system call of the child that changes the disk.
+struct Call {
+  CallKind kind = CallKind::kNone;
+  std::string path;     // the name it changes (kName; "DB/..." inside the
+                        // database), else empty
+  bool commit = false;  // the rename that installs DeLSM's CURRENT
+};
+
+// Where TraceChild kills the child.
+struct KillAt {
+  enum When {
+    kNever,        // let it finish
+    kCommitEntry,  // entering the rename onto CURRENT (not done)
+    kCommitExit,   // leaving it (done)
+    kCallExit,     // leaving disk-changing call number `call` (from 0)
+  } when = kNever;
+  size_t call = 0;
 };
 
 class LevelDbConversionCrash : public testing::Test {
@@ -207,36 +258,17 @@ class LevelDbConversionCrash : public testing::Test {
     return true;
   }
 
-  // Runs the child on `db`; kills it after `delay_us` unless
-  // delay_us < 0. Returns true if it was killed, false if it finished.
-  bool RunChild(const std::string& db, int64_t delay_us) {
-    const pid_t pid = delsm_test::SpawnSelf("LevelDbConversionChild.Child",
-                                            {{"LDBCONV_CHILD_DB", db}});
-    EXPECT_GT(pid, 0);
-    if (pid <= 0) return false;
-    if (delay_us >= 0) {
-      usleep(static_cast<useconds_t>(delay_us));
-      EXPECT_EQ(0, kill(pid, SIGKILL));  // a zombie if done: no effect
-    }
-    const int status = delsm_test::WaitChild(pid);
-    if (WIFSIGNALED(status)) {
-      EXPECT_EQ(SIGKILL, WTERMSIG(status));
-      return true;
-    }
-    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        << "child failed: status " << status;
-    return false;
-  }
-
-  // Runs the child on `db` under ptrace and kills it while it is stopped
-  // in the rename(2) that installs CURRENT (the conversion's commit point),
-  // as `when` says; the child runs no instruction after that stop. Returns
-  // false, with a failure recorded, if tracing failed or the child ended
-  // without such a rename.
-  bool RunChildKilledAtCommit(const std::string& db, CommitKill when) {
+  // Runs the child on `db` under ptrace, appending each system call it
+  // makes that changes the disk to *calls, and kills it as `at` says; the
+  // child runs no instruction after the stop it is killed at. Returns
+  // false, with a failure recorded, if tracing failed or the child did not
+  // reach that stop (or, for kNever, did not succeed).
+  bool TraceChild(const std::string& db, const KillAt& at,
+                  std::vector<Call>* calls) {
 #if !defined(__x86_64__)
     (void)db;
-    (void)when;
+    (void)at;
+    (void)calls;
     ADD_FAILURE() << "reads x86-64 system call registers";
     return false;
 #else
@@ -266,7 +298,8 @@ class LevelDbConversionCrash : public testing::Test {
       return give_up("PTRACE_SETOPTIONS");
     }
     long deliver = 0;  // a signal the child got, passed on when resuming
-    bool in_commit_rename = false;
+    bool in_call = false;  // between the entry and exit of a counted call
+    bool committed = false;
     for (;;) {
       if (ptrace(PTRACE_SYSCALL, pid, nullptr,
                  reinterpret_cast<void*>(deliver)) != 0) {
@@ -276,8 +309,13 @@ class LevelDbConversionCrash : public testing::Test {
       status = delsm_test::WaitChild(pid);
       if (status < 0) return give_up("waitpid");
       if (WIFEXITED(status) || WIFSIGNALED(status)) {
+        if (at.when == KillAt::kNever) {
+          EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+              << "child failed: status " << status;
+          return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        }
         ADD_FAILURE() << "the child ended (status " << status
-                      << ") without renaming onto CURRENT";
+                      << ") before the stop it was to be killed at";
         return false;
       }
       if (WSTOPSIG(status) != (SIGTRAP | 0x80)) {
@@ -289,17 +327,32 @@ class LevelDbConversionCrash : public testing::Test {
         return give_up("PTRACE_GETREGS");
       }
       // x86-64 Linux shows a system call's entry with rax = -ENOSYS.
-      const bool entry = static_cast<long long>(regs.rax) == -ENOSYS;
-      if (entry) {
-        const unsigned long long target = RenameTarget(regs);
-        std::string path;
-        in_commit_rename = target != 0 && PeekString(pid, target, &path) &&
-                           EndsWith(path, "/CURRENT");
-        if (in_commit_rename && when == CommitKill::kEnteringRename) break;
-      } else if (in_commit_rename) {
-        EXPECT_EQ(0, static_cast<long long>(regs.rax))
-            << "the rename onto CURRENT failed";
-        break;
+      if (static_cast<long long>(regs.rax) == -ENOSYS) {
+        unsigned long long path_addr;
+        Call call;
+        call.kind = Classify(regs, &path_addr);
+        in_call = call.kind != CallKind::kNone;
+        if (!in_call) continue;
+        if (path_addr != 0) PeekString(pid, path_addr, &call.path);
+        if (call.path == db ||
+            call.path.compare(0, db.size() + 1, db + "/") == 0) {
+          call.path.replace(0, db.size(), "DB");  // the same in every copy
+        }
+        call.commit =
+            !committed && IsRename(regs) && EndsWith(call.path, "/CURRENT");
+        committed = committed || call.commit;
+        calls->push_back(call);
+        if (call.commit && at.when == KillAt::kCommitEntry) break;
+      } else if (in_call) {
+        in_call = false;
+        if (calls->back().commit && at.when == KillAt::kCommitExit) {
+          EXPECT_EQ(0, static_cast<long long>(regs.rax))
+              << "the rename onto CURRENT failed";
+          break;
+        }
+        if (at.when == KillAt::kCallExit && calls->size() == at.call + 1) {
+          break;
+        }
       }
     }
     EXPECT_EQ(0, kill(pid, SIGKILL));
@@ -351,7 +404,8 @@ class LevelDbConversionCrash : public testing::Test {
   void ExpectConverted(const std::string& db) {
     for (const std::string& name : delsm_test::ListDir(db)) {
       EXPECT_EQ(std::string::npos, name.find(".ldb")) << db << "/" << name;
-      EXPECT_NE("leveldb-conversion", name) << db;
+      EXPECT_NE("leveldb-conversion", name) << db << "; its LOG:\n"
+                                            << ReadWholeFile(db + "/LOG");
     }
   }
 
@@ -364,12 +418,15 @@ class LevelDbConversionCrash : public testing::Test {
 };
 
 TEST_F(LevelDbConversionCrash, SigkillLeavesLevelDbOrDelsmNeverAMix) {
+#if !defined(__x86_64__)
+  GTEST_SKIP() << "reads x86-64 system call registers";
+#endif
   const unsigned seed = static_cast<unsigned>(delsm_test::RandomSeed(
       "LevelDB conversion crash test", "LDBCONV_CRASH_SEED"));
-  int kills = 12;
-  if (const char* e = std::getenv("LDBCONV_CRASH_KILLS")) kills = std::atoi(e);
-  std::printf(
-      "LevelDB conversion crash test: seed %u, %d kills\n", seed, kills);
+  int random_kills = 12;
+  if (const char* e = std::getenv("LDBCONV_CRASH_KILLS")) {
+    random_kills = std::atoi(e);
+  }
   RecordProperty("seed", std::to_string(seed));
   std::mt19937 rng(seed);
 
@@ -377,27 +434,65 @@ TEST_F(LevelDbConversionCrash, SigkillLeavesLevelDbOrDelsmNeverAMix) {
   const Contents& model = model_;
   const std::string& leveldb_current = leveldb_current_;
 
-  // One uninterrupted conversion sets the span the kill delays come from.
+  // One uninterrupted conversion lists the calls that change the disk.
   const std::string whole = tmp_.path() + "/whole";
   ASSERT_TRUE(CopyFiles(pristine_, whole));
-  const uint64_t start = NowMicros();
-  ASSERT_FALSE(RunChild(whole, -1));
-  const uint64_t span = NowMicros() - start;
+  std::vector<Call> calls;
+  ASSERT_TRUE(TraceChild(whole, KillAt(), &calls));
   leveldb::Status s;
   EXPECT_EQ(model, ReadWithDelsm(whole, &s));
   ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectConverted(whole);
   delsm_test::RemoveTree(whole);
-  std::printf("one conversion (child start included): %llu us\n",
-              static_cast<unsigned long long>(span));
+
+  // From the commit to the removal of the staging directory, every call
+  // that changes a name; then calls drawn by the seed from all those of the
+  // conversion (the rest of the Open is DeLSM's recovery, which other
+  // suites kill).
+  size_t commit = calls.size(), staging_removed = calls.size();
+  for (size_t i = 0; i < calls.size(); i++) {
+    if (calls[i].commit) commit = i;
+    if (commit < i && staging_removed == calls.size() &&
+        calls[i].kind == CallKind::kName &&
+        EndsWith(calls[i].path, "/leveldb-conversion")) {
+      staging_removed = i;
+    }
+  }
+  ASSERT_LT(commit, calls.size()) << "no rename onto CURRENT";
+  ASSERT_LT(staging_removed, calls.size())
+      << "the staging directory was not removed after the commit";
+  std::vector<size_t> victims;
+  for (size_t i = commit; i <= staging_removed; i++) {
+    if (calls[i].kind == CallKind::kName) victims.push_back(i);
+  }
+  const size_t swept = victims.size();
+  for (int i = 0; i < random_kills; i++) {
+    victims.push_back(rng() % (staging_removed + 1));
+  }
+  std::printf(
+      "LevelDB conversion crash test: seed %u; the Open makes %zu "
+      "disk-changing calls, the commit is #%zu, the staging directory goes "
+      "at #%zu; %zu kills from the commit on, %d at random\n",
+      seed, calls.size(), commit, staging_removed, swept, random_kills);
 
   int untouched = 0, committed_unfinished = 0, complete = 0;
-  for (int i = 0; i < kills && !HasFailure(); i++) {
-    SCOPED_TRACE("kill " + std::to_string(i) + ", seed " +
-                 std::to_string(seed));
-    const std::string db = tmp_.path() + "/db" + std::to_string(i);
+  for (size_t k = 0; k < victims.size() && !HasFailure(); k++) {
+    const size_t victim = victims[k];
+    SCOPED_TRACE("kill " + std::to_string(k) + " at call #" +
+                 std::to_string(victim) + " (" + calls[victim].path +
+                 "), seed " + std::to_string(seed));
+    const std::string db = tmp_.path() + "/db" + std::to_string(k);
     ASSERT_TRUE(CopyFiles(pristine_, db));
-    const int64_t delay = static_cast<int64_t>(rng() % (span + span / 10 + 1));
-    const bool killed = RunChild(db, delay);
+    std::vector<Call> made;
+    KillAt at;
+    at.when = KillAt::kCallExit;
+    at.call = victim;
+    ASSERT_TRUE(TraceChild(db, at, &made));
+    if (k < swept) {
+      // The conversion is the same every run: the same call was killed.
+      ASSERT_EQ(victim + 1, made.size());
+      EXPECT_EQ(calls[victim].path, made.back().path);
+    }
     const bool leveldb_side = ReadWholeFile(db + "/CURRENT") == leveldb_current;
     const bool staging = IsDir(db + "/leveldb-conversion");
     Contents leveldb_view;
@@ -407,7 +502,7 @@ TEST_F(LevelDbConversionCrash, SigkillLeavesLevelDbOrDelsmNeverAMix) {
       // Before the commit point: LevelDB's files are as they were.
       state = "LevelDB's, untouched";
       untouched++;
-      ASSERT_TRUE(killed) << "a finished conversion left LevelDB's CURRENT";
+      EXPECT_LT(victim, commit) << "killed after the commit, CURRENT LevelDB's";
       ExpectLevelDbFilesAsTheyWere(db, false);
       ASSERT_TRUE(leveldb_reads) << "LevelDB cannot read the untouched DB";
       EXPECT_TRUE(model == leveldb_view) << "LevelDB reads something else";
@@ -415,20 +510,20 @@ TEST_F(LevelDbConversionCrash, SigkillLeavesLevelDbOrDelsmNeverAMix) {
       // After it: DeLSM's database; LevelDB sees none of it.
       state = staging ? "DeLSM's, committed, unfinished" : "DeLSM's, complete";
       (staging ? committed_unfinished : complete)++;
+      EXPECT_GE(victim, commit) << "CURRENT switched before the commit";
       EXPECT_FALSE(leveldb_reads) << "LevelDB read a converted database";
     }
     EXPECT_EQ(model, ReadWithDelsm(db, &s));
     EXPECT_TRUE(s.ok()) << s.ToString();
     ExpectConverted(db);
-    std::printf("kill %d after %lld us: %s%s\n", i,
-                static_cast<long long>(delay), state,
-                killed ? "" : " (the child had finished)");
+    std::printf("kill %zu at call #%zu (%s): %s\n", k, victim,
+                calls[victim].path.c_str(), state);
     delsm_test::RemoveTree(db);
   }
   std::printf(
-      "%d kills: %d left LevelDB's database untouched, %d a committed "
+      "%zu kills: %d left LevelDB's database untouched, %d a committed "
       "conversion to finish, %d a complete DeLSM database\n",
-      kills, untouched, committed_unfinished, complete);
+      victims.size(), untouched, committed_unfinished, complete);
 }
 
 // Killed exactly at the commit point: on entering the rename onto CURRENT,
@@ -441,14 +536,16 @@ TEST_F(LevelDbConversionCrash, KilledAtTheCommitPoint) {
   GTEST_SKIP() << "reads x86-64 system call registers";
 #endif
   ASSERT_NO_FATAL_FAILURE(MakePristine());
-  for (CommitKill when :
-       {CommitKill::kEnteringRename, CommitKill::kLeavingRename}) {
-    const bool done = when == CommitKill::kLeavingRename;
+  for (KillAt::When when : {KillAt::kCommitEntry, KillAt::kCommitExit}) {
+    const bool done = when == KillAt::kCommitExit;
     SCOPED_TRACE(done ? "killed leaving the rename onto CURRENT"
                       : "killed entering the rename onto CURRENT");
     const std::string db = tmp_.path() + (done ? "/left" : "/entered");
     ASSERT_TRUE(CopyFiles(pristine_, db));
-    ASSERT_TRUE(RunChildKilledAtCommit(db, when));
+    KillAt at;
+    at.when = when;
+    std::vector<Call> calls;
+    ASSERT_TRUE(TraceChild(db, at, &calls));
     EXPECT_TRUE(IsDir(db + "/leveldb-conversion"));
     EXPECT_EQ(!done, ReadWholeFile(db + "/CURRENT") == leveldb_current_);
     ExpectLevelDbFilesAsTheyWere(db, done);

@@ -16,7 +16,8 @@
 // through tools/db_view.h, which takes the LOCK and writes nothing (no new
 // manifest, WAL or LOG), so a database another process has open is refused.
 // put and delete open the database normally (DB::Open, which recovers and
-// may flush) and refuse to run without --allow-writes.
+// may flush) and refuse to run without --allow-writes, and on a LevelDB
+// database or an unfinished conversion (the tool never converts).
 //
 // --hex: KEY (and VALUE) are given in hex, and keys and values are printed
 // in hex; otherwise they are taken as given and printed with non-printable
@@ -34,6 +35,9 @@
 #include <set>
 #include <string>
 
+#include "db/db_format.h"
+#include "db/leveldb_conversion.h"
+#include "leveldb/comparator.h"
 #include "leveldb/db.h"
 #include "leveldb/dumpfile.h"
 #include "leveldb/env.h"
@@ -255,12 +259,37 @@ int RunWrite(const Args& args, bool is_put) {
   }
   // No typo may make a database: DB::Open creates the directory and its
   // LOCK before it finds there is no CURRENT, so look first.
-  if (!leveldb::Env::Default()->FileExists(args.positional[0] + "/CURRENT")) {
-    return Fail(Status::NotFound(args.positional[0], "no database here"));
+  const std::string& dbname = args.positional[0];
+  leveldb::Env* env = leveldb::Env::Default();
+  if (!env->FileExists(dbname + "/CURRENT")) {
+    return Fail(Status::NotFound(dbname, "no database here"));
   }
+  // The tool never converts: DB::Open would convert a LevelDB database in
+  // place (or finish a conversion), and LevelDB could no longer open it.
+  leveldb::DatabaseFormat format;
+  std::string evidence;
+  Status s = leveldb::DetectDatabaseFormat(env, dbname, &format, &evidence);
+  if (!s.ok()) return Fail(s);
+  if (format == leveldb::DatabaseFormat::kLevelDb) {
+    return Fail(Status::NotSupported(
+        dbname, "is a LevelDB database (" + evidence +
+                    "); the delsm tool does not convert it. Write to it "
+                    "with LevelDB, or open it once with DeLSM (DB::Open "
+                    "converts it in place) first. Nothing was changed"));
+  }
+  if (env->FileExists(dbname + "/" + leveldb::kLevelDbConversionDirName)) {
+    return Fail(Status::NotSupported(
+        dbname, "holds an unfinished LevelDB conversion (" +
+                    std::string(leveldb::kLevelDbConversionDirName) +
+                    "/); the delsm tool does not convert: open it once with "
+                    "DeLSM, which finishes it, first. Nothing was changed"));
+  }
+  s = leveldb::CheckDatabaseFormat(env, dbname, leveldb::BytewiseComparator(),
+                                   is_put ? "delsm put" : "delsm delete");
+  if (!s.ok()) return Fail(s);
   leveldb::Options options;
   leveldb::DB* raw = nullptr;
-  Status s = delsm::Open(options, delsm::Tuning(), args.positional[0], &raw);
+  s = delsm::Open(options, delsm::Tuning(), dbname, &raw);
   if (!s.ok()) return Fail(s);
   std::unique_ptr<leveldb::DB> db(raw);
   leveldb::WriteOptions wo;

@@ -9,6 +9,10 @@
 //   leveldb_oracle create <db> [options]   read commands from stdin, apply
 //                                          them to <db> (created if missing)
 //   leveldb_oracle dump <db> [options]     print every live entry
+//   leveldb_oracle repair <db> [options]   leveldb::RepairDB(<db>), as a
+//                                          user would run it on a database
+//                                          LevelDB refuses to open
+//   leveldb_oracle destroy <db> [options]  leveldb::DestroyDB(<db>)
 //
 // Options (both modes):
 //   --compression=snappy|none   Options::compression (default snappy)
@@ -49,7 +53,7 @@
 // dump prints one line per entry in LevelDB's order,
 //   <key hex> <value hex>
 // then "count <n>". Any failure prints "error: <status>" on stderr and
-// exits 1; create prints "ok" when done.
+// exits 1; create, repair and destroy print "ok" when done.
 #include <unistd.h>
 
 #include <cerrno>
@@ -288,13 +292,26 @@ int Dump(const Flags& flags, const std::string& path) {
   return 0;
 }
 
+int Repair(const Flags& flags, const std::string& path) {
+  Check(leveldb::RepairDB(path, flags.options), "repair " + path);
+  std::printf("ok\n");
+  return 0;
+}
+
+int Destroy(const Flags& flags, const std::string& path) {
+  Check(leveldb::DestroyDB(path, flags.options), "destroy " + path);
+  std::printf("ok\n");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr,
-                 "usage: leveldb_oracle create|dump <db> [options]\n"
-                 "(see the comment at the top of leveldb_oracle.cc)\n");
+    std::fprintf(
+        stderr,
+        "usage: leveldb_oracle create|dump|repair|destroy <db> [options]\n"
+        "(see the comment at the top of leveldb_oracle.cc)\n");
     return 2;
   }
   const std::string mode = argv[1];
@@ -302,5 +319,7 @@ int main(int argc, char** argv) {
   const Flags flags = ParseFlags(argc, argv, 3);
   if (mode == "create") return Create(flags, path);
   if (mode == "dump") return Dump(flags, path);
+  if (mode == "repair") return Repair(flags, path);
+  if (mode == "destroy") return Destroy(flags, path);
   Fail("unknown mode: " + mode);
 }
