@@ -140,6 +140,10 @@ class DBImpl : public DB {
   Status LoadLevel0Sst(const FileMetaData& f, SequenceNumber* first,
                        SequenceNumber* last, bool* known)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // False if a KV file that L0 SST `f`'s readable meta file names is not
+  // in its directory (or home); true when that cannot be told.
+  bool AllKvFilesPresent(const FileMetaData& f)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The smallest and largest sequence of `sst`'s entries; false if it
   // holds none or an entry's key does not parse.
   static bool SequenceRange(SstDir* sst, SequenceNumber* first,

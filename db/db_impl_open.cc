@@ -3,6 +3,7 @@
 // left on disk. Also DestroyDB.
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <set>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "fs/file_system.h"
 #include "fs/mem_file_system.h"
 #include "leveldb/write_batch.h"
+#include "table/key_codec.h"
 #include "table/sst_dir.h"
 #include "util/env_util.h"
 #include "util/mutexlock.h"
@@ -323,11 +325,12 @@ bool DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key) {
 //     intact batch (sequences have no gaps, so this is all of its entries,
 //     whatever was shadowed inside it);
 //  2. it was never made durable (the WAL it was flushed from is still live:
-//     FileMetaData::wal_number), and it is missing or its meta file is what
-//     a power loss leaves (Corruption: torn, zero-filled; NotFound). Then
-//     every write in it acknowledged with sync=true is in that WAL's synced
-//     prefix, which the replay holds; the rest was never promised to
-//     survive a power loss (LevelDB loses an unsynced WAL tail alike).
+//     FileMetaData::wal_number), and it is missing, its meta file is what a
+//     power loss leaves (Corruption: torn, zero-filled; NotFound), or a KV
+//     file its meta file names is gone. Then every write in it acknowledged
+//     with sync=true is in that WAL's synced prefix, which the replay
+//     holds; the rest was never promised to survive a power loss (LevelDB
+//     loses an unsynced WAL tail alike). An intact SST is kept.
 // Nothing else is evidence. An SST that cannot be read now for another
 // reason (EMFILE, EIO, EACCES) or that was made durable stays, and reading
 // its keys reports the damage; one missing altogether fails Open. For an
@@ -348,10 +351,12 @@ Status DBImpl::DropLevel0CoveredByWal(const ReplayedSequences& replayed,
     const char* why = nullptr;
     if (known && replayed.Holds(first, last)) {
       why = "the replayed WALs hold all of its writes";
-    } else if (f->wal_number != 0 && f->wal_number >= versions_->LogNumber() &&
-               (missing || meta_status.IsCorruption() ||
-                meta_status.IsNotFound())) {
-      why = "never made durable, and lost or torn";
+    } else if (f->wal_number != 0 && f->wal_number >= versions_->LogNumber()) {
+      if (missing || meta_status.IsCorruption() || meta_status.IsNotFound()) {
+        why = "never made durable, and lost or torn";
+      } else if (meta_status.ok() && !AllKvFilesPresent(*f)) {
+        why = "never made durable, and a KV file it names is gone";
+      }
     }
     if (why != nullptr) {
       edit->RemoveFile(0, f->number);
@@ -380,6 +385,41 @@ Status DBImpl::LoadLevel0Sst(const FileMetaData& f, SequenceNumber* first,
   if (!*known) *known = SequenceRange(table_cache_->Value(h), first, last);
   table_cache_->Release(h);
   return s;
+}
+
+bool DBImpl::AllKvFilesPresent(const FileMetaData& f) {
+  Cache::Handle* h = nullptr;
+  if (!table_cache_->Find(0, f.number, f.dir, &h).ok()) return true;
+  // Names present, by directory: "" for the SST directory, else a home.
+  std::map<uint64_t, std::set<std::string>> listed;
+  bool all = true;
+  for (const MetaEntry& e : table_cache_->Value(h)->contents().entries) {
+    if (!HasKvFile(e.storage)) continue;
+    const uint64_t where = StoredInHome(e.storage) ? e.home : 0;
+    auto it = listed.find(where);
+    if (it == listed.end()) {
+      const std::string path = where == 0
+                                   ? SstDirName(dbname_, 0, f.dir)
+                                   : homes_->root() + "/" + HomeDirName(where);
+      std::vector<std::string> names;
+      Status s = fs_->ListDirectory(path, &names);
+      // Only a directory that is not there says its files are gone; any
+      // other error proves nothing.
+      if (!s.ok() && !s.IsNotFound()) break;
+      it = listed.emplace(where, std::set<std::string>(names.begin(),
+                                                       names.end()))
+               .first;
+    }
+    const Slice ikey(e.internal_key);
+    if (it->second.count(KvStoredFileName(ExtractUserKey(ikey),
+                                          ExtractTag(ikey) >> 8,
+                                          StoredCompressed(e.storage))) == 0) {
+      all = false;
+      break;
+    }
+  }
+  table_cache_->Release(h);
+  return all;
 }
 
 bool DBImpl::SequenceRange(SstDir* sst, SequenceNumber* first,

@@ -192,6 +192,9 @@ class InlineValuesTest : public testing::Test {
   const std::string dbname_;
   leveldb::Options options_;
   delsm::Tuning tuning_;
+  // A file system a test opens db_ on: declared before db_, so that it
+  // outlives the close (which still removes files through it).
+  delsm_test::CountingFileSystem counting_fs_;
   std::unique_ptr<DB> db_;
   std::map<std::string, std::string> model_;
 };
@@ -409,7 +412,7 @@ TEST_F(InlineValuesTest, PointReadOfInlineValueReadsOnlyThatValue) {
   const uint64_t meta_size = st.st_size;
   ASSERT_GT(meta_size, 500000u);
 
-  delsm_test::CountingFileSystem fs;
+  delsm_test::CountingFileSystem& fs = counting_fs_;
   DB* db = nullptr;
   options_.block_cache = nullptr;
   Status s = leveldb::OpenWithFileSystem(options_, tuning_, dbname_, &fs, &db);
