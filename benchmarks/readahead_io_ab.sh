@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# Scan read-ahead: a thread pool against io_uring (issue 13, "io_uring or a
-# small pool: measure both"), and against no read-ahead, on the same KV
-# files (benchmarks/readahead_io_bench.cc says what each mode does).
+# Scan read-ahead: a thread pool against io_uring, and against no
+# read-ahead, on the same KV files (benchmarks/readahead_io_bench.cc says what each mode does).
 #
 # For each value size it fills a pure-mode database (every value a KV file)
 # with DeLSM's db_bench, then reads every KV file of every SST directory

@@ -1,5 +1,5 @@
-// readahead_io_bench: two ways to read KV files ahead of a scan, measured
-// on the same files (issue 13: "io_uring or a small pool: measure both").
+// readahead_io_bench: two ways to read KV files ahead of a scan (a thread
+// pool and io_uring), measured on the same files.
 //
 // A scan consumes the KV files of SST directories in order; with read-ahead
 // at most --window files past the cursor are being read. Each file is read

@@ -169,14 +169,19 @@ Status DBImpl::Write(const WriteOptions& options, WriteBatch* updates) {
     WriteBatchInternal::SetSequence(group, last_sequence + 1);
     last_sequence += WriteBatchInternal::Count(group);
 
-    // Only the leader touches the log and mem_ here, and the queue keeps
-    // others out, so the mutex can be released for the I/O.
+    // Only the writer at the front of writers_ switches the WAL and
+    // memtable (SwitchMemTable, from MakeRoomForWrite), and the others wait
+    // behind it, so the ones taken here stay current while the mutex is
+    // released for the I/O.
     {
+      log::Writer* const log = log_.get();
+      WritableFile* const logfile = logfile_.get();
+      MemTable* const mem = mem_;
       mutex_.Unlock();
-      status = log_->AddRecord(WriteBatchInternal::Contents(group));
-      if (status.ok() && options.sync) status = logfile_->Sync();
+      status = log->AddRecord(WriteBatchInternal::Contents(group));
+      if (status.ok() && options.sync) status = logfile->Sync();
       const bool log_error = !status.ok();
-      if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem_);
+      if (status.ok()) status = WriteBatchInternal::InsertInto(group, mem);
       mutex_.Lock();
       if (log_error) {
         // The log may hold none, part or all of the batch. A record
@@ -271,6 +276,14 @@ Status DBImpl::MakeRoomForWrite(bool force) {
   }
 }
 
+void DBImpl::PushImmutable(MemTable* mem, uint64_t log_number,
+                           bool replayed) {
+  mutex_.AssertHeld();
+  assert(imms_.empty() || imms_.back().log_number <= log_number);
+  imms_.emplace_back(mem, log_number, replayed);
+  num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
+}
+
 // Start a new WAL and memtable; the old memtable joins the flush queue.
 Status DBImpl::SwitchMemTable() {
   uint64_t new_log_number = versions_->NewFileNumber();
@@ -289,8 +302,7 @@ Status DBImpl::SwitchMemTable() {
     RecordBackgroundError(s);
     return s;
   }
-  imms_.push_back({mem_, logfile_number_});
-  num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
+  PushImmutable(mem_, logfile_number_, /*replayed=*/false);
   logfile_.reset(lfile);
   logfile_number_ = new_log_number;
   log_.reset(new log::Writer(lfile));
@@ -420,17 +432,21 @@ SequenceNumber DBImpl::SmallestLiveSnapshot() {
 
 void DBImpl::GetApproximateSizes(const Range* range, int n, uint64_t* sizes) {
   Version* v;
+  VersionSet* versions;
   {
     MutexLock l(&mutex_);
-    v = versions_->current();
+    versions = versions_.get();
+    v = versions->current();
     v->Ref();
   }
   // Meta files may be read: not under mutex_ (as LevelDB).
+  // ApproximateOffsetOf is the VersionSet call made without it: it reads
+  // only the pinned `v` and the table cache (version_set.h).
   for (int i = 0; i < n; i++) {
     InternalKey k1(range[i].start, kMaxSequenceNumber, kValueTypeForSeek);
     InternalKey k2(range[i].limit, kMaxSequenceNumber, kValueTypeForSeek);
-    uint64_t start = versions_->ApproximateOffsetOf(v, k1);
-    uint64_t limit = versions_->ApproximateOffsetOf(v, k2);
+    uint64_t start = versions->ApproximateOffsetOf(v, k1);
+    uint64_t limit = versions->ApproximateOffsetOf(v, k2);
     sizes[i] = (limit >= start ? limit - start : 0);
   }
   MutexLock l(&mutex_);  // Version references are guarded by mutex_

@@ -7,6 +7,7 @@
 #define DELSM_DB_DB_IMPL_H_
 
 #include <atomic>
+#include <cassert>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -69,34 +70,41 @@ class DBImpl : public DB {
   DBImpl(const DBImpl&) = delete;
   DBImpl& operator=(const DBImpl&) = delete;
 
-  // The DB interface.
-  Status Put(const WriteOptions&, const Slice& key,
-             const Slice& value) override;
-  Status Delete(const WriteOptions&, const Slice& key) override;
-  Status Write(const WriteOptions& options, WriteBatch* updates) override;
+  // The DB interface. Each call takes mutex_ itself.
+  Status Put(const WriteOptions&, const Slice& key, const Slice& value) override
+      LOCKS_EXCLUDED(mutex_);
+  Status Delete(const WriteOptions&, const Slice& key) override
+      LOCKS_EXCLUDED(mutex_);
+  Status Write(const WriteOptions& options, WriteBatch* updates) override
+      LOCKS_EXCLUDED(mutex_);
   Status Get(const ReadOptions& options, const Slice& key,
-             std::string* value) override;
-  Iterator* NewIterator(const ReadOptions&) override;
-  const Snapshot* GetSnapshot() override;
-  void ReleaseSnapshot(const Snapshot* snapshot) override;
-  bool GetProperty(const Slice& property, std::string* value) override;
-  void GetApproximateSizes(const Range* range, int n, uint64_t* sizes) override;
-  void CompactRange(const Slice* begin, const Slice* end) override;
+             std::string* value) override LOCKS_EXCLUDED(mutex_);
+  Iterator* NewIterator(const ReadOptions&) override LOCKS_EXCLUDED(mutex_);
+  const Snapshot* GetSnapshot() override LOCKS_EXCLUDED(mutex_);
+  void ReleaseSnapshot(const Snapshot* snapshot) override
+      LOCKS_EXCLUDED(mutex_);
+  bool GetProperty(const Slice& property, std::string* value) override
+      LOCKS_EXCLUDED(mutex_);
+  void GetApproximateSizes(const Range* range, int n, uint64_t* sizes) override
+      LOCKS_EXCLUDED(mutex_);
+  void CompactRange(const Slice* begin, const Slice* end) override
+      LOCKS_EXCLUDED(mutex_);
 
   // Open's work after construction: recover, start the background threads.
   // `env_spec` is DELSM_OPTIONS as applied (nullptr: unset), for the LOG.
-  Status Open(const char* env_spec);
+  Status Open(const char* env_spec) LOCKS_EXCLUDED(mutex_);
 
   // Test hooks. Flush the memtable and wait until no immutable remains and
   // what the flushes wrote is durable.
-  Status TEST_FlushMemTable();
+  Status TEST_FlushMemTable() LOCKS_EXCLUDED(mutex_);
   // Wait until no flush, compaction, removal or grouped syncfs is needed or
   // running.
-  Status TEST_WaitForBackgroundWork();
+  Status TEST_WaitForBackgroundWork() LOCKS_EXCLUDED(mutex_);
   // Compact the SSTs of `level` overlapping [begin, end] (null: unbounded)
   // into level + 1, as one manual compaction of that level only (LevelDB's
   // TEST_CompactRange). Returns the compaction's status.
-  Status TEST_CompactRange(int level, const Slice* begin, const Slice* end);
+  Status TEST_CompactRange(int level, const Slice* begin, const Slice* end)
+      LOCKS_EXCLUDED(mutex_);
 
  private:
   struct Writer;
@@ -162,23 +170,24 @@ class DBImpl : public DB {
   Status SwitchMemTable() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   Iterator* NewInternalIterator(const ReadOptions&,
-                                SequenceNumber* latest_snapshot);
+                                SequenceNumber* latest_snapshot)
+      LOCKS_EXCLUDED(mutex_);
   SequenceNumber SmallestLiveSnapshot() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Background work (db_impl_flush.cc: flush and durability threads;
   // db_impl_background.cc: compaction and what both share).
   static void FlushThreadEntry(void* db);
   static void CompactionThreadEntry(void* db);
-  void FlushThreadMain();
+  void FlushThreadMain() LOCKS_EXCLUDED(mutex_);
   static void DurabilityThreadEntry(void* db);
-  void DurabilityThreadMain();
+  void DurabilityThreadMain() LOCKS_EXCLUDED(mutex_);
   // The oldest WAL still needed: that of imms_[first_unflushed] (or the live
   // one), or a retained one (deferred_logs_, unsynced_logs_) if older.
   uint64_t LogFloor(size_t first_unflushed) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Move the manifest's log floor up to LogFloor(0) and delete the WALs
   // below it.
   void AdvanceLogFloor() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  void CompactionThreadMain();
+  void CompactionThreadMain() LOCKS_EXCLUDED(mutex_);
   // Parallel flush (Tuning::flush_threads workers run FlushThreadMain).
   struct Immutable;
   // The oldest immutable memtable no worker has taken, or null; null also
@@ -215,8 +224,10 @@ class DBImpl : public DB {
   // sequence or a later one: a write a replayed WAL brings back although
   // its flush was compacted out of L0 before the crash (kDeferred keeps
   // WALs that long), or one a newer version there shadows. False when
-  // unknown (a meta file cannot be read): the entry is then kept.
-  bool HeldBelowLevel0(Version* v, const ParsedInternalKey& key);
+  // unknown (a meta file cannot be read): the entry is then kept. Reads
+  // meta files: called without mutex_, with `v` pinned.
+  bool HeldBelowLevel0(Version* v, const ParsedInternalKey& key)
+      LOCKS_EXCLUDED(mutex_);
   Status RunCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // *retryable as for CommitBuiltFlushes.
@@ -262,7 +273,8 @@ class DBImpl : public DB {
   // without mutex_. Returns those to try again (RequeueRetiredSsts): a
   // removal that met an error stops there, deleting nothing more.
   std::vector<RetiredSst> RemoveRetiredSsts(
-      const std::vector<RetiredRemoval>& retired, uint64_t* unlinked);
+      const std::vector<RetiredRemoval>& retired, uint64_t* unlinked)
+      LOCKS_EXCLUDED(mutex_);
   // Puts the retired SSTs whose removal failed back in retired_ssts_, up
   // to a bound of attempts; past it they are left for the next open.
   void RequeueRetiredSsts(std::vector<RetiredSst> failed)
@@ -315,7 +327,8 @@ class DBImpl : public DB {
   // and every one not tried.
   std::vector<HomeValue> RemoveDeadValues(const std::vector<HomeValue>& values,
                                           uint64_t* unlinked,
-                                          uint64_t* dirs_removed);
+                                          uint64_t* dirs_removed)
+      LOCKS_EXCLUDED(mutex_);
   // The homes of flush builds discarded before their commit (RequeueFlushes
   // and BuildFlush, values that stay put). Evidence: the build's edit was
   // cleared under mutex_ before it reached the manifest, and its memtable
@@ -323,16 +336,18 @@ class DBImpl : public DB {
   // new home; so no version, committed or to come, names a file in such a
   // home. RemoveObsoleteFiles removes them whole; one that fails to go is
   // tried again by the next call.
+  // Called without mutex_.
   void RemoveDiscardedHomes(const std::vector<uint64_t>& homes,
                             std::vector<uint64_t>* failed, uint64_t* unlinked,
-                            uint64_t* dirs_removed);
+                            uint64_t* dirs_removed) LOCKS_EXCLUDED(mutex_);
   // At open: remove every file in a home that no live entry names (values
   // a crash kept from being unlinked, a crashed flush's values, the values
   // of L0 SSTs replaced by a WAL replay) and every home no live entry
   // names. Nothing is removed if a live meta file cannot be read.
   void RemoveUnreferencedValues() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The path of SST directory `dir` at whichever level holds it, or empty.
-  std::string FindSstDir(uint64_t dir, int* level);
+  // Asks the file system: called without mutex_.
+  std::string FindSstDir(uint64_t dir, int* level) LOCKS_EXCLUDED(mutex_);
   bool CompactionWanted() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status WaitForManualCompaction(ManualCompaction* m)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -397,9 +412,19 @@ class DBImpl : public DB {
     // mutex_ is released while the SST directory is written; then kBuilt,
     // holding the edit and status; kCommitting while its edit is applied
     // (mutex_ released again), then popped. Changed under mutex_.
+    // A failed build goes from kBuilt back to kQueued (RequeueFlushes), as
+    // does a build discarded because it was requeued meanwhile (kBuilding
+    // to kQueued); a failed commit leaves it kCommitting, behind a
+    // background error that stops all flushes.
     enum class FlushState { kQueued, kBuilding, kBuilt, kCommitting };
     Immutable(MemTable* m, uint64_t log, bool from_recovery = false)
         : mem(m), log_number(log), replayed(from_recovery) {}
+    // Every change of flush_state goes through here: `from` is the state
+    // the transition leaves (checked in debug and sanitizer builds).
+    void Transition(FlushState from, FlushState to) {
+      assert(flush_state == from);
+      flush_state = to;
+    }
     MemTable* mem;
     uint64_t log_number;
     bool replayed;  // recovery's, flushed by the flush workers
@@ -409,6 +434,12 @@ class DBImpl : public DB {
     Status flush_status;            // kBuilt: how the build went
   };
   std::deque<Immutable> imms_ GUARDED_BY(mutex_);
+  // Appends to imms_. Log numbers never decrease along imms_ (checked in
+  // debug and sanitizer builds): the queue order is the order of the
+  // writes, which LogFloor and the commit order rely on. Recovery may
+  // queue several memtables of one WAL.
+  void PushImmutable(MemTable* mem, uint64_t log_number, bool replayed)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::atomic<int> num_imms_{0};  // imms_.size(), readable without mutex_
 
   std::unique_ptr<WritableFile> logfile_ GUARDED_BY(mutex_);

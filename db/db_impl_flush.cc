@@ -126,7 +126,8 @@ DBImpl::Immutable* DBImpl::NextFlushToBuild() {
 
 void DBImpl::BuildFlush(Immutable* imm) {
   mutex_.AssertHeld();
-  imm->flush_state = Immutable::FlushState::kBuilding;
+  imm->Transition(Immutable::FlushState::kQueued,
+                  Immutable::FlushState::kBuilding);
   imm->flush_generation = flush_generation_;
   imm->flush_edit.Clear();
   const bool grouped = tuning_.durability == delsm::Durability::kSyncfs;
@@ -142,11 +143,13 @@ void DBImpl::BuildFlush(Immutable* imm) {
     // Requeued while it was built (an older flush failed and is retried):
     // its number would now sort before the retried one's.
     DiscardBuiltFlush(imm);
-    imm->flush_state = Immutable::FlushState::kQueued;
+    imm->Transition(Immutable::FlushState::kBuilding,
+                    Immutable::FlushState::kQueued);
     return;
   }
   imm->flush_status = s;
-  imm->flush_state = Immutable::FlushState::kBuilt;
+  imm->Transition(Immutable::FlushState::kBuilding,
+                  Immutable::FlushState::kBuilt);
 }
 
 void DBImpl::DiscardBuiltFlush(Immutable* imm) {
@@ -171,7 +174,8 @@ void DBImpl::RequeueFlushes() {
     if (imm.flush_state != Immutable::FlushState::kBuilt) continue;
     DiscardBuiltFlush(&imm);
     imm.flush_status = Status::OK();
-    imm.flush_state = Immutable::FlushState::kQueued;
+    imm.Transition(Immutable::FlushState::kBuilt,
+                   Immutable::FlushState::kQueued);
   }
 }
 
@@ -190,7 +194,8 @@ Status DBImpl::CommitBuiltFlushes(bool* retryable) {
       if (*retryable) RequeueFlushes();
       return s;
     }
-    imm.flush_state = Immutable::FlushState::kCommitting;
+    imm.Transition(Immutable::FlushState::kBuilt,
+                   Immutable::FlushState::kCommitting);
     VersionEdit* edit = &imm.flush_edit;
     const uint64_t log_number = imm.log_number;
     // Every write of this memtable is now in L0. Its WAL may go now
@@ -222,6 +227,7 @@ Status DBImpl::CommitBuiltFlushes(bool* retryable) {
       pending_outputs_.erase(added.second.number);
     }
     if (!s.ok()) return s;
+    assert(imm.flush_state == Immutable::FlushState::kCommitting);
     imm.mem->Unref();
     imms_.pop_front();
     num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);

@@ -267,8 +267,7 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
         "Recovery keeps log #%llu in memory, flushing it failed: %s\n",
         static_cast<unsigned long long>(log_number), s.ToString().c_str());
   }
-  imms_.push_back({mem, log_number, /*replayed=*/true});
-  num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
+  PushImmutable(mem, log_number, /*replayed=*/true);
   return Status::OK();
 }
 

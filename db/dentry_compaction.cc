@@ -49,9 +49,9 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
   for (const Target& t : targets_) dir_entries_[t.dir] = t.dir_entries;
   // Inputs already in a target's directory. Of two copies of one internal
   // key such an input's is kept: the other could not be linked in under
-  // the same name, and both hold the same write. (Recovery no longer makes
-  // such copies, see DBImpl::HeldBelowLevel0; databases replayed by older
-  // versions may still hold them.)
+  // the same name, and both hold the same write. (Recovery makes no such
+  // copies, see DBImpl::HeldBelowLevel0, but a database whose WALs were
+  // replayed by a DeLSM build without that check may hold them.)
   std::vector<bool> resident(inputs.size(), false);
   for (size_t i = 0; i < inputs.size(); i++) {
     for (const Target& t : targets_) {

@@ -8,11 +8,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "port/port.h"
+#include "port/thread_annotations.h"
 #include "util/memenv_attachment.h"
+#include "util/mutexlock.h"
 #include "util/posix_error.h"
 
 namespace leveldb {
@@ -119,7 +121,7 @@ class MemFileSystem final : public FileSystem {
   Status OpenDirectory(const std::string& path,
                        std::unique_ptr<Directory>* result) override {
     result->reset();
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     NodeRef node = Find(path);
     if (node == nullptr) return PosixError(path, ENOENT, true);
     if (!node->is_dir) return PosixError(path, ENOTDIR, false);
@@ -128,7 +130,7 @@ class MemFileSystem final : public FileSystem {
   }
 
   Status CreateDir(const std::string& path, bool ok_if_exists) override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     const std::vector<std::string> parts = Components(path);
     if (parts.empty()) return PosixError(path, EEXIST, false);
     NodeRef dir = root_;
@@ -154,7 +156,7 @@ class MemFileSystem final : public FileSystem {
   }
 
   Status RemoveDir(const std::string& path) override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     std::string name;
     NodeRef parent = FindParent(path, &name);
     if (parent == nullptr) return PosixError(path, ENOENT, true);
@@ -171,7 +173,7 @@ class MemFileSystem final : public FileSystem {
   }
 
   Status Rename(const std::string& from, const std::string& to) override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     const std::string what = from + " -> " + to;
     std::string from_name, to_name;
     NodeRef from_parent = FindParent(from, &from_name);
@@ -218,19 +220,19 @@ class MemFileSystem final : public FileSystem {
   }
 
   bool Exists(const std::string& path) override {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     return Find(path) != nullptr;
   }
 
  private:
   friend class MemDirectory;
 
-  NodeRef NewNode(bool dir) {
+  NodeRef NewNode(bool dir) EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     return std::make_shared<Node>(dir, next_inode_++);
   }
 
-  // The node at `path`, or null. Requires mu_.
-  NodeRef Find(const std::string& path) {
+  // The node at `path`, or null.
+  NodeRef Find(const std::string& path) EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     NodeRef node = root_;
     for (const std::string& part : Components(path)) {
       if (!node->is_dir) return nullptr;
@@ -243,8 +245,9 @@ class MemFileSystem final : public FileSystem {
 
   // The directory that holds (or would hold) `path`'s last component, and
   // that component in *name (empty for the root); null if there is no
-  // such directory. Requires mu_.
-  NodeRef FindParent(const std::string& path, std::string* name) {
+  // such directory.
+  NodeRef FindParent(const std::string& path, std::string* name)
+      EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     std::vector<std::string> parts = Components(path);
     name->clear();
     if (parts.empty()) return root_;
@@ -259,15 +262,17 @@ class MemFileSystem final : public FileSystem {
     return node;
   }
 
-  std::mutex mu_;
-  const NodeRef root_;       // entries guarded by mu_, as every node's
-  uint64_t next_inode_ = 1;  // guarded by mu_
+  port::Mutex mu_;
+  // Its entries are guarded by mu_, as every node's (which the analysis
+  // cannot express: nodes are shared_ptrs reached through the tree).
+  const NodeRef root_;
+  uint64_t next_inode_ GUARDED_BY(mu_) = 1;
 };
 
 Status MemDirectory::WriteFile(const std::string& name, const Slice& data,
                                bool sync) {
   auto bytes = std::make_shared<const std::string>(data.data(), data.size());
-  std::lock_guard<std::mutex> l(fs_->mu_);
+  MutexLock l(&fs_->mu_);
   // A removed directory takes no new entries (ENOENT, as openat(O_CREAT)
   // in a removed directory): an I/O error, not an absent entry.
   if (node_->links == 0) return PosixError(Join(name), ENOENT, false);
@@ -283,7 +288,7 @@ Status MemDirectory::WriteFile(const std::string& name, const Slice& data,
 
 Status MemDirectory::FileData(const std::string& name,
                               std::shared_ptr<const std::string>* data) {
-  std::lock_guard<std::mutex> l(fs_->mu_);
+  MutexLock l(&fs_->mu_);
   auto it = node_->entries.find(name);
   if (it == node_->entries.end()) return PosixError(Join(name), ENOENT, true);
   if (it->second->is_dir) return PosixError(Join(name), EISDIR, true);
@@ -325,7 +330,7 @@ Status MemDirectory::LinkFrom(Directory* source, const std::string& name) {
   if (src == nullptr || src->fs_ != fs_) {
     return PosixError(what, EXDEV, false);  // another file system
   }
-  std::lock_guard<std::mutex> l(fs_->mu_);
+  MutexLock l(&fs_->mu_);
   auto it = src->node_->entries.find(name);
   if (it == src->node_->entries.end()) return PosixError(what, ENOENT, false);
   if (it->second->is_dir) return PosixError(what, EPERM, false);
@@ -337,7 +342,7 @@ Status MemDirectory::LinkFrom(Directory* source, const std::string& name) {
 }
 
 Status MemDirectory::Unlink(const std::string& name) {
-  std::lock_guard<std::mutex> l(fs_->mu_);
+  MutexLock l(&fs_->mu_);
   auto it = node_->entries.find(name);
   if (it == node_->entries.end()) return PosixError(Join(name), ENOENT, true);
   if (it->second->is_dir) return PosixError(Join(name), EISDIR, true);
@@ -347,7 +352,7 @@ Status MemDirectory::Unlink(const std::string& name) {
 }
 
 Status MemDirectory::Stat(const std::string& name, KvFileInfo* info) {
-  std::lock_guard<std::mutex> l(fs_->mu_);
+  MutexLock l(&fs_->mu_);
   auto it = node_->entries.find(name);
   if (it == node_->entries.end()) return PosixError(Join(name), ENOENT, true);
   const Node& n = *it->second;
@@ -367,7 +372,7 @@ Status MemDirectory::Stat(const std::string& name, KvFileInfo* info) {
 
 Status MemDirectory::List(std::vector<std::string>* names) {
   names->clear();
-  std::lock_guard<std::mutex> l(fs_->mu_);
+  MutexLock l(&fs_->mu_);
   for (const auto& e : node_->entries) names->push_back(e.first);
   return Status::OK();
 }

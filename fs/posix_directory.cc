@@ -16,9 +16,11 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <mutex>
 
 #include "fs/posix_file_system.h"
+#include "port/port.h"
+#include "port/thread_annotations.h"
+#include "util/mutexlock.h"
 
 namespace leveldb {
 
@@ -365,7 +367,7 @@ class PosixDirectory final : public Directory {
       return name;
     }
     *dirfd = AT_FDCWD;
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     return current_path_ + "/" + name;
   }
 
@@ -374,7 +376,7 @@ class PosixDirectory final : public Directory {
   // true (the call is worth retrying).
   bool Relocate() {
     if (fd_ >= 0) return false;
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     if (IsDirectory(current_path_)) return false;
     for (const std::string& p : moved_to_) {
       if (p != current_path_ && IsDirectory(p)) {
@@ -459,10 +461,10 @@ class PosixDirectory final : public Directory {
   const int fd_;  // O_DIRECTORY descriptor, owned, or -1; fixed for life.
   const bool symlink_;  // opened at a symbolic link: Sync only
   const std::vector<std::string> moved_to_;
-  std::mutex mu_;
-  // Where the directory is now, when working by path. Guarded by mu_;
-  // changed only by Relocate.
-  std::string current_path_;
+  port::Mutex mu_;
+  // Where the directory is now, when working by path; changed only by
+  // Relocate.
+  std::string current_path_ GUARDED_BY(mu_);
 };
 
 // A file held for repeated reads. Like the directories, it keeps its

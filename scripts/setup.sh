@@ -10,7 +10,8 @@ PACKAGES=(build-essential cmake pkg-config libleveldb-dev libsnappy-dev
           python3-plyvel  # tests/dropin/plyvel_test.py
           iotop fio python3-matplotlib  # benchmarks/wa, benchmarks/fio
           liburing-dev  # benchmarks/readahead_io_bench (optional target)
-          strace)  # tests/point_read_syscalls_test.py
+          strace  # tests/point_read_syscalls_test.py
+          clang ccache)  # scripts/thread_safety.sh
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -104,8 +104,9 @@ TEST(KeyCodecTest, LengthBoundary) {
   EXPECT_TRUE(KvFileNameIsHashed(std::string(80, '\x01')));
 }
 
-// Issue 10 item 1: every stored name, compressed or not, fits a path
-// component, for printable, escaped and '/' keys of every length up to 300.
+// Every stored name, compressed or not, fits a path component (a name the
+// file system refuses would make the key unwritable), for printable,
+// escaped and '/' keys of every length up to 300.
 TEST(KeyCodecTest, StoredNamesFitForEveryKeyLength) {
   for (size_t len = 1; len <= 300; len++) {
     for (int kind = 0; kind < 3; kind++) {

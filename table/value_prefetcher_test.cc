@@ -1,4 +1,4 @@
-// Read-ahead of a scan over one SST directory's KV files (issue 13): the
+// Read-ahead of a scan over one SST directory's KV files: the
 // reads ahead stay within read_ahead_files files and read_ahead_bytes bytes
 // past the cursor, each value is read once (by the pool or by the scan, not
 // both), and a scan that stops (its iterator destroyed, or a seek elsewhere)

@@ -1,5 +1,5 @@
-// Acceptance tests of the public LevelDB API (issue 2, item 2): what a
-// client program sees through leveldb/db.h and friends. Uses only the public
+// The public LevelDB API as a client program sees it through leveldb/db.h
+// and friends. Uses only the public
 // headers, so the same file also runs against Debian's LevelDB.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Issue 10, item 6: GetApproximateSizes reports the bytes a key range
+// GetApproximateSizes reports the bytes a key range
 // occupies on disk, as LevelDB reports its table files' sizes: every KV
 // file takes whole blocks, so 200-byte values take far more than 200 bytes
 // each. Checked against the blocks the files really allocate (st_blocks),

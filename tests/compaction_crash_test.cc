@@ -1,4 +1,4 @@
-// Acceptance test of issue 3, item 4: a writer with tiny memtables and
+// Crash safety of compaction: a writer with tiny memtables and
 // compaction thresholds (so flushes and link/unlink compactions are always
 // in flight) is killed with SIGKILL at random moments, many times over one
 // database. After each kill the database opens, every acknowledged put is

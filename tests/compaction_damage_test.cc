@@ -1,5 +1,4 @@
-// Compactions over a damaged meta file (issue 11, gap 2; LevelDB's
-// counterparts are CompactionInputError, CompactionInputErrorParanoid and
+// Compactions over a damaged meta file (LevelDB's counterparts are CompactionInputError, CompactionInputErrorParanoid and
 // UnrelatedKeys in its corruption_test).
 //
 // A compaction unlinks every KV file that no output meta file names, so an

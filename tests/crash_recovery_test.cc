@@ -1,4 +1,4 @@
-// Acceptance test of issue 2, item 5: a process writing with sync=false is
+// Crash recovery: a process writing with sync=false is
 // killed with SIGKILL at a random moment during writes and flushes; on
 // reopen every write it had acknowledged is there with the right value and
 // the database is consistent. Repeated many times on one database.

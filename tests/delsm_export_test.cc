@@ -1,4 +1,4 @@
-// `delsm export` (issue 14, "a way back"): a DeLSM database with overwrites,
+// `delsm export`, the way back to LevelDB: a DeLSM database with overwrites,
 // deletions, binary keys and values, empty values, values over 1 MiB, writes
 // only its WAL holds, and enough data for several LevelDB log files is
 // exported, and Debian's LevelDB (tests/leveldb_oracle, its own process)
@@ -13,7 +13,7 @@
 // and its kill delays (what an export has done by a given delay depends on
 // the machine's load).
 //
-// Round trip (issue 14, acceptance 3): what LevelDB read back from an export,
+// Round trip: what LevelDB read back from an export,
 // DeLSM opens (converting it) and reads as the original.
 #include <fcntl.h>
 #include <signal.h>
@@ -251,7 +251,7 @@ TEST_F(DelsmExportTest, LevelDbReadsEveryKeyAndValueAndNothingElse) {
   EXPECT_TRUE(model_ == again) << Differences(model_, again);
 }
 
-// Issue 14, acceptance 3: DeLSM -> export -> Debian's LevelDB reads every key
+// DeLSM -> export -> Debian's LevelDB reads every key
 // -> DeLSM opens the LevelDB database (converting it in place) -> equal.
 // Twice: once after LevelDB has opened the export (its tables, its own
 // manifest) and once straight from the export (WALs only).

@@ -1,4 +1,4 @@
-// The delsm command-line tool (issue 15) on a real database: its stats
+// The delsm command-line tool on a real database: its stats
 // equal what the file system says (du, find, statvfs), verify finds a
 // damaged KV file, a truncated one and orphans (and exits non-zero), every
 // read-only command leaves every file of the database as it was, and writes

@@ -1,4 +1,4 @@
-// Acceptance tests of issue 3 (dentry compaction), on a real file system:
+// Dentry compaction on a real file system:
 // compaction keeps every surviving KV file's inode (it links, never copies),
 // writes (almost) no bytes, honours snapshots, frees the inodes of deleted
 // keys, and leaves every level within its capacity once idle.

@@ -1,4 +1,4 @@
-// Issue 10, item 10: SST directories below L0 stay within
+// SST directories below L0 stay within
 // delsm::Tuning::max_dir_entries however many keys a level settles into
 // (a compaction that would take a directory past it writes to new
 // directories), with every write kept, nothing orphaned, across reopens.

@@ -1,4 +1,4 @@
-// Acceptance test of issue 2, item 6 (binary drop-in): dropin_client, built
+// Binary drop-in: dropin_client, built
 // against the system's LevelDB headers and linked with Debian's
 // libleveldb.so.1d, prints the same results when the loader is pointed at
 // DeLSM's libleveldb.so.1d through LD_LIBRARY_PATH. tests/extra.cmake builds
@@ -124,7 +124,7 @@ TEST(DropinTest, SameResultsOnDebianLevelDbAndOnDelsm) {
   EXPECT_EQ(debian.output, delsm.output);
 }
 
-// Issue 15: DELSM_OPTIONS reaches a program that knows only LevelDB's API
+// DELSM_OPTIONS reaches a program that knows only LevelDB's API
 // and was built against Debian's LevelDB: on the drop-in its database runs
 // with the chosen durability and the LOG says so; an invalid value fails
 // the open with InvalidArgument.

@@ -1,6 +1,6 @@
 # Special test targets, included at the end of tests/CMakeLists.txt.
 
-# Binary drop-in (issue 2, item 6): dropin_client is an ordinary LevelDB
+# Binary drop-in: dropin_client is an ordinary LevelDB
 # client built against the system headers and linked with Debian's
 # libleveldb.so.1d by full path. dropin_test runs it on Debian's library and
 # then, through LD_LIBRARY_PATH, on the build's libleveldb.so.1d.
@@ -28,7 +28,7 @@ elseif(TARGET dropin_test)
   message(WARNING "Debian's libleveldb.so.1d not found: dropin_test will fail")
 endif()
 
-# Issue 14, acceptance 4: Debian's python3-plyvel, on Debian's python3 (the
+# Debian's python3-plyvel, on Debian's python3 (the
 # interpreter that package is installed for), reads through the drop-in a
 # database it created on Debian's LevelDB. Fails if plyvel is missing
 # (scripts/setup.sh and .ci/run install python3-plyvel).
@@ -43,7 +43,7 @@ if(NOT DELSM_SANITIZE)
   set_tests_properties(plyvel_dropin PROPERTIES TIMEOUT 600)
 endif()
 
-# Crash soak (issue 5): kills a writer with SIGKILL for a given time and
+# Crash soak: kills a writer with SIGKILL for a given time and
 # checks the database against a model after each kill. The default suite
 # runs it for 60 s with a fresh seed (printed first and last;
 # DELSM_TEST_SEED=<seed> replays it); scripts/soak.sh runs it for longer.
@@ -53,7 +53,7 @@ target_link_libraries(crash_soak delsm_internal)
 add_test(NAME crash_soak_60s COMMAND crash_soak --seconds=60)
 set_tests_properties(crash_soak_60s PROPERTIES TIMEOUT 300)
 
-# LevelDB oracle (issue 10, item 3): creates and dumps databases with
+# LevelDB oracle: creates and dumps databases with
 # Debian's LevelDB in a separate process; the CLI is documented at the top
 # of leveldb_oracle.cc. Tests listed in DELSM_ORACLE_TESTS get its path as
 # LEVELDB_ORACLE.

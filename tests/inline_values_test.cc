@@ -1,4 +1,4 @@
-// Acceptance tests of issue 13 (small values), part one: values of at most
+// Small values: values of at most
 // Tuning::inline_threshold bytes live in the meta file, on a real file
 // system. They must come back unchanged through flush, merging compaction
 // (which rewrites them, while larger values keep their KV file's inode),

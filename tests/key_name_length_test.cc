@@ -1,4 +1,4 @@
-// Issue 10, item 1: a key whose KV file name is at the length limit must
+// A key whose KV file name is at the length limit must
 // never make a flush fail (a compressed value adds a 'z' to the name), and a
 // database must open again whatever its WAL holds. Sweeps key lengths 1-300
 // of printable, escaped and '/' bytes with values snappy shrinks by whole

@@ -1,4 +1,4 @@
-// Acceptance test of issue 2, item 4: any key LevelDB accepts and values of
+// Any key LevelDB accepts and values of
 // any length round-trip through Put/Get/iteration, flushes, a full
 // compaction and reopens, and no key can make the engine touch anything
 // outside the database directory. Public API only.

@@ -1,4 +1,4 @@
-// Converting a LevelDB database is crash safe (issue 14, acceptance 2): a
+// Converting a LevelDB database is crash safe: a
 // process that opens a database Debian's LevelDB made (so DB::Open converts
 // it) is killed with SIGKILL at a chosen system call, many times, each time
 // on a fresh copy of that database. After each kill exactly one of two

@@ -1,4 +1,4 @@
-// DeLSM and databases written by real LevelDB (issue 10, item 3; issue 14):
+// DeLSM and databases written by real LevelDB:
 // DB::Open and RepairDB convert them in place, or refuse those they cannot
 // convert without changing a byte. The databases are made and read back by
 // leveldb_oracle (Debian's LevelDB in its own process;

@@ -1,4 +1,4 @@
-// LevelDB scenarios that had no DeLSM counterpart (issue 11, gap 5):
+// Scenarios of LevelDB's own tests, on DeLSM:
 //   * a missing SST directory at open (LevelDB's MissingSSTFile): open fails
 //     with Corruption naming it, with or without paranoid_checks, and
 //     changes nothing;

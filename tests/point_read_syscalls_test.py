@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A point read of a value in its own KV file costs exactly three system
-calls (issue 13): openat with O_NOATIME, one pread of the value's known
+calls: openat with O_NOATIME, one pread of the value's known
 length (plus the one byte that proves the file is not longer), close.
 
 Runs DeLSM's db_bench under strace: a fill in pure mode (every value a KV

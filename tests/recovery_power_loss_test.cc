@@ -1,5 +1,5 @@
 // Power loss during recovery, and what a power loss may leave of files that
-// were never synced (issue 11, gap 3).
+// were never synced.
 //
 // RecoveryCutByPowerLoss: a random workload (puts, overwrites, deletes,
 // batches, 1 in 8 with sync=true, explicit flushes) runs on the power-loss

@@ -1,6 +1,6 @@
 // RepairDB: rebuilds a DB from the SST directories, KV files and WALs that
 // survive the loss of the manifest, of CURRENT, or of a meta file; moves
-// what it cannot use into lost/ and logs every step (issue 10, item 2).
+// what it cannot use into lost/ and logs every step.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -228,7 +228,7 @@ TEST_F(RepairTest, WhatCannotBeUsedGoesToLostAndEveryStepIsLogged) {
   Check(false);
 }
 
-// Issue 10, item 11: a crash between a compaction's manifest commit and the
+// A crash between a compaction's manifest commit and the
 // removal of the SSTs it replaced leaves their meta and KV files on disk.
 // Repair must not merge them back: the keys the compaction dropped with
 // their tombstones would return.

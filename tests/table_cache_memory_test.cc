@@ -1,4 +1,4 @@
-// Issue 10, item 7: the memory the open SSTs keep resident (decoded meta
+// The memory the open SSTs keep resident (decoded meta
 // files: index, keys, inline values, filter) is bounded by
 // delsm::Tuning::table_cache_bytes and reported, whatever the number of
 // SSTs, and every read still finds its value once SSTs are closed for it.

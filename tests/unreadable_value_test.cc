@@ -1,4 +1,4 @@
-// Issue 10, item 5: when a KV file cannot be read (its bytes fail the
+// When a KV file cannot be read (its bytes fail the
 // checksum under verify_checksums, or the read itself fails), a DB iterator
 // must never show a value other than the stored one: every position it
 // shows has the value that was written, and it stops (!Valid()) with the

@@ -1,4 +1,4 @@
-// Acceptance tests of issue 13 (reads), part two, on a real file system:
+// Reads on a real file system:
 // a scan with read-ahead sees exactly its snapshot while writes, overwrites
 // and compactions run; ReadOptions::fill_cache=false leaves the value cache
 // unchanged; the value cache never returns a stale value after an overwrite

@@ -7,12 +7,14 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "leveldb/slice.h"
+#include "port/port.h"
+#include "port/thread_annotations.h"
 #include "util/hash.h"
+#include "util/mutexlock.h"
 
 namespace leveldb {
 
@@ -133,7 +135,7 @@ class LRUShard {
   LRUShard& operator=(const LRUShard&) = delete;
 
   ~LRUShard() {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     while (!idle_.empty()) {
       Entry* e = idle_.oldest();
       EntryList::Unlink(e);
@@ -167,7 +169,7 @@ class LRUShard {
     e->in_cache = false;
     e->prev = e->next = nullptr;
 
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     // A zero-capacity cache caches nothing; the caller's handle still
     // works and the entry is deleted on Release.
     if (capacity_ > 0) {
@@ -183,7 +185,7 @@ class LRUShard {
   }
 
   Cache::Handle* Lookup(const Slice& key, uint32_t hash) {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     Entry* e = index_.Find(key, hash);
     if (e == nullptr) return nullptr;
     if (e->refs == 1) {  // Leaving the idle list: now held by a client.
@@ -195,7 +197,7 @@ class LRUShard {
   }
 
   void Release(Cache::Handle* handle) {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     Unref(static_cast<Entry*>(handle));
     // Entries pinned while the shard was over capacity become evictable
     // now; shed them here rather than waiting for the next Insert.
@@ -203,13 +205,13 @@ class LRUShard {
   }
 
   void Erase(const Slice& key, uint32_t hash) {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     Entry* e = index_.Remove(key, hash);
     if (e != nullptr) Detach(e);
   }
 
   void Prune() {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     while (!idle_.empty()) {
       Entry* e = idle_.oldest();
       index_.Remove(Slice(e->key), e->hash);
@@ -218,22 +220,21 @@ class LRUShard {
   }
 
   size_t TotalCharge() {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     return usage_;
   }
 
  private:
   // Drops the cache's reference to e, which the caller has already removed
-  // from (or replaced in) index_. Requires mu_ held.
-  void Detach(Entry* e) {
+  // from (or replaced in) index_.
+  void Detach(Entry* e) EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     EntryList::Unlink(e);
     e->in_cache = false;
     usage_ -= e->charge;
     Unref(e);
   }
 
-  // Requires mu_ held.
-  void Unref(Entry* e) {
+  void Unref(Entry* e) EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     e->refs--;
     if (e->refs == 0) {
       e->deleter(Slice(e->key), e->value);
@@ -246,8 +247,7 @@ class LRUShard {
     }
   }
 
-  // Requires mu_ held.
-  void EvictIfFull() {
+  void EvictIfFull() EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     while (usage_ > capacity_ && !idle_.empty()) {
       Entry* victim = idle_.oldest();
       index_.Remove(Slice(victim->key), victim->hash);
@@ -256,11 +256,12 @@ class LRUShard {
   }
 
   size_t capacity_;  // Set once before use.
-  std::mutex mu_;
-  size_t usage_;      // Sum of charges of in_cache entries; guarded by mu_.
-  EntryList idle_;    // Guarded by mu_.
-  EntryList busy_;    // Guarded by mu_.
-  EntryIndex index_;  // Every in_cache entry, by key. Guarded by mu_.
+  port::Mutex mu_;
+  // Sum of charges of in_cache entries.
+  size_t usage_ GUARDED_BY(mu_);
+  EntryList idle_ GUARDED_BY(mu_);
+  EntryList busy_ GUARDED_BY(mu_);
+  EntryIndex index_ GUARDED_BY(mu_);  // every in_cache entry, by key
 };
 
 class ShardedLRUCache final : public Cache {

@@ -11,12 +11,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
-#include <mutex>
 #include <new>
 #include <set>
 #include <string>
@@ -27,6 +25,9 @@
 #include "leveldb/env.h"
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
+#include "port/port.h"
+#include "port/thread_annotations.h"
+#include "util/mutexlock.h"
 #include "util/posix_error.h"
 #include "util/posix_logger.h"
 
@@ -216,17 +217,17 @@ class PosixFileLock final : public FileLock {
 class LockedPaths {
  public:
   bool Insert(const std::string& fname) {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     return paths_.insert(fname).second;
   }
   void Remove(const std::string& fname) {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     paths_.erase(fname);
   }
 
  private:
-  std::mutex mu_;
-  std::set<std::string> paths_;  // Guarded by mu_.
+  port::Mutex mu_;
+  std::set<std::string> paths_ GUARDED_BY(mu_);
 };
 
 int LockOrUnlock(int fd, bool lock) {
@@ -376,13 +377,13 @@ class PosixEnv final : public Env {
   }
 
   void Schedule(void (*function)(void* arg), void* arg) override {
-    std::lock_guard<std::mutex> guard(background_mu_);
+    MutexLock guard(&background_mu_);
     if (!background_started_) {
       background_started_ = true;
       std::thread(&PosixEnv::BackgroundLoop, this).detach();
     }
     background_queue_.emplace_back(function, arg);
-    background_cv_.notify_one();
+    background_cv_.Signal();
   }
 
   void StartThread(void (*function)(void* arg), void* arg) override {
@@ -443,24 +444,26 @@ class PosixEnv final : public Env {
   }
 
   // Runs scheduled work in FIFO order, forever.
-  void BackgroundLoop() {
+  void BackgroundLoop() LOCKS_EXCLUDED(background_mu_) {
     while (true) {
-      std::unique_lock<std::mutex> lock(background_mu_);
-      background_cv_.wait(lock, [this] { return !background_queue_.empty(); });
-      auto work = background_queue_.front();
-      background_queue_.pop_front();
-      lock.unlock();
+      std::pair<void (*)(void*), void*> work;
+      {
+        MutexLock lock(&background_mu_);
+        while (background_queue_.empty()) background_cv_.Wait();
+        work = background_queue_.front();
+        background_queue_.pop_front();
+      }
       work.first(work.second);
     }
   }
 
   LockedPaths locked_;
 
-  std::mutex background_mu_;
-  std::condition_variable background_cv_;
-  bool background_started_;  // Guarded by background_mu_.
-  std::deque<std::pair<void (*)(void*), void*>>
-      background_queue_;  // Guarded by background_mu_.
+  port::Mutex background_mu_;
+  port::CondVar background_cv_{&background_mu_};  // signalled on Schedule
+  bool background_started_ GUARDED_BY(background_mu_);
+  std::deque<std::pair<void (*)(void*), void*>> background_queue_
+      GUARDED_BY(background_mu_);
 };
 
 }  // namespace

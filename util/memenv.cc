@@ -19,7 +19,6 @@
 #include <cstring>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <vector>
@@ -27,7 +26,10 @@
 #include "leveldb/env.h"
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
+#include "port/port.h"
+#include "port/thread_annotations.h"
 #include "util/memenv_attachment.h"
+#include "util/mutexlock.h"
 
 namespace leveldb {
 
@@ -39,13 +41,13 @@ namespace {
 class FileData {
  public:
   size_t Size() const {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     return bytes_.size();
   }
 
   // Copies up to n bytes at offset into scratch; returns how many.
   size_t Read(uint64_t offset, size_t n, char* scratch) const {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     if (offset >= bytes_.size()) return 0;
     size_t avail = bytes_.size() - static_cast<size_t>(offset);
     size_t count = std::min(n, avail);
@@ -54,13 +56,13 @@ class FileData {
   }
 
   void Append(const Slice& data) {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     bytes_.append(data.data(), data.size());
   }
 
  private:
-  mutable std::mutex mu_;
-  std::string bytes_;  // Guarded by mu_.
+  mutable port::Mutex mu_;
+  std::string bytes_ GUARDED_BY(mu_);
 };
 
 using FileRef = std::shared_ptr<FileData>;
@@ -169,14 +171,14 @@ class InMemoryEnv final : public EnvWrapper {
   explicit InMemoryEnv(Env* base) : EnvWrapper(base) {}
 
   MemEnvAttachment* Attachment(MemEnvAttachment* (*make)()) {
-    std::lock_guard<std::mutex> guard(attachment_mu_);
+    MutexLock guard(&attachment_mu_);
     if (attachment_ == nullptr) attachment_.reset(make());
     return attachment_.get();
   }
 
   Status NewSequentialFile(const std::string& fname,
                            SequentialFile** result) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     auto it = files_.find(fname);
     if (it == files_.end()) {
       *result = nullptr;
@@ -188,7 +190,7 @@ class InMemoryEnv final : public EnvWrapper {
 
   Status NewRandomAccessFile(const std::string& fname,
                              RandomAccessFile** result) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     auto it = files_.find(fname);
     if (it == files_.end()) {
       *result = nullptr;
@@ -200,7 +202,7 @@ class InMemoryEnv final : public EnvWrapper {
 
   Status NewWritableFile(const std::string& fname,
                          WritableFile** result) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     if (dirs_.count(Normalize(fname)) != 0) {
       *result = nullptr;
       return Status::IOError(fname, "Is a directory");
@@ -214,7 +216,7 @@ class InMemoryEnv final : public EnvWrapper {
 
   Status NewAppendableFile(const std::string& fname,
                            WritableFile** result) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     if (dirs_.count(Normalize(fname)) != 0) {
       *result = nullptr;
       return Status::IOError(fname, "Is a directory");
@@ -226,7 +228,7 @@ class InMemoryEnv final : public EnvWrapper {
   }
 
   bool FileExists(const std::string& fname) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     return files_.count(fname) != 0 || dirs_.count(Normalize(fname)) != 0;
   }
 
@@ -237,7 +239,7 @@ class InMemoryEnv final : public EnvWrapper {
   Status GetChildren(const std::string& dir,
                      std::vector<std::string>* result) override {
     result->clear();
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     std::set<std::string> names;
     const std::string prefix = ChildPrefix(dir);
     auto collect = [&](const std::string& path) {
@@ -255,7 +257,7 @@ class InMemoryEnv final : public EnvWrapper {
   }
 
   Status RemoveFile(const std::string& fname) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     if (files_.erase(fname) == 0) {
       return Status::NotFound(fname, "File not found");
     }
@@ -263,7 +265,7 @@ class InMemoryEnv final : public EnvWrapper {
   }
 
   Status CreateDir(const std::string& dirname) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     const std::string dir = Normalize(dirname);
     if (dirs_.count(dir) != 0 || files_.count(dir) != 0) {
       return Status::IOError(dirname, "File exists");
@@ -273,7 +275,7 @@ class InMemoryEnv final : public EnvWrapper {
   }
 
   Status RemoveDir(const std::string& dirname) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     const std::string dir = Normalize(dirname);
     if (HasChildren(dir))
       return Status::IOError(dirname, "Directory not empty");
@@ -284,7 +286,7 @@ class InMemoryEnv final : public EnvWrapper {
   }
 
   Status GetFileSize(const std::string& fname, uint64_t* file_size) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     auto it = files_.find(fname);
     if (it == files_.end()) {
       *file_size = 0;
@@ -298,7 +300,7 @@ class InMemoryEnv final : public EnvWrapper {
   // with everything below it.
   Status RenameFile(const std::string& src,
                     const std::string& target) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     auto it = files_.find(src);
     if (it != files_.end()) {
       if (dirs_.count(Normalize(target)) != 0) {
@@ -346,7 +348,7 @@ class InMemoryEnv final : public EnvWrapper {
 
   Status LockFile(const std::string& fname, FileLock** lock) override {
     *lock = nullptr;
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     if (locked_.count(fname) != 0) {
       return Status::IOError("lock " + fname, "already held by process");
     }
@@ -360,7 +362,7 @@ class InMemoryEnv final : public EnvWrapper {
   Status UnlockFile(FileLock* lock) override {
     MemFileLock* mem_lock = static_cast<MemFileLock*>(lock);
     {
-      std::lock_guard<std::mutex> guard(mu_);
+      MutexLock guard(&mu_);
       locked_.erase(mem_lock->fname());
     }
     delete mem_lock;
@@ -373,7 +375,7 @@ class InMemoryEnv final : public EnvWrapper {
   }
 
   Status NewLogger(const std::string& fname, Logger** result) override {
-    std::lock_guard<std::mutex> guard(mu_);
+    MutexLock guard(&mu_);
     FileRef& file = files_[fname];
     if (file == nullptr) file = std::make_shared<FileData>();
     *result = new MemLogger(file);
@@ -386,8 +388,8 @@ class InMemoryEnv final : public EnvWrapper {
     return d == "/" ? d : d + "/";
   }
 
-  // Requires mu_ held.
-  bool HasChildren(const std::string& dir) const {
+  bool HasChildren(const std::string& dir) const
+      EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     const std::string prefix = ChildPrefix(dir);
     auto under = [&](const std::string& path) {
       return path.size() > prefix.size() &&
@@ -399,14 +401,14 @@ class InMemoryEnv final : public EnvWrapper {
     return d != dirs_.end() && under(*d);
   }
 
-  std::mutex mu_;
-  std::map<std::string, FileRef> files_;  // Guarded by mu_.
-  std::set<std::string> dirs_;            // Normalized; guarded by mu_.
-  std::set<std::string> locked_;          // Guarded by mu_.
+  port::Mutex mu_;
+  std::map<std::string, FileRef> files_ GUARDED_BY(mu_);
+  std::set<std::string> dirs_ GUARDED_BY(mu_);  // normalized
+  std::set<std::string> locked_ GUARDED_BY(mu_);
 
-  std::mutex attachment_mu_;
-  // Made on first use; guarded by attachment_mu_.
-  std::unique_ptr<MemEnvAttachment> attachment_;
+  port::Mutex attachment_mu_;
+  // Made on first use.
+  std::unique_ptr<MemEnvAttachment> attachment_ GUARDED_BY(attachment_mu_);
 };
 
 }  // namespace

@@ -7,12 +7,12 @@
 
 namespace leveldb {
 
-class SCOPED_LOCKABLE MutexLock {
+class SCOPED_CAPABILITY MutexLock {
  public:
-  explicit MutexLock(port::Mutex* mu) EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {
+  explicit MutexLock(port::Mutex* mu) ACQUIRE(mu) : mu_(mu) {
     mu_->Lock();
   }
-  ~MutexLock() UNLOCK_FUNCTION() { mu_->Unlock(); }
+  ~MutexLock() RELEASE() { mu_->Unlock(); }
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;
 

@@ -4,6 +4,8 @@
 #include <string>
 #include <system_error>
 
+#include "util/mutexlock.h"
+
 namespace leveldb {
 
 Status ThreadPool::Start(int threads, std::unique_ptr<ThreadPool>* result) {
@@ -36,31 +38,31 @@ Status ThreadPool::Start(int threads, std::unique_ptr<ThreadPool>* result) {
 
 ThreadPool::~ThreadPool() {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     stopping_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   for (std::thread& t : workers_) t.join();
 }
 
 void ThreadPool::Submit(std::function<void()> task) {
   {
-    std::lock_guard<std::mutex> l(mu_);
+    MutexLock l(&mu_);
     queue_.push_back(std::move(task));
   }
-  cv_.notify_one();
+  cv_.Signal();
 }
 
 void ThreadPool::Work() {
-  std::unique_lock<std::mutex> l(mu_);
+  MutexLock l(&mu_);
   while (true) {
-    cv_.wait(l, [this] { return stopping_ || !queue_.empty(); });
+    while (!stopping_ && queue_.empty()) cv_.Wait();
     if (queue_.empty()) return;  // stopping, and nothing left to run
     std::function<void()> task = std::move(queue_.front());
     queue_.pop_front();
-    l.unlock();
+    mu_.Unlock();
     task();
-    l.lock();
+    mu_.Lock();
   }
 }
 

@@ -5,15 +5,15 @@
 #ifndef DELSM_UTIL_THREAD_POOL_H_
 #define DELSM_UTIL_THREAD_POOL_H_
 
-#include <condition_variable>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "leveldb/status.h"
+#include "port/port.h"
+#include "port/thread_annotations.h"
 
 namespace leveldb {
 
@@ -36,13 +36,13 @@ class ThreadPool {
 
  private:
   ThreadPool() = default;
-  void Work();
+  void Work() LOCKS_EXCLUDED(mu_);
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> queue_;  // guarded by mu_
-  bool stopping_ = false;                    // guarded by mu_; set once
-  std::vector<std::thread> workers_;         // set by Start
+  port::Mutex mu_;
+  port::CondVar cv_{&mu_};  // signalled on a new task and on stopping
+  std::deque<std::function<void()>> queue_ GUARDED_BY(mu_);
+  bool stopping_ GUARDED_BY(mu_) = false;  // set once
+  std::vector<std::thread> workers_;       // set by Start
 };
 
 }  // namespace leveldb

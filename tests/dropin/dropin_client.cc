@@ -1,4 +1,4 @@
-// A LevelDB client program for the binary drop-in test (issue 2, item 6).
+// A LevelDB client program for the binary drop-in test (dropin_test).
 // It is compiled against the system's LevelDB headers and linked with
 // Debian's libleveldb.so.1d; dropin_test runs it once as built and once
 // with LD_LIBRARY_PATH pointing at DeLSM's libleveldb.so.1d, and requires

@@ -1,4 +1,4 @@
-// A LevelDB client for the DELSM_OPTIONS drop-in test (issue 15): built
+// A LevelDB client for the DELSM_OPTIONS drop-in test (dropin_test): built
 // against the system's LevelDB headers and linked with Debian's
 // libleveldb.so.1d, like dropin_client, but it keeps its database so the
 // test can read the LOG. Opens (creating) <dir>, writes and reads one key,

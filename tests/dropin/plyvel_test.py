@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Issue 14, acceptance 4: Debian's python3-plyvel, a program built for
+"""Debian's python3-plyvel, a program built for
 Debian's LevelDB, reads through DeLSM's drop-in libleveldb.so.1d a database
 that it created earlier on Debian's LevelDB.
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Acceptance 1 of issue 15: installs the build into a temporary prefix, checks
+# Installation: installs the build into a temporary prefix, checks
 # what landed there, builds two small consumers against the installed copy
 # (one with find_package(delsm), one with pkg-config) and runs them, then
 # runs a program whose DT_NEEDED is libleveldb.so.1 (upstream LevelDB's
