@@ -40,6 +40,7 @@
 // Every step is logged to options.info_log, or to the DB's LOG (the old
 // one renamed LOG.old, as Open does) when none is given.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <set>
 #include <vector>
@@ -220,10 +221,27 @@ class Repairer {
     }
   }
 
+  // Evidence before setting aside: a directory goes to lost/ only on
+  // damage (Corruption) or when it is not a directory repair may open (a
+  // file, a symbolic link); any other error (EIO, EMFILE, ENOENT for an
+  // entry just listed) says nothing about the data and fails RepairDB,
+  // which then has committed and moved nothing.
+  static bool IsDamage(const Status& s) {
+    if (s.IsCorruption()) return true;
+    const std::string text = s.ToString();
+    return text.find(std::strerror(ENOTDIR)) != std::string::npos ||
+           text.find("a symbolic link, not followed") != std::string::npos;
+  }
+
   Status LoadDirectories() {
     for (OldDir& d : old_dirs_) {
       std::unique_ptr<SstDir> dir;
       Status s = LoadDirectory(&d, &dir);
+      if (!s.ok() && !IsDamage(s)) {
+        Log(options_.info_log, "RepairDB: cannot read %s: %s\n",
+            d.path.c_str(), s.ToString().c_str());
+        return s;
+      }
       if (!s.ok()) {
         Log(options_.info_log, "RepairDB: cannot use %s: %s\n", d.path.c_str(),
             s.ToString().c_str());
@@ -294,6 +312,9 @@ class Repairer {
         return s;
       }
       result->reset();
+      if (!s.ok() && !s.IsCorruption() && !s.IsNotFound()) {
+        return s;  // not damage (NotFound: a value in a home is gone)
+      }
       // Rebuilt from the listing and from META itself: an index that
       // loads still gives every entry but the damaged inline values (and
       // the tombstones), which a listing alone would lose.
@@ -312,6 +333,8 @@ class Repairer {
       Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
       if (m.ok()) {
         loaded.push_back(std::move(sst));
+      } else if (!m.IsCorruption()) {
+        return m;  // not damage: RepairDB fails (LoadDirectories)
       } else {
         Log(options_.info_log, "RepairDB: %s/%s: %s\n", d.path.c_str(),
             meta.c_str(), m.ToString().c_str());
@@ -368,16 +391,19 @@ class Repairer {
 
   // Full keys of hash-named KV files, from one of the directory's LONGKEYS
   // files.
-  // Returns false if the file could not be read or is damaged.
-  static bool ReadLongKeys(
+  // Corruption if the file is damaged (hashed-name files it alone names
+  // go to lost/); the read's error if it could not be read.
+  static Status ReadLongKeys(
       Directory* dir, const std::string& file_name,
       std::vector<std::pair<std::string, std::string>>* out) {
     std::string data;
-    if (!dir->ReadFile(file_name, &data).ok() || data.size() < 4) return false;
-    const size_t body = data.size() - 4;
-    if (crc32c::Unmask(DecodeFixed32(data.data() + body)) !=
-        crc32c::Value(data.data(), body)) {
-      return false;  // hashed-name files it alone names go to lost/
+    Status s = dir->ReadFile(file_name, &data);
+    if (!s.ok()) return s;
+    const size_t body = data.size() < 4 ? 0 : data.size() - 4;
+    if (data.size() < 4 || crc32c::Unmask(DecodeFixed32(data.data() + body)) !=
+                               crc32c::Value(data.data(), body)) {
+      return Status::Corruption(dir->path() + "/" + file_name,
+                                "damaged LONGKEYS file");
     }
     Slice in(data.data(), body);
     Slice name, key;
@@ -385,7 +411,7 @@ class Repairer {
            GetLengthPrefixedSlice(&in, &key)) {
       out->push_back({name.ToString(), key.ToString()});
     }
-    return true;
+    return Status::OK();
   }
 
   // Build a new directory from the entries of `src`: those of its readable
@@ -438,9 +464,12 @@ class Repairer {
     std::vector<std::pair<std::string, std::string>> long_keys;
     for (const std::string& name : names) {
       uint64_t n;
-      if (ParseLongKeysFileName(name, 0, &n) &&
-          ReadLongKeys(src, name, &long_keys)) {
+      if (!ParseLongKeysFileName(name, 0, &n)) continue;
+      Status s = ReadLongKeys(src, name, &long_keys);
+      if (s.ok()) {
         used->insert(name);
+      } else if (!s.IsCorruption()) {
+        return s;
       }
     }
     used->insert(named.begin(), named.end());
@@ -464,7 +493,8 @@ class Repairer {
         user_key = it->second;
       }
       std::string stored;
-      if (!src->ReadFile(name, &stored).ok()) continue;
+      Status r = src->ReadFile(name, &stored);
+      if (!r.ok()) return r;  // listed a moment ago: not damage
       MetaEntry e;
       if (!TakeBackEntry(user_key, sequence, compressed, stored, 0, &e)) {
         continue;
@@ -505,11 +535,16 @@ class Repairer {
     return SstDir::Open(sst_options_, path, result);
   }
 
+  // Damage inside a WAL is skipped (and logged) record by record; a WAL
+  // that cannot be read or replayed at all fails RepairDB: committing
+  // without it would lose its writes for an error that says nothing about
+  // them.
   Status ConvertLogs() {
     for (uint64_t log_number : logs_) {
       Status s = ConvertLog(log_number);
       Log(options_.info_log, "RepairDB: log #%llu: %s\n",
           static_cast<unsigned long long>(log_number), s.ToString().c_str());
+      if (!s.ok()) return s;
     }
     return Status::OK();
   }
