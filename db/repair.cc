@@ -563,8 +563,10 @@ class Repairer {
     std::unique_ptr<SequentialFile> file(raw);
     Reporter reporter;
     reporter.info_log = options_.info_log;
-    // Salvage as much as possible: no checksum rejection of whole blocks.
-    log::Reader reader(file.get(), &reporter, false, 0);
+    // Records are checked: a record whose checksum fails is dropped (and
+    // logged), never replayed, or a damaged byte of a value would be served
+    // as the value (LevelDB's repair reads unchecked to salvage more).
+    log::Reader reader(file.get(), &reporter, true, 0);
     MemTable* mem = new MemTable(icmp_);
     mem->Ref();
     std::string scratch;
