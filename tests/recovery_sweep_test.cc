@@ -133,13 +133,11 @@ struct Mode {
 
 const Mode kModes[] = {
     {"syncfs", delsm::Durability::kSyncfs, false, 2048, 1, Kill::kNone},
-    {"values_stay_put", delsm::Durability::kSyncfs, true, 2048, 1,
-     Kill::kNone},
+    {"values_stay_put", delsm::Durability::kSyncfs, true, 2048, 1, Kill::kNone},
     {"inline_off", delsm::Durability::kSyncfs, false, 0, 1, Kill::kNone},
     {"fsync", delsm::Durability::kFsync, false, 2048, 1, Kill::kNone},
     {"deferred", delsm::Durability::kDeferred, false, 2048, 1, Kill::kNone},
-    {"parallel_flush", delsm::Durability::kSyncfs, false, 2048, 2,
-     Kill::kNone},
+    {"parallel_flush", delsm::Durability::kSyncfs, false, 2048, 2, Kill::kNone},
     {"killed_in_flush", delsm::Durability::kSyncfs, false, 0, 1, Kill::kFlush},
     {"killed_in_compaction", delsm::Durability::kSyncfs, false, 0, 1,
      Kill::kCompaction},
@@ -271,8 +269,7 @@ std::vector<WriteOp> Workload(uint64_t seed) {
 // What each key may read as, given the phases whose writes are promised.
 class Expected {
  public:
-  Expected(const std::vector<WriteOp>& ops, int promised_phases)
-      : ops_(ops) {
+  Expected(const std::vector<WriteOp>& ops, int promised_phases) : ops_(ops) {
     for (size_t i = 0; i < ops.size(); i++) {
       by_key_[KeyOf(ops[i].key)].push_back(i);
       const bool promised = ops[i].phase < promised_phases;
@@ -312,8 +309,9 @@ class Expected {
     }
     for (size_t i = 0; i < from; i++) {
       if (!ops_[w[i]].del && ops_[w[i]].value == value) {
-        return ops_[w[last]].del ? "deleted key " + Short(key) + " came back"
-                                 : "key " + Short(key) + " shows an older value";
+        return ops_[w[last]].del
+                   ? "deleted key " + Short(key) + " came back"
+                   : "key " + Short(key) + " shows an older value";
       }
     }
     return "key " + Short(key) + " shows a value never written to it";
@@ -474,8 +472,8 @@ bool ReadWhole(const std::string& path, std::string* out) {
 bool WriteInPlace(const std::string& path, const std::string& data) {
   const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return false;
-  bool ok = write(fd, data.data(), data.size()) ==
-            static_cast<ssize_t>(data.size());
+  bool ok =
+      write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size());
   return close(fd) == 0 && ok;
 }
 
@@ -556,8 +554,8 @@ std::string CheckReads(DB* db, const Expected& exp, int promised_phases,
     found[it->key().ToString()] = it->value().ToString();
   }
   for (const auto& kv : found) {
-    const std::string e = exp.CheckGet(kv.first, Status::OK(), kv.second,
-                                       promised_phases);
+    const std::string e =
+        exp.CheckGet(kv.first, Status::OK(), kv.second, promised_phases);
     if (!e.empty()) fail("scan: " + e);
   }
   if (it->status().ok()) {
@@ -624,8 +622,8 @@ bool NamesFile(const Status& s, const std::string& dbname,
                const std::string& rel) {
   const std::string msg = s.ToString();
   const size_t slash = rel.rfind('/');
-  const std::string base = slash == std::string::npos ? rel
-                                                      : rel.substr(slash + 1);
+  const std::string base =
+      slash == std::string::npos ? rel : rel.substr(slash + 1);
   if (msg.find(base) != std::string::npos) return true;
   if (slash != std::string::npos) {
     const std::string dir = rel.substr(0, slash);
@@ -697,8 +695,7 @@ class RecoverySweep : public testing::TestWithParam<Mode> {
     ASSERT_NO_FATAL_FAILURE(Build());
     // The database as built opens with every acknowledged write.
     ASSERT_TRUE(Fresh().empty());
-    const std::string base = CheckAll(GetParam(), work_, Exp(kPhases),
-                                      kPhases);
+    const std::string base = CheckAll(GetParam(), work_, Exp(kPhases), kPhases);
     ASSERT_TRUE(base.empty()) << "the undamaged database: " << base;
   }
 
@@ -735,8 +732,8 @@ class RecoverySweep : public testing::TestWithParam<Mode> {
   void Build() {
     const Mode& m = GetParam();
     if (m.kill == Kill::kNone) {
-      const std::string err =
-          RunWorkload(m, seed_, pristine_, nullptr, nullptr, [] {}, [] {});
+      const std::string err = RunWorkload(
+          m, seed_, pristine_, nullptr, nullptr, [] {}, [] {});
       ASSERT_TRUE(err.empty()) << err;
       return;
     }
@@ -816,8 +813,8 @@ class RecoverySweep : public testing::TestWithParam<Mode> {
         tally_.open_failed_named++;
         tally_.named_elsewhere.push_back(point + ": " + s.ToString());
       } else {
-        tally_.Violation(point, "Open failed without naming the file: " +
-                                    s.ToString());
+        tally_.Violation(
+            point, "Open failed without naming the file: " + s.ToString());
       }
     } else {
       tally_.open_ok++;
@@ -867,8 +864,8 @@ class RecoverySweep : public testing::TestWithParam<Mode> {
     const Expected exp = Exp(kPhases);
     const std::string point =
         Point(std::string(repair ? "RepairDB" : "Open") + " " +
-              (env_seam ? "env " : "fs ") + op_name + " #" +
-              std::to_string(n) + " " + std::strerror(err));
+              (env_seam ? "env " : "fs ") + op_name + " #" + std::to_string(n) +
+              " " + std::strerror(err));
     ASSERT_EQ("", Fresh());
     const std::string shadow = tmp_.path() + "/env_shadow";
     RemoveTree(shadow);
@@ -900,8 +897,7 @@ class RecoverySweep : public testing::TestWithParam<Mode> {
       if (s.ok()) {
         tally_.open_ok++;
         Impl(db)->TEST_WaitForBackgroundWork();
-        const std::string p =
-            CheckReads(db, exp, kPhases, &tally_.get_errors);
+        const std::string p = CheckReads(db, exp, kPhases, &tally_.get_errors);
         if (!p.empty()) tally_.Violation(point, "after Open: " + p);
         delete db;
       }
@@ -909,7 +905,8 @@ class RecoverySweep : public testing::TestWithParam<Mode> {
       if (!s.ok()) {
         // ENOENT may be reported as what it means (a missing manifest).
         if (s.ToString().find(std::strerror(err)) != std::string::npos ||
-            (err == ENOENT && s.ToString().find("missing") != std::string::npos)) {
+            (err == ENOENT &&
+             s.ToString().find("missing") != std::string::npos)) {
           tally_.open_failed_named++;
         } else {
           tally_.Violation(point, std::string("Open failed without naming "
@@ -922,10 +919,11 @@ class RecoverySweep : public testing::TestWithParam<Mode> {
     (void)fired;
     const std::string p = CheckAll(m, work_, exp, kPhases);
     if (!p.empty()) {
-      tally_.Violation(point, std::string(repair && s.ok()
-                                              ? "RepairDB succeeded, then "
-                                              : "the call no longer failing, ") +
-                                  p);
+      tally_.Violation(
+          point,
+          std::string(repair && s.ok() ? "RepairDB succeeded, then "
+                                       : "the call no longer failing, ") +
+              p);
     }
     RemoveTree(shadow);
   }
@@ -953,8 +951,8 @@ class RecoverySweep : public testing::TestWithParam<Mode> {
       ASSERT_OK(RepairDBWithFileSystem(work_, options, &fs));
     } else {
       DB* db = nullptr;
-      ASSERT_OK(OpenWithFileSystem(options, TuningFor(GetParam()), work_, &fs,
-                                   &db));
+      ASSERT_OK(
+          OpenWithFileSystem(options, TuningFor(GetParam()), work_, &fs, &db));
       Impl(db)->TEST_WaitForBackgroundWork();
       delete db;
     }
@@ -1012,10 +1010,9 @@ class RecoverySweep : public testing::TestWithParam<Mode> {
                 std::to_string(env_counts[k]);
       for (uint64_t n : CallNumbers(env_counts[k])) {
         for (int err : Errors()) {
-          ASSERT_NO_FATAL_FAILURE(CallPoint(repair, true,
-                                            static_cast<EnvOp>(k),
-                                            EnvOpName(static_cast<EnvOp>(k)),
-                                            n, err));
+          ASSERT_NO_FATAL_FAILURE(CallPoint(repair, true, static_cast<EnvOp>(k),
+                                            EnvOpName(static_cast<EnvOp>(k)), n,
+                                            err));
         }
       }
     }
