@@ -7,7 +7,12 @@
 //    added) whose KV files are still there, plus every listed KV file no
 //    meta file names: KV file names carry the user key (or, for hashed
 //    names, LONGKEYS does), the sequence number and whether the bytes are
-//    compressed. Tombstones live only in meta files, so those of an
+//    compressed. A listed file whose key and sequence number a loaded
+//    meta file of another directory names is a second link to that
+//    entry's file (a compaction killed before its commit links KV files
+//    into its outputs' directories) or a stray copy: it is taken back only
+//    if its bytes match that entry's size and checksum. Tombstones live
+//    only in meta files, so those of an
 //    unreadable meta file are lost. Meta files of SSTs that any readable
 //    manifest records as replaced (a crash between a compaction's commit
 //    and their removal left them) are left out, with the KV files only
@@ -41,6 +46,7 @@
 // one renamed LOG.old, as Open does) when none is given.
 #include <algorithm>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <set>
 #include <vector>
@@ -233,35 +239,83 @@ class Repairer {
            text.find("a symbolic link, not followed") != std::string::npos;
   }
 
+  // A directory LoadDirectory decided to rebuild, with what it read; it
+  // is rebuilt once every directory's meta files are loaded, so that a KV
+  // file none of its own meta files names is checked against the entries
+  // of all of them (named_files_).
+  struct PendingRebuild {
+    OldDir* old = nullptr;
+    std::unique_ptr<Directory> src;
+    std::vector<std::string> names;
+    std::vector<std::unique_ptr<SstDir>> metas;
+    std::set<std::string> retired;  // files only replaced SSTs name
+  };
+
+  // Records the entries of `contents` whose values are KV files in their
+  // SST directory, by internal key.
+  void NoteNamedFiles(const MetaFileContents& contents) {
+    for (const MetaEntry& e : contents.entries) {
+      if (StoredInFile(e.storage)) named_files_.emplace(e.internal_key, e);
+    }
+  }
+
+  // Loads every directory's meta files, then rebuilds those that need it.
   Status LoadDirectories() {
-    for (OldDir& d : old_dirs_) {
-      std::unique_ptr<SstDir> dir;
-      Status s = LoadDirectory(&d, &dir);
+    // False if `s` fails the repair; on damage, d is set aside.
+    auto handle = [this](OldDir* d, const Status& s) -> bool {
       if (!s.ok() && !IsDamage(s)) {
         Log(options_.info_log, "RepairDB: cannot read %s: %s\n",
-            d.path.c_str(), s.ToString().c_str());
-        return s;
+            d->path.c_str(), s.ToString().c_str());
+        return false;
       }
       if (!s.ok()) {
-        Log(options_.info_log, "RepairDB: cannot use %s: %s\n", d.path.c_str(),
+        Log(options_.info_log, "RepairDB: cannot use %s: %s\n", d->path.c_str(),
             s.ToString().c_str());
-        d.used.clear();
+        d->used.clear();
         homes_.NoteMetaFileLost();  // whatever its meta files named
+      }
+      return true;
+    };
+    auto add = [this](OldDir* d, std::unique_ptr<SstDir> dir) {
+      Log(options_.info_log, "RepairDB: %s: %zu entries\n", d->path.c_str(),
+          dir->contents().entries.size());
+      d->loaded = true;
+      AddInput(std::move(dir), d->number);
+    };
+    std::vector<std::unique_ptr<PendingRebuild>> pending;
+    for (OldDir& d : old_dirs_) {
+      std::unique_ptr<SstDir> dir;
+      std::unique_ptr<PendingRebuild> rebuild;
+      Status s = LoadDirectory(&d, &dir, &rebuild);
+      if (!handle(&d, s)) return s;
+      if (!s.ok()) continue;
+      if (rebuild != nullptr) {
+        for (const auto& meta : rebuild->metas) {
+          NoteNamedFiles(meta->contents());
+        }
+        pending.push_back(std::move(rebuild));
         continue;
       }
-      Log(options_.info_log, "RepairDB: %s: %zu entries\n", d.path.c_str(),
-          dir->contents().entries.size());
-      d.loaded = true;
-      AddInput(std::move(dir), d.number);
+      NoteNamedFiles(dir->contents());
+      add(&d, std::move(dir));
+    }
+    for (std::unique_ptr<PendingRebuild>& p : pending) {
+      std::unique_ptr<SstDir> dir;
+      Status s = RebuildDirectory(p->src.get(), p->names, p->metas, p->retired,
+                                  &p->old->used, &dir);
+      if (!handle(p->old, s)) return s;
+      if (s.ok()) add(p->old, std::move(dir));
+      p.reset();  // closes its directory and meta files
     }
     return Status::OK();
   }
 
-  // A directory holding just its own META is used as it is. Otherwise (a
-  // compaction added SSTs to it, or its META is unusable) its entries are
-  // gathered from every readable meta file and the listing into a new
-  // directory.
-  Status LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result) {
+  // A directory holding just its own META is used as it is (*result).
+  // Otherwise (a compaction added SSTs to it, or its META is unusable) its
+  // readable meta files and its listing are returned in *rebuild, for
+  // RebuildDirectory to gather its entries into a new directory.
+  Status LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
+                       std::unique_ptr<PendingRebuild>* rebuild) {
     const OldDir& d = *old;
     std::unique_ptr<Directory> src;
     Status s = sst_options_.fs->OpenDirectory(d.path, &src);
@@ -341,8 +395,13 @@ class Repairer {
         homes_.NoteMetaFileLost();
       }
     }
-    return RebuildDirectory(src.get(), names, loaded, retired_names, &old->used,
-                            result);
+    rebuild->reset(new PendingRebuild);
+    (*rebuild)->old = old;
+    (*rebuild)->src = std::move(src);
+    (*rebuild)->names = std::move(names);
+    (*rebuild)->metas = std::move(loaded);
+    (*rebuild)->retired = std::move(retired_names);
+    return Status::OK();
   }
 
   // If a meta file was lost, every file of a home that no loaded meta
@@ -419,6 +478,12 @@ class Repairer {
   // listed KV file none of them names and `retired` does not hold. Link
   // them in and open the result. Adds to *used the names whose contents the
   // result holds.
+  // Evidence for leaving a listed file out (it goes to lost/, nothing is
+  // deleted): a file whose key and sequence number a loaded meta file
+  // elsewhere names (named_files_) is that entry's value; bytes that do
+  // not match that entry's size and checksum are not that value (a damaged
+  // link of the same inode or a stray copy), and taken back from its name
+  // alone they would be served with a checksum of their damage.
   Status RebuildDirectory(Directory* src, const std::vector<std::string>& names,
                           const std::vector<std::unique_ptr<SstDir>>& metas,
                           const std::set<std::string>& retired,
@@ -496,7 +561,25 @@ class Repairer {
       Status r = src->ReadFile(name, &stored);
       if (!r.ok()) return r;  // listed a moment ago: not damage
       MetaEntry e;
-      if (!TakeBackEntry(user_key, sequence, compressed, stored, 0, &e)) {
+      std::string internal_key;
+      AppendInternalKey(&internal_key,
+                        ParsedInternalKey(user_key, sequence, kTypeValue));
+      auto named_elsewhere = named_files_.find(internal_key);
+      if (named_elsewhere != named_files_.end()) {
+        const MetaEntry& n = named_elsewhere->second;
+        if (n.stored_size != stored.size() ||
+            compressed != (n.storage == ValueStorage::kFileSnappy) ||
+            crc32c::Unmask(n.stored_crc) !=
+                crc32c::Value(stored.data(), stored.size())) {
+          Log(options_.info_log,
+              "RepairDB: %s/%s: does not match the checksum of the entry "
+              "another meta file has for it; not taken back\n",
+              src->path().c_str(), name.c_str());
+          continue;
+        }
+        e = n;
+      } else if (!TakeBackEntry(user_key, sequence, compressed, stored, 0,
+                                &e)) {
         continue;
       }
       used->insert(name);
@@ -765,6 +848,9 @@ class Repairer {
   std::vector<uint64_t> logs_;
   std::vector<std::string> manifests_;
   std::set<uint64_t> retired_;  // SSTs a manifest records as replaced
+  // Entries of loaded meta files whose values are KV files in their SST
+  // directories, by internal key (RebuildDirectory).
+  std::map<std::string, MetaEntry> named_files_;
   std::vector<OldDir> old_dirs_;
   std::vector<std::string> new_dirs_;  // intermediate: rebuilt and WAL dirs
   std::vector<Input> inputs_;

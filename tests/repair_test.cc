@@ -316,5 +316,81 @@ TEST_F(RepairTest, ReplacedSstsLeftByACrashDoNotBringBackDeletedKeys) {
   EXPECT_FALSE(ListDir(dbname_ + "/lost").empty());
 }
 
+// A KV file one meta file names, linked under the same name into another
+// SST directory that no meta file there names (what a compaction killed
+// before its commit leaves), is one inode with two names. Damaged in place,
+// the named entry's checksum reports it; the unnamed link, taken back by
+// its name, has no checksum of its own and must not be served as the value.
+TEST_F(RepairTest, UnnamedLinkOfADamagedNamedKvFileIsNotServed) {
+  // Uncompressed: zeros are no valid Snappy data, so a compressed file
+  // zero-filled would be refused by its name's compression flag alone.
+  options_.compression = kNoCompression;
+  // Directories of several SSTs (a compaction's outputs share one).
+  tuning_.sst_entries = 24;
+  tuning_.max_dir_entries = 60;
+  DB* db;
+  ASSERT_TRUE(delsm::Open(options_, tuning_, dbname_, &db).ok());
+  // Written twice: the second compaction writes its SSTs into the
+  // directories of those it replaces (META-<n> files).
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), Value(i)).ok());
+    }
+    db->CompactRange(nullptr, nullptr);
+  }
+  delete db;
+  // Directories by number. The link goes into the newest one holding
+  // several SSTs (META-<n> files: repair rebuilds it from its meta files
+  // and its listing), so that its copy, were it taken back, is the one the
+  // merge keeps of the two.
+  std::map<std::string, std::string> dirs;  // name -> path
+  std::string target;
+  for (int level = 0; level < 7; level++) {
+    const std::string ldir = dbname_ + "/L" + std::to_string(level);
+    for (const std::string& d : ListDir(ldir)) dirs[d] = ldir + "/" + d;
+  }
+  for (const auto& d : dirs) {
+    for (const std::string& n : ListDir(d.second)) {
+      if (n.rfind("META-", 0) == 0) target = d.second;
+    }
+  }
+  ASSERT_FALSE(target.empty());
+  const std::string source = dirs.begin()->second;
+  ASSERT_NE(source, target);
+  std::string name;
+  for (const std::string& n : ListDir(source)) {
+    if (n.rfind("key", 0) == 0) name = n;
+  }
+  ASSERT_FALSE(name.empty());
+  ASSERT_EQ(0,
+            link((source + "/" + name).c_str(), (target + "/" + name).c_str()));
+  struct stat st;
+  ASSERT_EQ(0, stat((source + "/" + name).c_str(), &st));
+  {
+    std::ofstream out(source + "/" + name, std::ios::binary | std::ios::in);
+    ASSERT_TRUE(out.good());
+    out << std::string(st.st_size, '\0');
+  }
+
+  Status s = RepairDB(dbname_, options_);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(delsm::Open(options_, tuning_, dbname_, &db).ok());
+  const int damaged = std::stoi(name.substr(3, 6));
+  std::string v;
+  s = db->Get(ReadOptions(), Key(damaged), &v);
+  EXPECT_TRUE(!s.ok() || v == Value(damaged))
+      << Key(damaged) << " reads a value never written: " << v.size()
+      << " bytes, "
+      << (v.find_first_not_of('\0') == std::string::npos ? "all zero"
+                                                         : "not all zero");
+  for (int i = 0; i < kKeys; i++) {
+    if (i == damaged) continue;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
+    ASSERT_EQ(Value(i), v) << Key(i);
+  }
+  delete db;
+}
+
 }  // namespace
 }  // namespace leveldb
