@@ -217,16 +217,20 @@ class DBImpl : public DB {
   // `replayed` (a memtable replayed from a WAL): leave out the entries
   // HeldBelowLevel0 finds in the current version's L1 and below.
   // `wal_number`: the WAL `mem`'s writes are in (FileMetaData::wal_number).
+  // Sets *below_unreadable (if given) when it failed because a deeper meta
+  // file could not be read.
   Status WriteLevel0(MemTable* mem, uint64_t wal_number, VersionEdit* edit,
-                     bool make_durable, bool replayed = false)
+                     bool make_durable, bool replayed = false,
+                     bool* below_unreadable = nullptr)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // True if a level below L0 of `v` holds `key`'s user key at `key`'s
-  // sequence or a later one: a write a replayed WAL brings back although
-  // its flush was compacted out of L0 before the crash (kDeferred keeps
-  // WALs that long), or one a newer version there shadows. False when
-  // unknown (a meta file cannot be read): the entry is then kept. Reads
-  // meta files: called without mutex_, with `v` pinned.
-  bool HeldBelowLevel0(Version* v, const ParsedInternalKey& key)
+  // Sets *held if a level below L0 of `v` holds `key`'s user key at
+  // `key`'s sequence or a later one: a write a replayed WAL brings back
+  // although its flush was compacted out of L0 before the crash (kDeferred
+  // keeps WALs that long), or one a newer version there shadows. The error
+  // of a meta file that cannot be read: unknown is not "not held", since
+  // the replayed copy at L0 would then hide a newer version below it.
+  // Reads meta files: called without mutex_, with `v` pinned.
+  Status HeldBelowLevel0(Version* v, const ParsedInternalKey& key, bool* held)
       LOCKS_EXCLUDED(mutex_);
   Status RunCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -305,7 +305,7 @@ void DBImpl::DurabilityThreadMain() {
 
 Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
                            VersionEdit* edit, bool make_durable,
-                           bool replayed) {
+                           bool replayed, bool* below_unreadable) {
   mutex_.AssertHeld();
   const uint64_t start_micros = env_->NowMicros();
   const uint64_t number = versions_->NewFileNumber();
@@ -340,7 +340,15 @@ Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
     // come back at L0: the copy would be a second KV file of the same name,
     // which a later compaction could not link into a directory where the
     // deeper copy's name lingers.
-    if (below != nullptr && HeldBelowLevel0(below, ikey)) {
+    bool held = false;
+    if (below != nullptr) {
+      s = HeldBelowLevel0(below, ikey, &held);
+      if (!s.ok()) {
+        if (below_unreadable != nullptr) *below_unreadable = true;
+        break;
+      }
+    }
+    if (held) {
       held_below++;
       continue;
     }

@@ -257,9 +257,12 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
                                       VersionEdit* edit) {
   mutex_.AssertHeld();
   if (imms_.empty()) {
+    bool below_unreadable = false;
     Status s = WriteLevel0(mem, log_number, edit, /*make_durable=*/true,
-                           /*replayed=*/true);
-    if (s.ok() || !s.IsIOError()) {
+                           /*replayed=*/true, &below_unreadable);
+    // Kept in memory, the replayed memtable would answer reads before the
+    // deeper SST it could not be checked against: Open fails instead.
+    if (s.ok() || !s.IsIOError() || below_unreadable) {
       mem->Unref();
       return s;
     }
@@ -271,7 +274,9 @@ Status DBImpl::FlushRecoveredMemTable(MemTable* mem, uint64_t log_number,
   return Status::OK();
 }
 
-bool DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key) {
+Status DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key,
+                               bool* held) {
+  *held = false;
   const Comparator* ucmp = internal_comparator_.user_comparator();
   const InternalKey newest(key.user_key, kMaxSequenceNumber, kValueTypeForSeek);
   for (int level = 1; level < config::kNumLevels; level++) {
@@ -288,9 +293,8 @@ bool DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key) {
       continue;
     }
     Cache::Handle* h = nullptr;
-    if (!table_cache_->Find(level, (*f)->number, (*f)->dir, &h).ok()) {
-      return false;
-    }
+    Status s = table_cache_->Find(level, (*f)->number, (*f)->dir, &h);
+    if (!s.ok()) return s;
     const std::vector<MetaEntry>& entries =
         table_cache_->Value(h)->contents().entries;
     auto e = std::lower_bound(entries.begin(), entries.end(), newest.Encode(),
@@ -299,19 +303,18 @@ bool DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key) {
                                            a.internal_key, k) < 0;
                               });
     bool found = false;
-    bool held = false;
     ParsedInternalKey there;
     if (e != entries.end() && ParseInternalKey(e->internal_key, &there) &&
         ucmp->Compare(there.user_key, key.user_key) == 0) {
       // The newest version below L0 is at the shallowest level holding
       // the key, and first in its SST.
       found = true;
-      held = there.sequence >= key.sequence;
+      *held = there.sequence >= key.sequence;
     }
     table_cache_->Release(h);
-    if (found) return held;
+    if (found) return Status::OK();
   }
-  return false;
+  return Status::OK();
 }
 
 // In kSyncfs and kDeferred a flush's SST directory is committed before it
