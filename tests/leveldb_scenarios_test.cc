@@ -41,11 +41,7 @@ namespace {
 using delsm_test::ListDir;
 using delsm_test::TempDir;
 
-std::string Key(int i) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "key%06d", i);
-  return buf;
-}
+using delsm_test::Key;
 
 std::string Value(int i, int gen, size_t size = 100) {
   std::string v = std::to_string(i) + "/" + std::to_string(gen) + ":";

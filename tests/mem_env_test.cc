@@ -20,11 +20,7 @@ namespace {
 using delsm_test::ListDir;
 using delsm_test::TempDir;
 
-std::string Key(int i) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "key%06d", i);
-  return buf;
-}
+using delsm_test::Key;
 
 std::string Value(int i, int round) {
   return std::string(100, static_cast<char>('a' + (i + round) % 26));

@@ -579,6 +579,13 @@ std::string KnownAtOpen(const PointFacts& f) {
   if (f.kind == "manifest" && f.damage == Damage::kFlip && f.flip_torn) {
     return "manifest flip read as a torn tail";
   }
+  // KNOWN: the same for a manifest cut short: the reader cannot tell a
+  // record cut by the damage from one a crash cut while it was written
+  // (never synced, so never acted on), and ends the manifest there; an
+  // older version is recovered. LevelDB's Open does the same.
+  if (f.kind == "manifest" && f.damage == Damage::kTruncate) {
+    return "manifest truncated: read as a torn tail";
+  }
   // KNOWN: with kDeferred, WALs whose data a flush already made durable are
   // retained and replayed at Open. A damaged (or removed) retained WAL
   // loses its deletes while an older retained WAL's puts are replayed, and

@@ -25,11 +25,7 @@ namespace {
 using delsm_test::ListDir;
 using delsm_test::TempDir;
 
-std::string Key(int i) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "key%06d", i);
-  return buf;
-}
+using delsm_test::Key;
 
 std::string Value(int i) { return std::to_string(i) + std::string(3000, 'v'); }
 

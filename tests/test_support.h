@@ -61,6 +61,14 @@ inline bool RemoveTree(const std::string& path) {
   return rmdir(path.c_str()) == 0 && ok;
 }
 
+// The i-th key of a test's key space, "key000042": fixed width, so that
+// keys sort as their numbers do.
+inline std::string Key(int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "key%06d", i);
+  return buf;
+}
+
 // The names in directory `path` (without "." and ".."), sorted bytewise so
 // that a test picking "the first" file picks the same one on every file
 // system and every run (readdir order is the file system's hash order);
