@@ -153,7 +153,7 @@ void ExpectHundredKeysWithEverySeventhDeleted(DB* db, const std::string& what) {
 // REMOVAL_FAIL_UNLINKS every unlink in a home fails (EMFILE) from then on,
 // the iterator is released and a flush runs the removal again. Then
 // SIGKILL.
-TEST(RemovalOrderChild, KillWithOldIteratorPinned) {
+TEST(RemovalOrderKillWithOldIteratorPinned, Child) {
   const char* dbname = std::getenv("REMOVAL_DB");
   if (dbname == nullptr) GTEST_SKIP() << "helper for RemovalOrderTest";
   FaultInjectionFileSystem fs(FileSystem::Default());
@@ -205,7 +205,7 @@ void KillRepairAndCheck(bool fail_unlinks) {
       {"REMOVAL_DB", dbname}};
   if (fail_unlinks) env.push_back({"REMOVAL_FAIL_UNLINKS", "1"});
   const pid_t pid =
-      delsm_test::SpawnSelf("RemovalOrderChild.KillWithOldIteratorPinned", env);
+      delsm_test::SpawnSelf("RemovalOrderKillWithOldIteratorPinned.Child", env);
   ASSERT_GT(pid, 0);
   const int status = delsm_test::WaitChild(pid);
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)

@@ -131,7 +131,7 @@ TEST(VerifyExitTest, CleanCloseVerifiesWithoutLeftovers) {
 // Runs only as the child of the test below: a fill, an iterator pinning
 // its SSTs, a full compaction, then SIGKILL with the iterator still open,
 // so the compaction's retired SSTs are still on disk.
-TEST(VerifyExitChild, KillWithIteratorOpen) {
+TEST(VerifyExitKillWithIteratorOpen, Child) {
   const char* dbname = std::getenv("VERIFY_EXIT_DB");
   if (dbname == nullptr) GTEST_SKIP() << "helper for VerifyExitTest";
   const bool stay_put = std::getenv("VERIFY_EXIT_STAY_PUT") != nullptr;
@@ -166,7 +166,7 @@ TEST(VerifyExitTest, CrashLeftoversAreNamedAndExitZero) {
         {"VERIFY_EXIT_DB", dbname}};
     if (stay_put) env.push_back({"VERIFY_EXIT_STAY_PUT", "1"});
     const pid_t pid =
-        delsm_test::SpawnSelf("VerifyExitChild.KillWithIteratorOpen", env);
+        delsm_test::SpawnSelf("VerifyExitKillWithIteratorOpen.Child", env);
     ASSERT_GT(pid, 0);
     const int status = delsm_test::WaitChild(pid);
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
