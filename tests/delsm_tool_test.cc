@@ -29,23 +29,8 @@
 
 namespace {
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-};
-
-// Runs `command` under sh, capturing stdout (stderr passes through).
-RunResult Shell(const std::string& command) {
-  RunResult r;
-  FILE* p = popen(command.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using delsm_test::RunResult;
+using delsm_test::Shell;
 
 std::string Tool(const std::string& args) {
   return std::string(DELSM_TOOL) + " " + args;

@@ -61,6 +61,26 @@ inline bool RemoveTree(const std::string& path) {
   return rmdir(path.c_str()) == 0 && ok;
 }
 
+// What a shell command printed on stdout, and its exit status (-1 if it
+// could not run or did not exit).
+struct RunResult {
+  int exit_code = -1;
+  std::string out;
+};
+
+// Runs `command` under sh, capturing stdout (stderr passes through).
+inline RunResult Shell(const std::string& command) {
+  RunResult r;
+  FILE* p = popen(command.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
 // The i-th key of a test's key space, "key000042": fixed width, so that
 // keys sort as their numbers do.
 inline std::string Key(int i) {

@@ -32,23 +32,11 @@ namespace {
 using delsm_test::TempDir;
 using leveldb::DB;
 
-struct RunResult {
-  int exit_code = -1;
-  std::string out;
-};
+using delsm_test::RunResult;
 
 RunResult Verify(const std::string& db) {
-  RunResult r;
-  const std::string command =
-      std::string(DELSM_TOOL) + " verify --json --quiet " + db;
-  FILE* p = popen(command.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), p)) > 0) r.out.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
+  return delsm_test::Shell(std::string(DELSM_TOOL) + " verify --json --quiet " +
+                           db);
 }
 
 size_t Count(const std::string& text, const std::string& what) {
