@@ -11,14 +11,21 @@
 #   bash scripts/soak_mixed.sh [segments] [seconds]      (defaults 12, 420)
 # Replay one segment: DELSM_OPTIONS=<its options> bash scripts/soak.sh
 #   <seconds> --durability=<mode> --seed=<its seed>
+# CRASH_SOAK=<path of a crash_soak binary> runs that binary instead of
+# building one (a long soak keeps testing one build while the tree changes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 segments=${1:-12}
 seconds=${2:-420}
 BUILD_DIR=${BUILD_DIR:-build}
 DIR=${DIR:-/var/tmp/delsm-soak}
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD_DIR" --target crash_soak -j"$(nproc)" >/dev/null
+soak_bin=${CRASH_SOAK:-}
+if [[ -z "$soak_bin" ]]; then
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$BUILD_DIR" --target crash_soak -j"$(nproc)" >/dev/null
+  soak_bin="$BUILD_DIR/tests/crash_soak"
+fi
+[[ -x "$soak_bin" ]] || { echo "soak_mixed.sh: no crash_soak at $soak_bin" >&2; exit 2; }
 mkdir -p "$DIR"
 status=0
 for i in $(seq 1 "$segments"); do
@@ -31,7 +38,7 @@ for i in $(seq 1 "$segments"); do
   dir="$DIR/segment$i"
   rm -rf "$dir"
   mkdir -p "$dir"
-  line=$(DELSM_OPTIONS="$opts" "$BUILD_DIR/tests/crash_soak" \
+  line=$(DELSM_OPTIONS="$opts" "$soak_bin" \
            --seconds="$seconds" --durability="$mode" --dir="$dir" 2>&1 |
          grep '^crash_soak: cycles=' | tail -1 || true)
   echo "segment $i durability=$mode DELSM_OPTIONS=\"$opts\" $line"
