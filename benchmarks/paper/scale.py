@@ -1,0 +1,293 @@
+#!/usr/bin/env python3
+"""How DeLSM's random fill scales with the number of keys, beside LevelDB.
+
+The paper's headline claim is that DeLSM's advantage over LevelDB in random
+writes of large values grows with the data (18.9x LevelDB's fillrandom speed
+at 10M keys of 4 KiB, the paper's Figure 5b). This runner fills a fresh
+database with N random keys for each engine and each N, one run at a time,
+each on a file system of its own, and reports per run:
+
+  fill    wall and CPU (user + system) microseconds per put, latency P99,
+          P99.9 and maximum (db_bench --histogram=1), bytes the process wrote
+          (/proc/<pid>/io write_bytes), bytes the device wrote
+          (/sys/block/<loop>/stat after sync), peak RSS (VmHWM), and the
+          kernel's dentry and ext4 inode caches after the fill
+          (/proc/slabinfo, megabytes);
+  open    wall seconds of a process that opens the filled database and
+          closes it, after every cache of the file system was dropped;
+  read    random-read latency (mean, P50, P99) of --reads gets after that.
+
+Each run gets a fresh ext4 (default mkfs.ext4 options, journal, no
+discard; inode tables initialised at format time so that the kernel's lazy
+initialisation does not write during the measurement) on a sparse loop
+image big enough for N values and for N inodes at ext4's default one inode
+per 16 KiB. Needs root. Engines: delsm (default mode), delsm-vsp
+(values_stay_put=1), leveldb (db_bench_leveldb: a Release LevelDB when
+benchmarks/peers/build.sh built one).
+
+--fit fits wall microseconds per put against log10(N) for each engine
+(least squares: us/op = a + b * log10 N, i.e. a constant per level a key
+descends) and projects 100M keys; it prints where the model misses a
+measured point by more than 15%.
+
+  sudo benchmarks/paper/scale.py --nums 100000,1000000 --out scale-quick
+  sudo nice benchmarks/paper/scale.py --nums 100000,1000000,3000000,10000000 \\
+      --engines delsm,delsm-vsp --out scale-4k
+  benchmarks/paper/scale.py --fit scale-4k/scale.csv
+"""
+
+import argparse
+import csv
+import math
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+ENGINES = {
+    "delsm": ("db_bench", ""),
+    "delsm-vsp": ("db_bench", "values_stay_put=1"),
+    "leveldb": ("db_bench_leveldb", ""),
+}
+FIELDS = ["engine", "num", "value_size", "fill_us_op", "fill_cpu_us_op",
+          "p99_us", "p999_us", "max_us", "user_bytes", "proc_write_bytes",
+          "dev_write_bytes", "dev_amp", "peak_rss_mb", "dentry_mb",
+          "ext4_inode_mb", "inodes_used", "open_cold_s", "read_us",
+          "read_p50_us", "read_p99_us", "read_found", "load1"]
+
+
+def run(argv, **kw):
+    return subprocess.run(argv, check=True, **kw)
+
+
+def dev_written_bytes(dev):
+    # /sys/block/<dev>/stat: field 7 is sectors written, 512 bytes each.
+    with open("/sys/block/%s/stat" % dev) as f:
+        return int(f.read().split()[6]) * 512
+
+
+def slab_mb(names):
+    out = {}
+    with open("/proc/slabinfo") as f:
+        for line in f:
+            p = line.split()
+            if p and p[0] in names:
+                out[p[0]] = int(p[1]) * int(p[3]) / 1e6
+    return out
+
+
+class LoopFs:
+    """A fresh ext4 on a sparse loop image; removed on exit."""
+
+    def __init__(self, size_bytes, image_dir):
+        self.image = tempfile.mktemp(prefix="delsm-scale-", suffix=".img",
+                                     dir=image_dir)
+        self.mnt = tempfile.mkdtemp(prefix="delsm-scale-mnt-")
+        self.size = size_bytes
+        self.dev = None
+
+    def __enter__(self):
+        with open(self.image, "wb") as f:
+            f.truncate(self.size)
+        run(["mkfs.ext4", "-q", "-F", "-E",
+             "lazy_itable_init=0,lazy_journal_init=0", self.image])
+        self.mount()
+        return self
+
+    def mount(self):
+        run(["mount", "-o", "loop", self.image, self.mnt])
+        src = subprocess.run(["findmnt", "-n", "-o", "SOURCE", self.mnt],
+                             check=True, capture_output=True,
+                             text=True).stdout.strip()
+        self.dev = os.path.basename(src)
+
+    def drop_caches(self):
+        """Unmount (writes everything back), drop the image's host pages,
+        mount again: the file system starts with no cached inode, dentry or
+        page."""
+        run(["umount", self.mnt])
+        fd = os.open(self.image, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+            os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+        finally:
+            os.close(fd)
+        self.mount()
+
+    def __exit__(self, *exc):
+        subprocess.run(["umount", self.mnt])
+        os.rmdir(self.mnt)
+        os.unlink(self.image)
+
+
+def db_bench(binary, options, args, log):
+    """Runs one db_bench; returns (stdout, wall s, cpu s)."""
+    env = dict(os.environ)
+    env["DELSM_OPTIONS"] = options
+    start = time.monotonic()
+    with open(log, "w") as out:
+        proc = subprocess.Popen([binary] + args, stdout=out,
+                                stderr=subprocess.STDOUT, env=env)
+        _, status, ru = os.wait4(proc.pid, 0)
+    wall = time.monotonic() - start
+    rc = os.waitstatus_to_exitcode(status)
+    with open(log) as f:
+        text = f.read()
+    if rc != 0:
+        sys.exit("scale: %s exited %d; see %s" % (binary, rc, log))
+    return text, wall, ru.ru_utime + ru.ru_stime
+
+
+def grab(pattern, text, conv=float, default=None):
+    m = re.search(pattern, text, re.M)
+    return conv(m.group(1)) if m else default
+
+
+def percentiles(text, name):
+    """P50/P99/P99.9 and Max of the histogram printed after `name`."""
+    part = text[text.find(name + " "):] if name + " " in text else text
+    return {
+        "p50": grab(r"P50: ([\d.]+)", part),
+        "p99": grab(r"P99: ([\d.]+)", part),
+        "p999": grab(r"P99\.9: ([\d.]+)", part),
+        "max": grab(r"Max: ([\d.]+)", part),
+        "avg": grab(r"Average: ([\d.]+)", part),
+    }
+
+
+def one_run(engine, num, args, out_dir):
+    binary, options = ENGINES[engine]
+    binary = os.path.join(args.bin_dir, binary)
+    vs = args.value_size
+    # Room for N values with LevelDB's compaction headroom, and N inodes at
+    # ext4's default ratio (one per 16 KiB), whichever is larger.
+    size = max(16 << 30, int(num * (vs + 64) * 2.2) + (8 << 30),
+               int(num * 1.25 * 16384))
+    size = (size + (1 << 20) - 1) >> 20 << 20
+    tag = "%s-%d" % (engine, num)
+    row = {"engine": engine, "num": num, "value_size": vs,
+           "load1": "%.1f" % os.getloadavg()[0]}
+    with LoopFs(size, args.image_dir) as fs:
+        db = os.path.join(fs.mnt, "db")
+        common = ["--db=" + db, "--num=%d" % num, "--value_size=%d" % vs,
+                  "--bloom_bits=10"]
+        run(["sync"])
+        dev0 = dev_written_bytes(fs.dev)
+        text, wall, cpu = db_bench(
+            binary, options,
+            common + ["--benchmarks=fillrandom", "--histogram=1"],
+            os.path.join(out_dir, tag + "-fill.log"))
+        run(["sync"])
+        dev1 = dev_written_bytes(fs.dev)
+        slabs = slab_mb({"dentry", "ext4_inode_cache"})
+        st = os.statvfs(fs.mnt)
+        pct = percentiles(text, "fillrandom")
+        user = grab(r"user bytes written: (\d+)", text, int, 0)
+        row.update({
+            "fill_us_op": grab(r"fillrandom\s*:\s*([\d.]+) micros/op", text),
+            "fill_cpu_us_op": "%.2f" % (cpu * 1e6 / num),
+            "p99_us": pct["p99"], "p999_us": pct["p999"], "max_us": pct["max"],
+            "user_bytes": user,
+            "proc_write_bytes": grab(r"process write_bytes: (\d+)", text, int),
+            "dev_write_bytes": dev1 - dev0,
+            "dev_amp": "%.2f" % ((dev1 - dev0) / user) if user else "",
+            "peak_rss_mb": "%.1f" % (grab(r"VmHWM\): (\d+) kB", text, int, 0)
+                                     / 1024),
+            "dentry_mb": "%.1f" % slabs.get("dentry", 0),
+            "ext4_inode_mb": "%.1f" % slabs.get("ext4_inode_cache", 0),
+            "inodes_used": st.f_files - st.f_ffree,
+        })
+        fs.drop_caches()
+        db = os.path.join(fs.mnt, "db")
+        common[0] = "--db=" + db
+        _, open_wall, _ = db_bench(
+            binary, options, common + ["--use_existing_db=1", "--benchmarks=stats"],
+            os.path.join(out_dir, tag + "-open.log"))
+        reads = min(num, args.reads)
+        text, _, _ = db_bench(
+            binary, options,
+            common + ["--use_existing_db=1", "--benchmarks=readrandom",
+                      "--reads=%d" % reads, "--histogram=1"],
+            os.path.join(out_dir, tag + "-read.log"))
+        pct = percentiles(text, "readrandom")
+        row.update({
+            "open_cold_s": "%.3f" % open_wall,
+            "read_us": grab(r"readrandom\s*:\s*([\d.]+) micros/op", text),
+            "read_p50_us": pct["p50"], "read_p99_us": pct["p99"],
+            "read_found": grab(r"\((\d+) of \d+ found\)", text, int),
+        })
+    return row
+
+
+def fit(csv_path):
+    rows = list(csv.DictReader(open(csv_path)))
+    for engine in sorted(set(r["engine"] for r in rows)):
+        pts = [(math.log10(int(r["num"])), float(r["fill_us_op"]))
+               for r in rows if r["engine"] == engine and r["fill_us_op"]]
+        if len(pts) < 2:
+            print("%s: fewer than two points, no fit" % engine)
+            continue
+        n = len(pts)
+        mx = sum(x for x, _ in pts) / n
+        my = sum(y for _, y in pts) / n
+        sxx = sum((x - mx) ** 2 for x, _ in pts)
+        b = sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx else 0.0
+        a = my - b * mx
+        print("%s: us/put = %.2f + %.2f * log10(N); projected at 100M: %.1f"
+              % (engine, a, b, a + b * 8))
+        for x, y in pts:
+            model = a + b * x
+            flag = "  <-- misses by %+.0f%%" % ((y - model) / model * 100) \
+                if abs(y - model) > 0.15 * model else ""
+            print("   N=%-10d measured %8.2f  model %8.2f%s"
+                  % (round(10 ** x), y, model, flag))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--engines", default="delsm,delsm-vsp,leveldb")
+    ap.add_argument("--nums", default="100000,1000000")
+    ap.add_argument("--value-size", type=int, default=4096)
+    ap.add_argument("--reads", type=int, default=100000)
+    ap.add_argument("--bin-dir", default="build-release/benchmarks")
+    ap.add_argument("--image-dir", default="/var/tmp")
+    ap.add_argument("--out", default="scale-" + time.strftime("%Y%m%d-%H%M%S"))
+    ap.add_argument("--fit", metavar="CSV", help="fit and project; run nothing")
+    args = ap.parse_args()
+    if args.fit:
+        fit(args.fit)
+        return
+    if os.geteuid() != 0:
+        sys.exit("scale: needs root (loop devices and mounts)")
+    engines = args.engines.split(",")
+    for e in engines:
+        if e not in ENGINES:
+            sys.exit("scale: unknown engine %r (know: %s)"
+                     % (e, ",".join(ENGINES)))
+        if not os.access(os.path.join(args.bin_dir, ENGINES[e][0]), os.X_OK):
+            sys.exit("scale: no %s in %s" % (ENGINES[e][0], args.bin_dir))
+    os.makedirs(args.out, exist_ok=True)
+    csv_path = os.path.join(args.out, "scale.csv")
+    new = not os.path.exists(csv_path)
+    with open(csv_path, "a", newline="") as f:
+        w = csv.DictWriter(f, FIELDS)
+        if new:
+            w.writeheader()
+        # Smaller N first for every engine, engines interleaved per N.
+        for num in [int(x) for x in args.nums.split(",")]:
+            for e in engines:
+                print("scale: %s N=%d ..." % (e, num), flush=True)
+                row = one_run(e, num, args, args.out)
+                w.writerow(row)
+                f.flush()
+                print("  " + ", ".join("%s=%s" % (k, row[k]) for k in FIELDS
+                                       if k not in ("engine", "num")),
+                      flush=True)
+    fit(csv_path)
+
+
+if __name__ == "__main__":
+    main()
