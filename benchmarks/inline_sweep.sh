@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The inline_threshold sweep behind DeLSM's default (benchmarks/RESULTS.md,
-# "Inline values: choosing the default"). For each value size and each
+# The inline_threshold sweep behind DeLSM's default (benchmarks/journal/
+# 2026-11-23-inline-threshold.md). For each value size and each
 # threshold it runs fillseq on a fresh database (then removed), builds a
 # second fresh database and runs, one process per step on it:
 #   fillrandom, overwrite, readrandom, readseq, readseq with read-ahead off

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Scan read-ahead on against off (benchmarks/RESULTS.md, "Inline values:
-# choosing the default"). For each value size and inline threshold it
+# Scan read-ahead on against off (benchmarks/journal/
+# 2026-11-23-inline-threshold.md). For each value size and inline threshold it
 # builds one database with DeLSM's db_bench (fillrandom, then overwrite, so
 # the scan crosses several levels) and then runs readseq ROUNDS times with
 # read-ahead on (Tuning defaults) and off (--read_ahead_files=0),

@@ -122,7 +122,7 @@ class SstDirBuilder {
   bool created_dir_ = false;  // Begin() made the directory
   // The entries so far, encoded as they come: a flush adds thousands of
   // small entries, and a MetaEntry with its strings per entry cost more
-  // than the rest of the flush's CPU (see benchmarks/RESULTS.md, fillseq).
+  // than the rest of the flush's CPU (measured with db_bench fillseq at 256 B).
   MetaFileEncoder encoder_;
   std::string smallest_;
   std::string largest_;
