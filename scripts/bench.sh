@@ -14,7 +14,8 @@
 # under /tmp.
 #
 # Extra arguments go to benchmarks/compare and override the defaults;
-# "--engines all" means every engine (DeLSM, LevelDB, RocksDB, BlobDB):
+# "--engines all" means every engine (DeLSM, LevelDB, RocksDB, BlobDB, and
+# PebblesDB and BoLT where benchmarks/peers/build.sh built them):
 #   bash scripts/bench.sh --engines all --num 1000000
 # Environment: BUILD_DIR (build-release), CMAKE_EXTRA (default: tests off,
 # the benchmark does not need them), BENCH_LOOP (1), BENCH_LOOP_SIZE (16G),
@@ -53,7 +54,7 @@ else
   echo "bench: LevelDB peer: $(cat "$peers_dir/leveldb/BUILD_INFO")"
 fi
 
-ALL_ENGINES=delsm,leveldb,rocksdb,blobdb
+ALL_ENGINES=delsm,leveldb,rocksdb,blobdb,pebblesdb,bolt
 # 100k keys: enough for flushes and compactions through two levels, and
 # still a few minutes on 2 cores. A later --num overrides it.
 args=(--engines delsm,leveldb --num 100000)
