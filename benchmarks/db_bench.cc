@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cctype>
+#include <cerrno>
 #include <cinttypes>
 #include <condition_variable>
 #include <cstdio>
@@ -218,6 +219,32 @@ class Benchmark {
     states[0]->stats.BeginMerge();
     for (int t = 1; t < n; t++) states[0]->stats.Merge(states[t]->stats);
     states[0]->stats.Report(name);
+    if (FLAGS.stage_barrier) StageBarrier(name);
+  }
+
+  // --stage_barrier: reports the process's write totals at the end of a
+  // stage, then waits for the runner (one line on stdin; end of input lets
+  // the run go on) so it can sync the file system and read the device's
+  // counters before the next stage writes anything. Background threads
+  // (flushes, compactions) keep running meanwhile, as they would.
+  void StageBarrier(const std::string& name) {
+    uint64_t wb = 0, cancelled = 0;
+    if (!ProcessWriteBytes(&wb, &cancelled)) {
+      std::fprintf(stdout, "stage end: %s (/proc/self/io unreadable)\n",
+                   name.c_str());
+    } else {
+      std::fprintf(stdout,
+                   "stage end: %s write_bytes=%" PRIu64
+                   " cancelled_write_bytes=%" PRIu64 " user_bytes=%" PRIu64
+                   "\n",
+                   name.c_str(), wb, cancelled, UserBytesWritten());
+    }
+    std::fflush(stdout);
+    char line[64];
+    if (std::fgets(line, sizeof(line), stdin) == nullptr && ferror(stdin)) {
+      std::fprintf(stderr, "db_bench: --stage_barrier: reading stdin: %s\n",
+                   std::strerror(errno));
+    }
   }
 
   void PrintStats() {

@@ -89,6 +89,7 @@ std::map<std::string, Setter> SettersFor(Flags* f) {
       {"seed", IntSetter(&f->seed)},
       {"delete_ratio", DoubleSetter(&f->delete_ratio)},
       {"stats_interval", IntSetter(&f->stats_interval)},
+      {"stage_barrier", BoolSetter(&f->stage_barrier)},
       {"block_size", IntSetter(&f->block_size)},
       {"max_file_size", IntSetter(&f->max_file_size)},
       {"reuse_logs", BoolSetter(&f->reuse_logs)},
@@ -177,6 +178,9 @@ std::string FlagsUsage() {
   --seed=N               key-order seed; 0 (default) draws a fresh one
   --delete_ratio=R       share deleted by the three-stage workloads (0.5)
   --stats_interval=N     progress line with ops/s and write_bytes every N ops
+  --stage_barrier=0|1    after each stage print "stage end: NAME write_bytes=W
+                         cancelled_write_bytes=C user_bytes=U" (process
+                         totals so far) and wait for a line on stdin
   --block_size=N --max_file_size=N --reuse_logs=0|1
                          LevelDB's table-format options (LevelDB, RocksDB;
                          no effect on DeLSM, which has no tables)

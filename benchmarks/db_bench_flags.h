@@ -1,5 +1,6 @@
 // db_bench's command-line flags: LevelDB db_bench's names and meanings, plus
-// --key_size, --sync, --seed, --delete_ratio, --stats_interval, BlobDB's
+// --key_size, --sync, --seed, --delete_ratio, --stats_interval,
+// --stage_barrier, BlobDB's
 // --blob/--min_blob_size/--blob_gc and DeLSM's knobs. Every binary accepts
 // every flag; an engine ignores knobs that are not its own (db_bench warns).
 #ifndef DELSM_BENCHMARKS_DB_BENCH_FLAGS_H_
@@ -33,6 +34,10 @@ struct Flags {
   uint64_t seed = 0;  // 0: draw a fresh seed
   double delete_ratio = 0.5;
   int64_t stats_interval = 0;  // ops between progress lines; 0: off
+  // After each stage: print a "stage end:" line with the process's
+  // write_bytes and the user bytes so far, then wait for a line on stdin
+  // (benchmarks/paper/table2.py syncs and reads the device meanwhile).
+  bool stage_barrier = false;
   // LevelDB's table-format flags (0 / false: engine default); --comparisons
   // is accepted and not counted.
   int64_t block_size = 0;

@@ -1,18 +1,31 @@
-// bench::Engine over the LevelDB API. Built twice: against a LevelDB library
-// (Debian's shared library or the Release peer), and with DB_BENCH_DELSM
-// against DeLSM, which implements the same API and adds delsm::Open for its
-// tuning knobs.
+// bench::Engine over the LevelDB API. Built against a LevelDB library
+// (Debian's shared library or the Release peer); with DB_BENCH_DELSM against
+// DeLSM, which implements the same API and adds delsm::Open for its tuning
+// knobs; and against the peers that keep LevelDB's API in namespace leveldb:
+// BoLT (DB_BENCH_BOLT, its include/leveldb/ first on the path) and PebblesDB
+// (DB_BENCH_PEBBLESDB, headers under pebblesdb/). engine.h has already
+// included LevelDB's slice.h; the peers' slice.h has the same include guard
+// and the same inline class, so it is skipped.
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "benchmarks/engine.h"
+#ifdef DB_BENCH_PEBBLESDB
+#include "pebblesdb/cache.h"
+#include "pebblesdb/db.h"
+#include "pebblesdb/filter_policy.h"
+#include "pebblesdb/iterator.h"
+#include "pebblesdb/options.h"
+#include "pebblesdb/write_batch.h"
+#else
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
+#endif
 
 #ifdef DB_BENCH_DELSM
 #include "delsm/delsm.h"
@@ -168,6 +181,10 @@ bool ParseDurability(const std::string& name, delsm::Durability* d) {
 std::string EngineName() {
 #ifdef DB_BENCH_DELSM
   return "DeLSM";
+#elif defined(DB_BENCH_PEBBLESDB)
+  return "PebblesDB";
+#elif defined(DB_BENCH_BOLT)
+  return "BoLT";
 #else
   return "LevelDB";
 #endif
@@ -221,8 +238,11 @@ Status OpenEngine(const EngineOptions& opts, const std::string& path,
   options.compression =
       opts.compression ? leveldb::kSnappyCompression : leveldb::kNoCompression;
   if (opts.block_size > 0) options.block_size = opts.block_size;
+#ifndef DB_BENCH_PEBBLESDB
+  // PebblesDB's options have neither: its guards decide file sizes.
   if (opts.max_file_size > 0) options.max_file_size = opts.max_file_size;
   options.reuse_logs = opts.reuse_logs;
+#endif
   leveldb::Cache* cache = nullptr;
   if (opts.cache_size > 0) {
     cache = leveldb::NewLRUCache(static_cast<size_t>(opts.cache_size));
