@@ -51,12 +51,18 @@ if [ ! -f "$BUILD_DIR/CMakeCache.txt" ]; then
 else
   cmake "$BUILD_DIR" >/dev/null  # picks up peers built since the last configure
 fi
+# Only the db_bench binaries; the peers' ones exist only when configured.
+known=$(cmake --build "$BUILD_DIR" --target help)
 targets=()
 for t in db_bench db_bench_leveldb db_bench_rocksdb db_bench_pebblesdb db_bench_bolt; do
-  if cmake --build "$BUILD_DIR" --target help | grep -qx "\.\.\. $t"; then
+  if grep -qx "\.\.\. $t" <<<"$known"; then
     targets+=(--target "$t")
   fi
 done
+if [ ${#targets[@]} -eq 0 ]; then
+  echo "paper: $BUILD_DIR has no db_bench targets" >&2
+  exit 1
+fi
 "${nice_cmd[@]}" cmake --build "$BUILD_DIR" -j"$(nproc)" "${targets[@]}"
 
 out="out/paper-$(date +%Y%m%d-%H%M%S)"
