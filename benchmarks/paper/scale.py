@@ -25,7 +25,7 @@ per 16 KiB. Needs root. Engines: delsm (default mode), delsm-vsp
 (values_stay_put=1), leveldb (db_bench_leveldb: a Release LevelDB when
 benchmarks/peers/build.sh built one).
 
---fit fits wall microseconds per put against log10(N) for each engine
+--fit CSV prints the runs as a markdown table and fits wall microseconds per put against log10(N) for each engine
 (least squares: us/op = a + b * log10 N, i.e. a constant per level a key
 descends) and projects 100M keys; it prints where the model misses a
 measured point by more than 15%.
@@ -221,6 +221,38 @@ def one_run(engine, num, args, out_dir):
     return row
 
 
+def table(csv_path):
+    """The runs of csv_path as a markdown table, and each engine's ratio to
+    LevelDB's wall time at the same N where both ran."""
+    rows = list(csv.DictReader(open(csv_path)))
+    cols = [("engine", "engine"), ("num", "N"), ("fill_us_op", "µs/put"),
+            ("fill_cpu_us_op", "CPU µs/put"), ("p999_us", "P99.9 µs"),
+            ("max_us", "max µs"), ("dev_amp", "device ÷ user"),
+            ("peak_rss_mb", "RSS MB"), ("dentry_mb", "dentry MB"),
+            ("ext4_inode_mb", "inode cache MB"), ("open_cold_s", "cold Open s"),
+            ("read_us", "read µs"), ("read_p50_us", "read P50 µs"),
+            ("load1", "load")]
+    print("| " + " | ".join(h for _, h in cols) + " | vs LevelDB |")
+    print("|" + "---|" * (len(cols) + 1))
+    level = {r["num"]: float(r["fill_us_op"]) for r in rows
+             if r["engine"] == "leveldb" and r["fill_us_op"]}
+    for r in sorted(rows, key=lambda r: (int(r["num"]), r["engine"])):
+        vs = ""
+        if r["engine"] != "leveldb" and r["num"] in level:
+            vs = "%.2f×" % (level[r["num"]] / float(r["fill_us_op"]))
+        cells = []
+        for k, _ in cols:
+            v = r[k]
+            try:
+                f = float(v)
+                v = "{:,}".format(int(f)) if k == "num" else (
+                    "%.0f" % f if f >= 100 else "%.1f" % f)
+            except ValueError:
+                pass
+            cells.append(v)
+        print("| " + " | ".join(cells) + " | " + vs + " |")
+
+
 def fit(csv_path):
     rows = list(csv.DictReader(open(csv_path)))
     for engine in sorted(set(r["engine"] for r in rows)):
@@ -255,9 +287,12 @@ def main():
     ap.add_argument("--bin-dir", default="build-release/benchmarks")
     ap.add_argument("--image-dir", default="/var/tmp")
     ap.add_argument("--out", default="scale-" + time.strftime("%Y%m%d-%H%M%S"))
-    ap.add_argument("--fit", metavar="CSV", help="fit and project; run nothing")
+    ap.add_argument("--fit", metavar="CSV",
+                    help="print the table, fit and project; run nothing")
     args = ap.parse_args()
     if args.fit:
+        table(args.fit)
+        print()
         fit(args.fit)
         return
     if os.geteuid() != 0:
