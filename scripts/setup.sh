@@ -7,10 +7,10 @@ cd "$(dirname "$0")/.."
 
 PACKAGES=(build-essential cmake pkg-config libleveldb-dev libsnappy-dev
           libgtest-dev libgmock-dev librocksdb-dev python3
-          python3-plyvel  # tests/dropin/plyvel_test.py
+          python3-plyvel  # tests/api/dropin/plyvel_test.py
           iotop fio python3-matplotlib  # benchmarks/wa, benchmarks/fio
           liburing-dev  # benchmarks/readahead_io_bench (optional target)
-          strace  # tests/point_read_syscalls_test.py
+          strace  # tests/engine/point_read_syscalls_test.py
           clang ccache)  # scripts/thread_safety.sh
 missing=()
 for p in "${PACKAGES[@]}"; do

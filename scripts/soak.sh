@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The crash soak: builds the crash_soak target (tests/soak/) in
+# The crash soak: builds the crash_soak target (tests/crash/soak/) in
 # build/ and runs it for the given number of seconds (default 600). Its last
 # line is the summary:
 #   crash_soak: cycles=<n> violations=<m> ops_acked=<k> seconds=<s> seed=<x>

@@ -8,14 +8,14 @@ find_file(DELSM_DEBIAN_LEVELDB libleveldb.so.1d
   PATHS /usr/lib/${CMAKE_LIBRARY_ARCHITECTURE} /usr/lib /usr/lib64
   NO_DEFAULT_PATH)
 if(TARGET dropin_test AND DELSM_DEBIAN_LEVELDB)
-  add_executable(dropin_client ${CMAKE_CURRENT_SOURCE_DIR}/dropin/dropin_client.cc)
+  add_executable(dropin_client ${CMAKE_CURRENT_SOURCE_DIR}/api/dropin/dropin_client.cc)
   target_include_directories(dropin_client PRIVATE ${LEVELDB_INCLUDE_DIR})
   target_link_libraries(dropin_client PRIVATE ${DELSM_DEBIAN_LEVELDB} Threads::Threads)
   # No RPATH: the loader must be free to take LD_LIBRARY_PATH's library.
   set_target_properties(dropin_client PROPERTIES SKIP_BUILD_RPATH ON)
   # options_client: the same kind of program, keeping its database so the
   # DELSM_OPTIONS test can read its LOG.
-  add_executable(options_client ${CMAKE_CURRENT_SOURCE_DIR}/dropin/options_client.cc)
+  add_executable(options_client ${CMAKE_CURRENT_SOURCE_DIR}/api/dropin/options_client.cc)
   target_include_directories(options_client PRIVATE ${LEVELDB_INCLUDE_DIR})
   target_link_libraries(options_client PRIVATE ${DELSM_DEBIAN_LEVELDB} Threads::Threads)
   set_target_properties(options_client PROPERTIES SKIP_BUILD_RPATH ON)
@@ -38,20 +38,21 @@ endif()
 # (dropin_test) covers the sanitized library through the same API.
 if(NOT DELSM_SANITIZE)
   add_test(NAME plyvel_dropin
-    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/dropin/plyvel_test.py
+    COMMAND /usr/bin/python3 ${CMAKE_CURRENT_SOURCE_DIR}/api/dropin/plyvel_test.py
             $<TARGET_FILE_DIR:leveldb_dropin>)
-  set_tests_properties(plyvel_dropin PROPERTIES TIMEOUT 600)
+  set_tests_properties(plyvel_dropin PROPERTIES TIMEOUT 600 LABELS api)
 endif()
 
 # Crash soak: kills a writer with SIGKILL for a given time and
 # checks the database against a model after each kill. The default suite
 # runs it for 60 s with a fresh seed (printed first and last;
 # DELSM_TEST_SEED=<seed> replays it); scripts/soak.sh runs it for longer.
-add_executable(crash_soak ${CMAKE_CURRENT_SOURCE_DIR}/soak/crash_soak.cc
-  ${CMAKE_CURRENT_SOURCE_DIR}/soak/soak_child.cc)
+add_executable(crash_soak ${CMAKE_CURRENT_SOURCE_DIR}/crash/soak/crash_soak.cc
+  ${CMAKE_CURRENT_SOURCE_DIR}/crash/soak/soak_child.cc)
 target_link_libraries(crash_soak delsm_internal)
 add_test(NAME crash_soak_60s COMMAND crash_soak --seconds=60)
-set_tests_properties(crash_soak_60s PROPERTIES TIMEOUT 300)
+set_tests_properties(crash_soak_60s PROPERTIES TIMEOUT 300
+  LABELS "crash;slow")
 
 # LevelDB oracle: creates and dumps databases with
 # Debian's LevelDB in a separate process; the CLI is documented at the top

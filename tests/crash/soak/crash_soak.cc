@@ -49,7 +49,7 @@
 #include "db/db_impl.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
-#include "tests/soak/soak_protocol.h"
+#include "tests/crash/soak/soak_protocol.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 

@@ -17,7 +17,7 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
-#include "tests/soak/soak_protocol.h"
+#include "tests/crash/soak/soak_protocol.h"
 
 namespace delsm_soak {
 namespace {
