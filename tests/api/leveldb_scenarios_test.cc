@@ -496,7 +496,7 @@ TEST_F(ScenarioTest, ReopenWithDifferentFilterPolicy) {
 }
 
 // NewMemEnv as Options::env: WAL, manifest, CURRENT and LOG live in memory,
-// and so do the SST directories, in the Env's own memory FileSystem (README,
+// and so do the SST directories, in the Env's own memory FileSystem (docs/CONTRACT.md,
 // "What is and is not in the contract"). A reopen in the same Env finds
 // everything: SSTs through the in-memory manifest, and the memtable's
 // writes replayed from the in-memory WAL. (DestroyDB of such a DB:
