@@ -48,6 +48,11 @@
 // KnownAtRepair, each marked KNOWN: with what is wrong) are not run by
 // default, so the suite passes on everything else; DELSM_SWEEP_KNOWN=1
 // runs them, and they fail.
+//
+// The modes, the workload and what each key may read as are in
+// recovery_sweep_workload.h; the kinds of file and the damages done to them
+// in recovery_sweep_damage.h. This file holds the known-open findings, the
+// checks after each point, and the sweep itself.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -76,6 +81,8 @@
 #include "leveldb/iterator.h"
 #include "testing/fault_injection_env.h"
 #include "testing/fault_injection_file_system.h"
+#include "tests/crash/recovery_sweep_damage.h"
+#include "tests/crash/recovery_sweep_workload.h"
 #include "tests/durability_harness.h"
 #include "tests/test_support.h"
 #include "tests/write_model.h"
@@ -88,6 +95,32 @@ using delsm_test::FaultStack;
 using delsm_test::ListDir;
 using delsm_test::Model;
 using delsm_test::RemoveTree;
+using recovery_sweep::ApplyDamage;
+using recovery_sweep::ApplyPhase;
+using recovery_sweep::BuildOptions;
+using recovery_sweep::CheckOptions;
+using recovery_sweep::Damage;
+using recovery_sweep::DamageName;
+using recovery_sweep::Expected;
+using recovery_sweep::FileKind;
+using recovery_sweep::FindInode;
+using recovery_sweep::Impl;
+using recovery_sweep::kAllKeys;
+using recovery_sweep::kDamages;
+using recovery_sweep::KeyOf;
+using recovery_sweep::Kill;
+using recovery_sweep::kKeys;
+using recovery_sweep::kModes;
+using recovery_sweep::kPhases;
+using recovery_sweep::Mode;
+using recovery_sweep::ModeByName;
+using recovery_sweep::ReadWhole;
+using recovery_sweep::RunWorkload;
+using recovery_sweep::TuningFor;
+using recovery_sweep::Walk;
+using recovery_sweep::Workload;
+using recovery_sweep::WriteInPlace;
+using recovery_sweep::WriteOp;
 
 bool EnvFlag(const char* name) {
   const char* v = std::getenv(name);
@@ -126,401 +159,6 @@ class SweepDir {
  private:
   std::string path_;
 };
-
-// ---------------------------------------------------------------- modes
-
-enum class Kill { kNone, kFlush, kCompaction, kRepair };
-
-struct Mode {
-  const char* name;
-  delsm::Durability durability;
-  bool values_stay_put;
-  size_t inline_threshold;
-  int flush_threads;
-  Kill kill;
-};
-
-const Mode kModes[] = {
-    {"syncfs", delsm::Durability::kSyncfs, false, 2048, 1, Kill::kNone},
-    {"values_stay_put", delsm::Durability::kSyncfs, true, 2048, 1, Kill::kNone},
-    {"inline_off", delsm::Durability::kSyncfs, false, 0, 1, Kill::kNone},
-    {"fsync", delsm::Durability::kFsync, false, 2048, 1, Kill::kNone},
-    {"deferred", delsm::Durability::kDeferred, false, 2048, 1, Kill::kNone},
-    {"parallel_flush", delsm::Durability::kSyncfs, false, 2048, 2, Kill::kNone},
-    {"killed_in_flush", delsm::Durability::kSyncfs, false, 0, 1, Kill::kFlush},
-    {"killed_in_compaction", delsm::Durability::kSyncfs, false, 0, 1,
-     Kill::kCompaction},
-    {"killed_in_repair", delsm::Durability::kSyncfs, false, 0, 1,
-     Kill::kRepair},
-    // Hook: a LevelDB 1.23 database killed in the middle of its conversion
-    // (leveldb-conversion/ staging files, PLAN) is the conversion tests'
-    // area (tests/leveldb_conversion_crash_test.cc); add it here as a mode
-    // whose Build() converts under a kill once those files are to be swept.
-};
-
-void PrintTo(const Mode& m, std::ostream* os) { *os << m.name; }
-
-const Mode* ModeByName(const std::string& name) {
-  for (const Mode& m : kModes) {
-    if (name == m.name) return &m;
-  }
-  return nullptr;
-}
-
-delsm::Tuning TuningFor(const Mode& m) {
-  delsm::Tuning t;
-  t.durability = m.durability;
-  t.values_stay_put = m.values_stay_put;
-  t.inline_threshold = m.inline_threshold;
-  t.flush_threads = m.flush_threads;
-  t.deferred_wal_retention_micros = 3600ull * 1000 * 1000;
-  // Small SSTs and directories, so that a compaction writes several, and
-  // directories hold META-<n> files; L0 is compacted only when asked.
-  t.sst_entries = 24;
-  t.max_dir_entries = 60;
-  t.l1_entries = 80;
-  t.l0_compaction_entries = 1 << 20;
-  t.l0_compaction_dirs = 100;
-  t.l0_slowdown_dirs = 200;
-  t.l0_stop_dirs = 300;
-  return t;
-}
-
-Options BuildOptions(const Mode& m) {
-  Options o;
-  o.create_if_missing = true;
-  // Each phase fits one memtable (flushes are explicit), except with
-  // parallel flush, where the phases fill several, flushed at once.
-  o.write_buffer_size = m.flush_threads > 1 ? (24 << 10) : (4 << 20);
-  return o;
-}
-
-Options CheckOptions(const Mode& m) {
-  Options o = BuildOptions(m);
-  o.create_if_missing = false;  // a lost CURRENT must not make a new DB
-  return o;
-}
-
-// ------------------------------------------------------------- workload
-
-// Phases: A puts every key and flushes; B overwrites and deletes, flushes
-// and compacts everything below L0; C overwrites, deletes and puts back,
-// flushed to an L0 SST; D overwrites and deletes, left in the WAL (the
-// killed modes then flush or compact, or close and repair).
-constexpr int kPhases = 4;
-constexpr int kKeys = 90;
-
-std::string KeyOf(int i) {
-  if (i >= kKeys) {  // two keys long enough for hashed KV file names
-    return "L" + std::to_string(i) + std::string(250, 'x');
-  }
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "k%04d", i);
-  return buf;
-}
-constexpr int kAllKeys = kKeys + 2;
-
-// A value names its key and write, so one never written is recognised.
-std::string ValueOf(int key, uint64_t index, std::mt19937* rnd) {
-  const size_t size = (key % 3 == 0 || key >= kKeys)
-                          ? 2500 + (*rnd)() % 1500  // a KV file in any mode
-                          : 60 + (*rnd)() % 200;    // inline unless off
-  std::string v = "v" + std::to_string(index) + "." + KeyOf(key) + ".";
-  while (v.size() < size) v.push_back('a' + (index + v.size()) % 26);
-  return v;
-}
-
-struct WriteOp {
-  int phase;
-  int key;
-  bool del;
-  std::string value;
-};
-
-std::vector<WriteOp> Workload(uint64_t seed) {
-  std::mt19937 rnd(static_cast<uint32_t>(seed));
-  std::vector<WriteOp> ops;
-  uint64_t index = 0;
-  auto put = [&](int phase, int k) {
-    ops.push_back({phase, k, false, ValueOf(k, index++, &rnd)});
-  };
-  auto del = [&](int phase, int k) {
-    ops.push_back({phase, k, true, ""});
-    index++;
-  };
-  for (int k = 0; k < kAllKeys; k++) put(0, k);
-  for (int k = 0; k < kAllKeys; k++) {
-    if (rnd() % 5 == 0) {
-      del(1, k);
-    } else if (rnd() % 2 == 0) {
-      put(1, k);
-    }
-  }
-  for (int k = 0; k < kAllKeys; k++) {
-    const int r = rnd() % 10;
-    if (r < 2) {
-      del(2, k);
-    } else if (r < 5) {
-      put(2, k);
-    }
-  }
-  for (int k = 0; k < kAllKeys; k++) {
-    const int r = rnd() % 10;
-    if (r < 1) {
-      del(3, k);
-    } else if (r < 3) {
-      put(3, k);
-    }
-  }
-  return ops;
-}
-
-// What each key may read as, given the phases whose writes are promised.
-class Expected {
- public:
-  Expected(const std::vector<WriteOp>& ops, int promised_phases) : ops_(ops) {
-    for (size_t i = 0; i < ops.size(); i++) {
-      by_key_[KeyOf(ops[i].key)].push_back(i);
-      const bool promised = ops[i].phase < promised_phases;
-      model_.Add(KeyOf(ops[i].key), i, ops[i].del, ops[i].value, promised);
-    }
-  }
-
-  const Model& model() const { return model_; }
-
-  std::vector<std::string> Keys() const {
-    std::vector<std::string> keys;
-    for (const auto& kv : by_key_) keys.push_back(kv.first);
-    return keys;
-  }
-
-  // "" if a Get of `key` answering `s` (and `value`) is allowed: the value
-  // of the last promised write or a later one, NotFound only if one of
-  // those is a delete, any other error (a reported problem).
-  std::string CheckGet(const std::string& key, const Status& s,
-                       const std::string& value, int promised_phases) const {
-    if (!s.ok() && !s.IsNotFound()) return "";
-    const std::vector<size_t>& w = by_key_.at(key);
-    int last = -1;
-    for (size_t i = 0; i < w.size(); i++) {
-      if (ops_[w[i]].phase < promised_phases) last = static_cast<int>(i);
-    }
-    const size_t from = last < 0 ? 0 : last;
-    if (s.IsNotFound()) {
-      if (last < 0) return "";
-      for (size_t i = from; i < w.size(); i++) {
-        if (ops_[w[i]].del) return "";
-      }
-      return "acknowledged key " + Short(key) + " reads NotFound";
-    }
-    for (size_t i = from; i < w.size(); i++) {
-      if (!ops_[w[i]].del && ops_[w[i]].value == value) return "";
-    }
-    for (size_t i = 0; i < from; i++) {
-      if (!ops_[w[i]].del && ops_[w[i]].value == value) {
-        return ops_[w[last]].del
-                   ? "deleted key " + Short(key) + " came back"
-                   : "key " + Short(key) + " shows an older value";
-      }
-    }
-    return "key " + Short(key) + " shows a value never written to it";
-  }
-
-  static std::string Short(const std::string& key) {
-    return key.size() > 20 ? key.substr(0, 12) + "..." : key;
-  }
-
- private:
-  const std::vector<WriteOp>& ops_;
-  std::map<std::string, std::vector<size_t>> by_key_;
-  Model model_;
-};
-
-// Applies phases [first, last) of `ops` to `db`; false on any error.
-bool ApplyPhase(DB* db, const std::vector<WriteOp>& ops, int phase) {
-  for (const WriteOp& op : ops) {
-    if (op.phase != phase) continue;
-    Status s = op.del ? db->Delete(WriteOptions(), KeyOf(op.key))
-                      : db->Put(WriteOptions(), KeyOf(op.key), op.value);
-    if (!s.ok()) {
-      std::fprintf(stderr, "write: %s\n", s.ToString().c_str());
-      return false;
-    }
-  }
-  return true;
-}
-
-DBImpl* Impl(DB* db) { return static_cast<DBImpl*>(db); }
-
-// Runs the workload on `dbname` through `fs` and `env` (null: defaults).
-// With a kill mode, `arm` is called just before the operation to be cut
-// (the last flush, the compaction, the repair), and `after` right after it.
-// Returns "" or what failed.
-std::string RunWorkload(const Mode& m, uint64_t seed, const std::string& dbname,
-                        FileSystem* fs, Env* env,
-                        const std::function<void()>& arm,
-                        const std::function<void()>& after) {
-  const std::vector<WriteOp> ops = Workload(seed);
-  Options options = BuildOptions(m);
-  if (env != nullptr) options.env = env;
-  DB* db = nullptr;
-  Status s = OpenWithFileSystem(options, TuningFor(m), dbname, fs, &db);
-  if (!s.ok()) return "open: " + s.ToString();
-  std::unique_ptr<DB> holder(db);
-  auto settle = [&]() -> Status {
-    Status r = Impl(db)->TEST_FlushMemTable();
-    if (r.ok()) r = Impl(db)->TEST_WaitForBackgroundWork();
-    return r;
-  };
-  if (!ApplyPhase(db, ops, 0)) return "phase A";
-  if (!(s = settle()).ok()) return "flush A: " + s.ToString();
-  if (!ApplyPhase(db, ops, 1)) return "phase B";
-  if (!(s = settle()).ok()) return "flush B: " + s.ToString();
-  db->CompactRange(nullptr, nullptr);
-  if (!(s = Impl(db)->TEST_WaitForBackgroundWork()).ok()) {
-    return "compaction B: " + s.ToString();
-  }
-  if (!ApplyPhase(db, ops, 2)) return "phase C";
-  if (!(s = settle()).ok()) return "flush C: " + s.ToString();
-  if (!ApplyPhase(db, ops, 3)) return "phase D";
-  if (m.kill == Kill::kFlush) {
-    arm();
-    Impl(db)->TEST_FlushMemTable();
-    Impl(db)->TEST_WaitForBackgroundWork();
-    after();
-  } else if (m.kill == Kill::kCompaction) {
-    if (!(s = settle()).ok()) return "flush D: " + s.ToString();
-    arm();
-    Impl(db)->TEST_CompactRange(0, nullptr, nullptr);
-    Impl(db)->TEST_WaitForBackgroundWork();
-    after();
-  }
-  holder.reset();
-  if (m.kill == Kill::kRepair) {
-    arm();
-    RepairDBWithFileSystem(dbname, options, fs);
-    after();
-  }
-  return "";
-}
-
-// ---------------------------------------------------------------- files
-
-enum class Damage { kFlip, kTruncate, kZero, kRemove };
-const char* DamageName(Damage d) {
-  switch (d) {
-    case Damage::kFlip:
-      return "flip";
-    case Damage::kTruncate:
-      return "truncate";
-    case Damage::kZero:
-      return "zero";
-    case Damage::kRemove:
-      return "remove";
-  }
-  return "?";
-}
-const Damage kDamages[] = {Damage::kFlip, Damage::kTruncate, Damage::kZero,
-                           Damage::kRemove};
-
-// The kind of file at `rel` (relative to the DB directory), or "" for files
-// neither Open nor RepairDB reads (LOCK, LOG, what repair put in lost/).
-std::string FileKind(const std::string& rel) {
-  if (rel == "CURRENT") return "current";
-  if (rel.rfind("MANIFEST-", 0) == 0) return "manifest";
-  if (rel.find('/') == std::string::npos) {
-    if (rel.size() > 4 && rel.substr(rel.size() - 4) == ".log") return "wal";
-    return "";  // LOCK, LOG, LOG.old
-  }
-  if (rel.rfind("lost/", 0) == 0) return "";
-  if (rel.rfind("leveldb-conversion/", 0) == 0) return "staging";
-  if (rel.rfind("values/", 0) == 0) return "home_value";
-  if (rel.size() > 3 && rel[0] == 'L' && rel[2] == '/') {
-    const std::string base = rel.substr(rel.rfind('/') + 1);
-    const std::string level = rel[1] == '0' ? "l0_" : "deep_";
-    if (base.rfind("LONGKEYS", 0) == 0) return level + "longkeys";
-    if (base == "META") return level + "meta";
-    if (base.rfind("META-", 0) == 0) return level + "meta_n";
-    return level + "kv";
-  }
-  return "other";
-}
-
-void Walk(const std::string& root, const std::string& rel,
-          std::vector<std::string>* files) {
-  for (const std::string& name : ListDir(root + "/" + rel)) {
-    const std::string r = rel.empty() ? name : rel + "/" + name;
-    struct stat st;
-    if (lstat((root + "/" + r).c_str(), &st) != 0) continue;
-    if (S_ISDIR(st.st_mode)) {
-      Walk(root, r, files);
-    } else if (S_ISREG(st.st_mode)) {
-      files->push_back(r);
-    }
-  }
-}
-
-bool ReadWhole(const std::string& path, std::string* out) {
-  const int fd = open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  out->clear();
-  char buf[65536];
-  for (;;) {
-    const ssize_t n = read(fd, buf, sizeof(buf));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      close(fd);
-      return n == 0;
-    }
-    out->append(buf, n);
-  }
-}
-
-// Writes `data` into the file at `path` in place (same inode: every hard
-// link sees it), creating it if missing.
-bool WriteInPlace(const std::string& path, const std::string& data) {
-  const int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return false;
-  bool ok =
-      write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size());
-  return close(fd) == 0 && ok;
-}
-
-// Damages `path` in place; "" or what failed.
-std::string ApplyDamage(const std::string& path, Damage d, uint32_t where) {
-  std::string data;
-  if (!ReadWhole(path, &data)) return "read " + path;
-  switch (d) {
-    case Damage::kFlip:
-      if (data.empty()) return "empty";
-      data[where % data.size()] ^= 0x5a;
-      break;
-    case Damage::kTruncate:
-      if (data.empty()) return "empty";
-      data.resize(data.size() / 2);
-      break;
-    case Damage::kZero:
-      if (data.empty()) return "empty";
-      data.assign(data.size(), '\0');
-      break;
-    case Damage::kRemove:
-      return unlink(path.c_str()) == 0 ? "" : "unlink " + path;
-  }
-  return WriteInPlace(path, data) ? "" : "write " + path;
-}
-
-// Every path under `root` whose inode is `ino`.
-void FindInode(const std::string& root, ino_t ino,
-               std::vector<std::string>* found) {
-  std::vector<std::string> files;
-  Walk(root, "", &files);
-  for (const std::string& f : files) {
-    struct stat st;
-    if (lstat((root + "/" + f).c_str(), &st) == 0 && st.st_ino == ino) {
-      found->push_back(root + "/" + f);
-    }
-  }
-}
 
 // ---------------------------------------------------------- known open
 
