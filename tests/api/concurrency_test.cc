@@ -25,6 +25,7 @@
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
 #include "leveldb/write_batch.h"
+#include "tests/db_options.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -37,19 +38,11 @@ constexpr int kMaxOpsPerWriter = 40000;
 constexpr auto kRunTime = std::chrono::seconds(4);
 
 Options DbOptions() {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = 32 << 10;
-  return o;
+  return delsm_test::NewDbOptions(32 << 10);
 }
 
 delsm::Tuning SmallTuning() {
-  delsm::Tuning t;
-  t.l0_compaction_entries = 150;
-  t.l0_compaction_dirs = 2;
-  t.sst_entries = 48;
-  t.l1_entries = 300;
-  return t;
+  return delsm_test::SmallLevels(150, 48, 300);
 }
 
 std::string Key(int writer, int k) {

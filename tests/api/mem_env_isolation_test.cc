@@ -18,6 +18,7 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/helpers/memenv.h"
+#include "tests/db_options.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -34,13 +35,9 @@ std::string Value(int i, const std::string& tag) {
 // Small memtables and levels: a few thousand writes take several flushes
 // and compactions into L1 and L2.
 delsm::Tuning SmallTuning() {
-  delsm::Tuning t;
-  t.l0_compaction_dirs = 2;
+  delsm::Tuning t = delsm_test::SmallLevels(400, 200, 500);
   t.l0_slowdown_dirs = 4;
   t.l0_stop_dirs = 8;
-  t.l0_compaction_entries = 400;
-  t.sst_entries = 200;
-  t.l1_entries = 500;
   return t;
 }
 

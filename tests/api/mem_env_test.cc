@@ -1,9 +1,9 @@
 // A DB whose Options::env is NewMemEnv keeps its WAL and manifest in that
-// Env and its SST directories in the Env's own memory FileSystem (README,
-// "What is and is not in the contract"). DestroyDB must remove both halves:
-// a second DB at the same path in the same Env starts its file numbers
-// afresh, and an SST directory left behind would collide with its first
-// flush ("File exists", a sticky background error).
+// Env and its SST directories in the Env's own memory FileSystem
+// (docs/CONTRACT.md, "What is and is not in the contract"). DestroyDB must
+// remove both halves: a second DB at the same path in the same Env starts
+// its file numbers afresh, and an SST directory left behind would collide
+// with its first flush ("File exists", a sticky background error).
 #include <memory>
 #include <string>
 
@@ -13,6 +13,7 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/helpers/memenv.h"
+#include "tests/db_options.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -29,13 +30,9 @@ std::string Value(int i, int round) {
 // Small memtables and levels, so a few thousand writes take several
 // flushes and compactions through L1 and L2.
 delsm::Tuning SmallTuning() {
-  delsm::Tuning t;
-  t.l0_compaction_dirs = 2;
+  delsm::Tuning t = delsm_test::SmallLevels(400, 200, 500);
   t.l0_slowdown_dirs = 4;
   t.l0_stop_dirs = 8;
-  t.l0_compaction_entries = 400;
-  t.sst_entries = 200;
-  t.l1_entries = 500;
   return t;
 }
 

@@ -21,6 +21,8 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "tests/db_options.h"
+#include "tests/sigkill_child.h"
 #include "tests/test_support.h"
 
 #ifndef DELSM_TOOL
@@ -48,10 +50,7 @@ size_t Count(const std::string& text, const std::string& what) {
 }
 
 leveldb::Options DbOptions() {
-  leveldb::Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = 256 << 10;
-  return o;
+  return delsm_test::NewDbOptions(256 << 10);
 }
 
 delsm::Tuning SmallTuning(bool stay_put, int inline_threshold) {
@@ -153,12 +152,8 @@ TEST(VerifyExitTest, CrashLeftoversAreNamedAndExitZero) {
     std::vector<std::pair<std::string, std::string>> env = {
         {"VERIFY_EXIT_DB", dbname}};
     if (stay_put) env.push_back({"VERIFY_EXIT_STAY_PUT", "1"});
-    const pid_t pid =
-        delsm_test::SpawnSelf("VerifyExitKillWithIteratorOpen.Child", env);
-    ASSERT_GT(pid, 0);
-    const int status = delsm_test::WaitChild(pid);
-    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-        << "child status " << status;
+    ASSERT_EQ("", delsm_test::RunChildThatKillsItself(
+                      "VerifyExitKillWithIteratorOpen.Child", env));
     RunResult r = Verify(dbname);
     EXPECT_EQ(0, r.exit_code) << r.out.substr(0, 2000);
     EXPECT_NE(std::string::npos, r.out.find("\"ok\":true"));

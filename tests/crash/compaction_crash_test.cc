@@ -40,7 +40,9 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
+#include "tests/db_options.h"
 #include "tests/orphan_check.h"
+#include "tests/sigkill_child.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -79,35 +81,25 @@ bool ShouldExist(uint64_t index, int64_t max_batch) {
 }
 
 Options DbOptions() {
-  Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = 32 << 10;
-  return options;
+  return delsm_test::NewDbOptions(32 << 10);
 }
 
 delsm::Tuning DbTuning() {
-  delsm::Tuning t;
-  t.l0_compaction_entries = 64;
-  t.l0_compaction_dirs = 2;
+  delsm::Tuning t = delsm_test::SmallLevels(64, 32, 128);
   t.l0_slowdown_dirs = 4;
   t.l0_stop_dirs = 8;
-  t.sst_entries = 32;
-  t.l1_entries = 128;
   return t;
 }
 
 // The writer process. Runs only when started by the test below.
 TEST(CompactionCrashWriter, Child) {
-  const char* db_env = std::getenv("COMPCRASH_DB");
-  const char* fd_env = std::getenv("COMPCRASH_FD");
-  const char* start_env = std::getenv("COMPCRASH_START");
-  if (db_env == nullptr || fd_env == nullptr || start_env == nullptr) {
+  delsm_test::WriterChildArgs args;
+  if (!delsm_test::WriterChildArgsFromEnv("COMPCRASH", &args)) {
     GTEST_SKIP() << "helper for CompactionCrashTest";
   }
-  int fd = std::atoi(fd_env);
-  uint64_t batch_no = std::strtoull(start_env, nullptr, 10);
+  uint64_t batch_no = args.start;
   DB* db = nullptr;
-  Status s = delsm::Open(DbOptions(), DbTuning(), db_env, &db);
+  Status s = delsm::Open(DbOptions(), DbTuning(), args.db, &db);
   if (!s.ok()) {
     std::fprintf(stderr, "writer: open failed: %s\n", s.ToString().c_str());
     _exit(2);
@@ -125,7 +117,7 @@ TEST(CompactionCrashWriter, Child) {
       std::fprintf(stderr, "writer: write failed: %s\n", s.ToString().c_str());
       _exit(2);
     }
-    if (write(fd, &batch_no, sizeof(batch_no)) != sizeof(batch_no)) _exit(3);
+    delsm_test::AckBatchOrExit(args.fd, batch_no);
   }
 }
 

@@ -35,6 +35,8 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
+#include "tests/db_options.h"
+#include "tests/sigkill_child.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -70,24 +72,18 @@ std::string Value(uint64_t index) {
 }
 
 Options DbOptions() {
-  Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = kWriteBuffer;
-  return options;
+  return delsm_test::NewDbOptions(kWriteBuffer);
 }
 
 // The writer process. Runs only when started by the test below.
 TEST(CrashWriter, Child) {
-  const char* db_env = std::getenv("CRASHTEST_DB");
-  const char* fd_env = std::getenv("CRASHTEST_FD");
-  const char* start_env = std::getenv("CRASHTEST_START");
-  if (db_env == nullptr || fd_env == nullptr || start_env == nullptr) {
+  delsm_test::WriterChildArgs args;
+  if (!delsm_test::WriterChildArgsFromEnv("CRASHTEST", &args)) {
     GTEST_SKIP() << "helper for CrashRecoveryTest";
   }
-  int fd = std::atoi(fd_env);
-  uint64_t batch_no = std::strtoull(start_env, nullptr, 10);
+  uint64_t batch_no = args.start;
   DB* db = nullptr;
-  Status s = DB::Open(DbOptions(), db_env, &db);
+  Status s = DB::Open(DbOptions(), args.db, &db);
   if (!s.ok()) {
     std::fprintf(stderr, "writer: open failed: %s\n", s.ToString().c_str());
     _exit(2);
@@ -108,8 +104,7 @@ TEST(CrashWriter, Child) {
       std::fprintf(stderr, "writer: write failed: %s\n", s.ToString().c_str());
       _exit(2);
     }
-    ssize_t n = write(fd, &batch_no, sizeof(batch_no));
-    if (n != sizeof(batch_no)) _exit(3);
+    delsm_test::AckBatchOrExit(args.fd, batch_no);
   }
 }
 

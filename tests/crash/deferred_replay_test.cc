@@ -24,6 +24,7 @@
 #include "delsm/delsm.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "tests/db_options.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
@@ -43,14 +44,10 @@ std::string Value(int i, const std::string& version) {
 // Deferred mode with WALs kept for an hour; no automatic compaction, so the
 // test decides what moves where.
 delsm::Tuning DeferredTuning() {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::ManualCompactionOnly();
   t.durability = delsm::Durability::kDeferred;
   t.deferred_wal_retention_micros = 3600ull * 1000 * 1000;
   t.inline_threshold = 0;
-  t.l0_compaction_entries = 1 << 30;
-  t.l0_compaction_dirs = 1 << 20;
-  t.l0_slowdown_dirs = 1 << 20;
-  t.l0_stop_dirs = 1 << 20;
   t.l1_entries = 1 << 30;
   t.sst_entries = 50;
   return t;

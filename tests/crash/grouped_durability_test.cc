@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
+#include "tests/db_options.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 #include "testing/fault_injection_env.h"
@@ -43,14 +44,10 @@ std::string ValueFor(int i) {
          std::string(i % 2 == 1 ? 2200 : 900, 'a' + i % 26);
 }
 
+// No compaction: its own syncfs would make the flushes durable.
 delsm::Tuning SmallTuning() {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::ManualCompactionOnly();
   t.durability = delsm::Durability::kSyncfs;
-  // No compaction: its own syncfs would make the flushes durable.
-  t.l0_compaction_entries = 1 << 30;
-  t.l0_compaction_dirs = 1 << 20;
-  t.l0_slowdown_dirs = 1 << 20;
-  t.l0_stop_dirs = 1 << 20;
   return t;
 }
 

@@ -30,6 +30,7 @@
 #include "leveldb/env.h"
 #include "fs/file_system.h"
 #include "testing/fault_injection_file_system.h"
+#include "tests/db_options.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -64,17 +65,13 @@ const Mode kModes[] = {
 
 void PrintTo(const Mode& m, std::ostream* os) { *os << m.name; }
 
+// Nothing leaves L0 unless the test says so.
 delsm::Tuning TuningFor(const Mode& m) {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::ManualCompactionOnly();
   t.durability = m.durability;
   t.values_stay_put = m.values_stay_put;
   t.inline_threshold = m.inline_threshold;
   t.deferred_wal_retention_micros = 3600ull * 1000 * 1000;
-  // Nothing leaves L0 unless the test says so.
-  t.l0_compaction_entries = 1 << 30;
-  t.l0_compaction_dirs = 1 << 20;
-  t.l0_slowdown_dirs = 1 << 20;
-  t.l0_stop_dirs = 1 << 20;
   return t;
 }
 

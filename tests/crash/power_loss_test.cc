@@ -44,6 +44,8 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/write_batch.h"
+#include "tests/db_options.h"
+#include "tests/durability_harness.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 #include "tests/write_model.h"
@@ -54,8 +56,10 @@ namespace leveldb {
 namespace {
 
 using delsm::Durability;
-using delsm_test::TempDir;
+using delsm_test::ModeName;
 using delsm_test::Model;
+using delsm_test::ReadAll;
+using delsm_test::TempDir;
 
 constexpr int kKeySpace = 300;
 constexpr int kCyclesPerRun = 3;
@@ -77,19 +81,12 @@ std::string ValueFor(uint64_t index, Random* rnd) {
 }
 
 Options DbOptions() {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = 32 << 10;
-  return o;
+  return delsm_test::NewDbOptions(32 << 10);
 }
 
 delsm::Tuning DbTuning(Durability mode) {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::SmallLevels(200, 48, 300);
   t.durability = mode;
-  t.l0_compaction_entries = 200;
-  t.l0_compaction_dirs = 2;
-  t.sst_entries = 48;
-  t.l1_entries = 300;
   return t;
 }
 
@@ -98,28 +95,6 @@ delsm::Tuning DbTuning(Durability mode) {
 // time.
 int MaxOpsPerCycle(Durability mode) {
   return mode == Durability::kFsync ? 300 : 900;
-}
-
-const char* ModeName(Durability mode) {
-  switch (mode) {
-    case Durability::kSyncfs:
-      return "syncfs";
-    case Durability::kFsync:
-      return "fsync";
-    case Durability::kDeferred:
-      return "deferred";
-  }
-  return "?";
-}
-
-// Reads the whole database.
-Status ReadAll(DB* db, std::map<std::string, std::string>* contents) {
-  contents->clear();
-  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    (*contents)[it->key().ToString()] = it->value().ToString();
-  }
-  return it->status();
 }
 
 struct RunStats {

@@ -47,6 +47,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/write_batch.h"
+#include "tests/db_options.h"
 #include "tests/durability_harness.h"
 #include "tests/test_support.h"
 #include "tests/write_model.h"
@@ -85,10 +86,7 @@ std::string ValueFor(uint64_t index, Random* rnd) {
 }
 
 Options DbOptions() {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = 24 << 10;  // several memtables and WALs per round
-  return o;
+  return delsm_test::NewDbOptions(24 << 10);  // several memtables and WALs
 }
 
 delsm::Tuning DbTuning(Durability mode) {

@@ -39,7 +39,9 @@
 #include "table/key_codec.h"
 #include "table/meta_file.h"
 #include "testing/fault_injection_file_system.h"
+#include "tests/db_options.h"
 #include "tests/orphan_check.h"
+#include "tests/sigkill_child.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -56,27 +58,48 @@ std::string Value(int i, int version) {
 }
 
 Options DbOptions(size_t write_buffer = 1 << 20) {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = write_buffer;
-  return o;
+  return delsm_test::NewDbOptions(write_buffer);
 }
 
 // Values that stay put (or not), every value a KV file, compactions only
 // when asked for.
 delsm::Tuning ManualTuning(bool stay_put = true) {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::ManualCompactionOnly();
   t.values_stay_put = stay_put;
   t.inline_threshold = 0;
-  t.l0_compaction_entries = 1 << 30;
-  t.l0_compaction_dirs = 1 << 20;
-  t.l0_slowdown_dirs = 1 << 20;
-  t.l0_stop_dirs = 1 << 20;
   t.sst_entries = 32;
   return t;
 }
 
 DBImpl* Impl(DB* db) { return static_cast<DBImpl*>(db); }
+
+// Puts Value(i, version) under Key(i) for i = begin, begin + step, ... <
+// end; the first error, or OK.
+Status PutKeys(DB* db, int begin, int end, int step, int version) {
+  for (int i = begin; i < end; i += step) {
+    Status s = db->Put(WriteOptions(), Key(i), Value(i, version));
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+// The first call of its kind under `path_contains` fails with EMFILE.
+FaultSpec FirstCallFails(const char* path_contains) {
+  FaultSpec spec;
+  spec.nth = 1;
+  spec.err = EMFILE;
+  spec.path_contains = path_contains;
+  return spec;
+}
+
+// A write and a flush, after which the removal pass runs again; waits for
+// the background work.
+Status FlushToRunRemovalAgain(DB* db) {
+  Status s = db->Put(WriteOptions(), "trigger", "a flush");
+  if (s.ok()) s = Impl(db)->TEST_FlushMemTable();
+  if (s.ok()) s = Impl(db)->TEST_WaitForBackgroundWork();
+  return s;
+}
 
 // Every file in every home, as "home/name".
 std::set<std::string> HomeFiles(const std::string& dbname) {
@@ -196,64 +219,68 @@ TEST(RemovalOrderKillWithOldIteratorPinned, Child) {
   _exit(14);
 }
 
-void KillRepairAndCheck(bool fail_unlinks) {
-  unsetenv("DELSM_OPTIONS");
-  TempDir tmp("delsm_removal_order");
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
+// Each test's database, in a directory of its own. DELSM_OPTIONS (which
+// the suite may be run under) is dropped: every test sets its tuning.
+class RemovalOrderTest : public testing::Test {
+ protected:
+  RemovalOrderTest()
+      : tmp_("delsm_removal_order"), dbname_(tmp_.path() + "/db") {
+    unsetenv("DELSM_OPTIONS");
+  }
+  void SetUp() override { ASSERT_FALSE(tmp_.path().empty()); }
+
+  // Runs RemovalOrderKillWithOldIteratorPinned.Child on dbname_, then
+  // checks what the kill left and what RepairDB makes of it.
+  void KillRepairAndCheck(bool fail_unlinks);
+
+  TempDir tmp_;
+  const std::string dbname_;
+};
+
+void RemovalOrderTest::KillRepairAndCheck(bool fail_unlinks) {
   std::vector<std::pair<std::string, std::string>> env = {
-      {"REMOVAL_DB", dbname}};
+      {"REMOVAL_DB", dbname_}};
   if (fail_unlinks) env.push_back({"REMOVAL_FAIL_UNLINKS", "1"});
-  const pid_t pid =
-      delsm_test::SpawnSelf("RemovalOrderKillWithOldIteratorPinned.Child", env);
-  ASSERT_GT(pid, 0);
-  const int status = delsm_test::WaitChild(pid);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-      << "child status " << status;
+  ASSERT_EQ("", delsm_test::RunChildThatKillsItself(
+                    "RemovalOrderKillWithOldIteratorPinned.Child", env));
   // The dead values are still there (the iterator pinned them, or their
   // unlinks failed), so must be a meta file naming each.
-  const std::set<std::string> home_files = HomeFiles(dbname);
+  const std::set<std::string> home_files = HomeFiles(dbname_);
   ASSERT_GE(home_files.size(), 100u);
-  const std::set<std::string> unnamed = HomeFilesNoMetaFileNames(dbname);
+  const std::set<std::string> unnamed = HomeFilesNoMetaFileNames(dbname_);
   EXPECT_TRUE(unnamed.empty())
       << unnamed.size() << " files in homes no meta file names, first "
       << *unnamed.begin();
 
-  ASSERT_OK(RepairDB(dbname, DbOptions()));
+  ASSERT_OK(RepairDB(dbname_, DbOptions()));
   DB* db = nullptr;
-  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
   std::unique_ptr<DB> holder(db);
   ExpectHundredKeysWithEverySeventhDeleted(db, "repaired");
 }
 
-TEST(RemovalOrderTest, RepairAfterAKillDoesNotBringBackDroppedValues) {
+TEST_F(RemovalOrderTest, RepairAfterAKillDoesNotBringBackDroppedValues) {
   KillRepairAndCheck(/*fail_unlinks=*/false);
 }
 
-TEST(RemovalOrderTest, DeadValuesThatCannotBeUnlinkedKeepTheirMetaFiles) {
+TEST_F(RemovalOrderTest, DeadValuesThatCannotBeUnlinkedKeepTheirMetaFiles) {
   KillRepairAndCheck(/*fail_unlinks=*/true);
 }
 
 // A home no meta file names, as a flush that never committed leaves it
 // (here: a copy of a committed flush's home, as a discarded build of the
 // same memtable would be), must not bring back keys deleted since.
-TEST(RemovalOrderTest, RepairDoesNotTakeBackAHomeNoMetaFileNames) {
-  unsetenv("DELSM_OPTIONS");
-  TempDir tmp("delsm_removal_order");
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
+TEST_F(RemovalOrderTest, RepairDoesNotTakeBackAHomeNoMetaFileNames) {
   {
     DB* db = nullptr;
-    ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+    ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
     std::unique_ptr<DB> holder(db);
-    for (int i = 0; i < 100; i++) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
-    }
+    ASSERT_OK(PutKeys(db, 0, 100, 1, 1));
     ASSERT_OK(Impl(db)->TEST_FlushMemTable());
-    const std::vector<std::string> homes = ListDir(dbname + "/values");
+    const std::vector<std::string> homes = ListDir(dbname_ + "/values");
     ASSERT_EQ(1u, homes.size());
-    const std::string copy = dbname + "/values/009999";
-    ASSERT_EQ("", delsm_test::CopyTree(dbname + "/values/" + homes[0], copy));
+    const std::string copy = dbname_ + "/values/009999";
+    ASSERT_EQ("", delsm_test::CopyTree(dbname_ + "/values/" + homes[0], copy));
     for (int i = 0; i < 100; i += 7) {
       ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
     }
@@ -261,14 +288,14 @@ TEST(RemovalOrderTest, RepairDoesNotTakeBackAHomeNoMetaFileNames) {
     db->CompactRange(nullptr, nullptr);
     ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
   }
-  ASSERT_OK(RepairDB(dbname, DbOptions()));
+  ASSERT_OK(RepairDB(dbname_, DbOptions()));
   DB* db = nullptr;
-  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
   std::unique_ptr<DB> holder(db);
   ExpectHundredKeysWithEverySeventhDeleted(db, "repaired");
   // Not deleted: put away in lost/.
   int lost = 0;
-  for (const std::string& name : ListDir(dbname + "/lost")) {
+  for (const std::string& name : ListDir(dbname_ + "/lost")) {
     if (name.rfind("values-009999-", 0) == 0) lost++;
   }
   EXPECT_EQ(100, lost);
@@ -278,18 +305,14 @@ TEST(RemovalOrderTest, RepairDoesNotTakeBackAHomeNoMetaFileNames) {
 // random, so flushes are retried and younger builds discarded. No home may
 // outlive the build that made it: not while the database runs, not after
 // its clean close (where RepairDB would otherwise find them).
-TEST(RemovalOrderTest, RetriedFlushesLeaveNoHomeBehind) {
-  unsetenv("DELSM_OPTIONS");
-  TempDir tmp("delsm_removal_order");
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
+TEST_F(RemovalOrderTest, RetriedFlushesLeaveNoHomeBehind) {
   const uint64_t seed = delsm_test::RandomSeed("RetriedFlushesLeaveNoHome");
   std::mt19937 rng(seed);
   FaultInjectionFileSystem fs(FileSystem::Default());
   delsm::Tuning t = ManualTuning();
   t.flush_threads = 2;
   DB* db = nullptr;
-  ASSERT_OK(OpenWithFileSystem(DbOptions(64 << 10), t, dbname, &fs, &db));
+  ASSERT_OK(OpenWithFileSystem(DbOptions(64 << 10), t, dbname_, &fs, &db));
   std::unique_ptr<DB> holder(db);
   int injected = 0;
   constexpr int kBatches = 60;
@@ -313,12 +336,12 @@ TEST(RemovalOrderTest, RetriedFlushesLeaveNoHomeBehind) {
   ASSERT_OK(Impl(db)->TEST_FlushMemTable());
   ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
   EXPECT_GE(injected, 10) << "seed " << seed;
-  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname)) << "seed " << seed;
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_)) << "seed " << seed;
   std::string sstables;
   ASSERT_TRUE(db->GetProperty("leveldb.sstables", &sstables));
   holder.reset();
   const std::vector<std::string> after_close =
-      delsm_test::OrphanSstEntries(dbname, sstables);
+      delsm_test::OrphanSstEntries(dbname_, sstables);
   EXPECT_TRUE(after_close.empty())
       << after_close.size() << " after the close, first " << after_close[0]
       << ", seed " << seed;
@@ -328,8 +351,7 @@ TEST(RemovalOrderTest, RetriedFlushesLeaveNoHomeBehind) {
 // released, the database closed at once: nothing is left that no version
 // uses (retired SSTs, their directories, dead values), in either mode,
 // with values inline or not.
-TEST(RemovalOrderTest, CloseRemovesWhatNoVersionUses) {
-  unsetenv("DELSM_OPTIONS");
+TEST_F(RemovalOrderTest, CloseRemovesWhatNoVersionUses) {
   for (bool stay_put : {false, true}) {
     for (int inline_threshold : {0, 2048}) {
       const std::string what = std::string(stay_put ? "stay put" : "default") +
@@ -343,15 +365,11 @@ TEST(RemovalOrderTest, CloseRemovesWhatNoVersionUses) {
       DB* db = nullptr;
       ASSERT_OK(delsm::Open(DbOptions(64 << 10), t, dbname, &db));
       std::unique_ptr<DB> holder(db);
-      for (int i = 0; i < 400; i++) {
-        ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
-      }
+      ASSERT_OK(PutKeys(db, 0, 400, 1, 1));
       db->CompactRange(nullptr, nullptr);  // an L1 to compact into
       std::unique_ptr<Iterator> pin(db->NewIterator(ReadOptions()));
       pin->SeekToFirst();
-      for (int i = 0; i < 400; i += 2) {
-        ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
-      }
+      ASSERT_OK(PutKeys(db, 0, 400, 2, 2));
       for (int i = 1; i < 400; i += 6) {
         ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
       }
@@ -371,101 +389,67 @@ TEST(RemovalOrderTest, CloseRemovesWhatNoVersionUses) {
 
 // The removal of a compaction's retired SSTs fails (EMFILE on an unlink in
 // their directory): the next removal pass, after the next flush, does it.
-TEST(RemovalOrderTest, FailedRetiredSstRemovalIsRetried) {
-  unsetenv("DELSM_OPTIONS");
-  TempDir tmp("delsm_removal_order");
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
+TEST_F(RemovalOrderTest, FailedRetiredSstRemovalIsRetried) {
   FaultInjectionFileSystem fs(FileSystem::Default());
   DB* db = nullptr;
   ASSERT_OK(
-      OpenWithFileSystem(DbOptions(), ManualTuning(false), dbname, &fs, &db));
+      OpenWithFileSystem(DbOptions(), ManualTuning(false), dbname_, &fs, &db));
   std::unique_ptr<DB> holder(db);
-  for (int i = 0; i < 300; i++) {
-    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
-  }
+  ASSERT_OK(PutKeys(db, 0, 300, 1, 1));
   db->CompactRange(nullptr, nullptr);  // L1, the targets below
-  for (int i = 0; i < 300; i += 3) {
-    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
-  }
+  ASSERT_OK(PutKeys(db, 0, 300, 3, 2));
   ASSERT_OK(Impl(db)->TEST_FlushMemTable());
-  FaultSpec spec;
-  spec.nth = 1;
-  spec.err = EMFILE;
-  spec.path_contains = "/L1/";
-  fs.Arm(FsOp::kUnlink, spec);
+  fs.Arm(FsOp::kUnlink, FirstCallFails("/L1/"));
   ASSERT_OK(Impl(db)->TEST_CompactRange(0, nullptr, nullptr));
   ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
   ASSERT_TRUE(fs.Fired()) << "no retired SST was removed from L1";
   fs.Disarm();
-  ASSERT_OK(db->Put(WriteOptions(), "trigger", "a flush"));
-  ASSERT_OK(Impl(db)->TEST_FlushMemTable());
-  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
-  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname));
+  ASSERT_OK(FlushToRunRemovalAgain(db));
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
 }
 
 // Unlinking a compaction's dead values fails (EMFILE): the next removal
 // pass, after the next flush, does it.
-TEST(RemovalOrderTest, FailedDeadValueRemovalIsRetried) {
-  unsetenv("DELSM_OPTIONS");
-  TempDir tmp("delsm_removal_order");
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
+TEST_F(RemovalOrderTest, FailedDeadValueRemovalIsRetried) {
   FaultInjectionFileSystem fs(FileSystem::Default());
   DB* db = nullptr;
-  ASSERT_OK(OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &db));
+  ASSERT_OK(OpenWithFileSystem(DbOptions(), ManualTuning(), dbname_, &fs, &db));
   std::unique_ptr<DB> holder(db);
-  for (int i = 0; i < 100; i++) {
-    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
-  }
+  ASSERT_OK(PutKeys(db, 0, 100, 1, 1));
   ASSERT_OK(Impl(db)->TEST_FlushMemTable());
-  for (int i = 0; i < 100; i++) {
-    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
-  }
+  ASSERT_OK(PutKeys(db, 0, 100, 1, 2));
   ASSERT_OK(Impl(db)->TEST_FlushMemTable());
-  FaultSpec spec;
-  spec.nth = 1;
-  spec.err = EMFILE;
-  spec.path_contains = "/values/";
-  fs.Arm(FsOp::kUnlink, spec);
+  fs.Arm(FsOp::kUnlink, FirstCallFails("/values/"));
   db->CompactRange(nullptr, nullptr);
   ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
   ASSERT_TRUE(fs.Fired()) << "no dead value was unlinked";
   fs.Disarm();
-  ASSERT_OK(db->Put(WriteOptions(), "trigger", "a flush"));
-  ASSERT_OK(Impl(db)->TEST_FlushMemTable());
-  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
-  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname));
-  EXPECT_EQ(101u, HomeFiles(dbname).size());  // and the trigger's
+  ASSERT_OK(FlushToRunRemovalAgain(db));
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+  EXPECT_EQ(101u, HomeFiles(dbname_).size());  // and the trigger's
 }
 
 // A home holding as many files as live entries name it, one named file
 // missing and one stray: the open sweep removes the stray one.
-TEST(RemovalOrderTest, OpenSweepOfHomesComparesNames) {
-  unsetenv("DELSM_OPTIONS");
-  TempDir tmp("delsm_removal_order");
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
+TEST_F(RemovalOrderTest, OpenSweepOfHomesComparesNames) {
   {
     DB* db = nullptr;
-    ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+    ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
     std::unique_ptr<DB> holder(db);
-    for (int i = 0; i < 100; i++) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
-    }
+    ASSERT_OK(PutKeys(db, 0, 100, 1, 1));
     db->CompactRange(nullptr, nullptr);
     ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
   }
-  const std::vector<std::string> homes = ListDir(dbname + "/values");
+  const std::vector<std::string> homes = ListDir(dbname_ + "/values");
   ASSERT_EQ(1u, homes.size());
-  const std::string home = dbname + "/values/" + homes[0];
+  const std::string home = dbname_ + "/values/" + homes[0];
   const std::vector<std::string> files = ListDir(home);
   ASSERT_EQ(100u, files.size());
   ASSERT_EQ(0, unlink((home + "/" + files[5]).c_str()));
   const std::string stray = home + "/" + KvFileName(Key(5), 999999);
   ASSERT_TRUE(std::ofstream(stray) << "a value no entry names");
   DB* db = nullptr;
-  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname, &db));
+  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
   std::unique_ptr<DB> holder(db);
   ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
   struct stat st;

@@ -17,6 +17,7 @@
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
 #include "testing/fault_injection_file_system.h"
+#include "tests/db_options.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -43,15 +44,11 @@ std::string ValueFor(int round, int k, int version) {
          std::to_string(k) + std::string(1000, 'a' + (round + k) % 26);
 }
 
+// No compaction: every flush stays its own L0 SST, ordered by number.
 delsm::Tuning ParallelTuning(int flush_threads) {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::ManualCompactionOnly();
   t.flush_threads = flush_threads;
   t.inline_threshold = 0;
-  // No compaction: every flush stays its own L0 SST, ordered by number.
-  t.l0_compaction_entries = 1 << 30;
-  t.l0_compaction_dirs = 1 << 20;
-  t.l0_slowdown_dirs = 1 << 20;
-  t.l0_stop_dirs = 1 << 20;
   return t;
 }
 

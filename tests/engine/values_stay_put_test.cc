@@ -38,7 +38,9 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
+#include "tests/db_options.h"
 #include "tests/orphan_check.h"
+#include "tests/sigkill_child.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -53,10 +55,7 @@ using leveldb::Status;
 using Model = std::map<std::string, std::string>;
 
 Options DbOptions(size_t write_buffer = 64 << 10) {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = write_buffer;
-  return o;
+  return delsm_test::NewDbOptions(write_buffer);
 }
 
 // For the tests that set the mode themselves: DELSM_OPTIONS (which the
@@ -64,13 +63,9 @@ Options DbOptions(size_t write_buffer = 64 << 10) {
 void IgnoreEnvironmentTuning() { unsetenv("DELSM_OPTIONS"); }
 
 delsm::Tuning StayPut(bool on = true) {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::SmallLevels(100, 32, 200);
   t.values_stay_put = on;
   t.inline_threshold = 64;  // most values in KV files, a few inline
-  t.l0_compaction_entries = 100;
-  t.l0_compaction_dirs = 2;
-  t.sst_entries = 32;
-  t.l1_entries = 200;
   return t;
 }
 
@@ -395,12 +390,8 @@ TEST(ValuesStayPutTest, OpenRemovesValuesACrashLeftBehind) {
   TempDir tmp("delsm_stayput");
   ASSERT_FALSE(tmp.path().empty());
   const std::string dbname = tmp.path() + "/db";
-  const pid_t pid = delsm_test::SpawnSelf("ValuesStayPutCrash.Child",
-                                          {{"STAYPUT_DB", dbname}});
-  ASSERT_GT(pid, 0);
-  const int status = delsm_test::WaitChild(pid);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-      << "child status " << status;
+  ASSERT_EQ("", delsm_test::RunChildThatKillsItself("ValuesStayPutCrash.Child",
+                                                    {{"STAYPUT_DB", dbname}}));
   // 100 live values and 100 dead ones the crash kept from being unlinked;
   // add a file and a home no entry names, as a crashed flush leaves them.
   const std::set<std::string> left = HomeFiles(dbname);
@@ -440,13 +431,9 @@ TEST(ValuesStayPutTest, RepairDoesNotBringBackValuesACompactionDropped) {
   TempDir tmp("delsm_stayput");
   ASSERT_FALSE(tmp.path().empty());
   const std::string dbname = tmp.path() + "/db";
-  const pid_t pid =
-      delsm_test::SpawnSelf("ValuesStayPutCrash.Child",
-                            {{"STAYPUT_DB", dbname}, {"STAYPUT_DELETE", "1"}});
-  ASSERT_GT(pid, 0);
-  const int status = delsm_test::WaitChild(pid);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-      << "child status " << status;
+  ASSERT_EQ("", delsm_test::RunChildThatKillsItself(
+                    "ValuesStayPutCrash.Child",
+                    {{"STAYPUT_DB", dbname}, {"STAYPUT_DELETE", "1"}}));
   // The deleted keys' values are still there (15 of them).
   ASSERT_EQ(100u, HomeFiles(dbname).size());
   ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));

@@ -22,6 +22,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "testing/fault_injection_file_system.h"
+#include "tests/db_options.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -44,10 +45,7 @@ std::string Value(uint64_t i) {
 }
 
 Options DbOptions() {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = 256 << 10;
-  return o;
+  return delsm_test::NewDbOptions(256 << 10);
 }
 // Small SSTs, so that a few thousand keys make hundreds of them.
 delsm::Tuning SmallSsts() {

@@ -39,6 +39,7 @@
 
 #include "gtest/gtest.h"
 #include "leveldb/write_batch.h"
+#include "tests/db_options.h"
 #include "tests/durability_harness.h"
 #include "tests/test_support.h"
 #include "util/random.h"
@@ -89,22 +90,15 @@ std::vector<std::string> AllKeys() {
   return keys;
 }
 
+// Only the workload's explicit flushes switch memtables, so every run
+// makes the same calls in the same order up to its fault.
 Options DbOptions() {
-  Options o;
-  o.create_if_missing = true;
-  // Only the workload's explicit flushes switch memtables, so every run
-  // makes the same calls in the same order up to its fault.
-  o.write_buffer_size = 8 << 20;
-  return o;
+  return delsm_test::NewDbOptions(8 << 20);
 }
 
 delsm::Tuning DbTuning(Durability mode) {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::SmallLevels(100, 24, 100);
   t.durability = mode;
-  t.l0_compaction_entries = 100;
-  t.l0_compaction_dirs = 2;
-  t.sst_entries = 24;
-  t.l1_entries = 100;
   return t;
 }
 

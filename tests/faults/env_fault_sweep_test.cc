@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
+#include "tests/db_options.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 #include "testing/fault_injection_env.h"
@@ -44,20 +45,13 @@ std::string Value(int i) {
 }
 
 Options DbOptions(Env* env) {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = 48 << 10;
-  if (env != nullptr) o.env = env;
-  return o;
+  Options options = delsm_test::NewDbOptions(48 << 10);
+  if (env != nullptr) options.env = env;
+  return options;
 }
 
 delsm::Tuning DbTuning() {
-  delsm::Tuning t;
-  t.l0_compaction_entries = 250;
-  t.l0_compaction_dirs = 2;
-  t.sst_entries = 64;
-  t.l1_entries = 350;
-  return t;
+  return delsm_test::SmallLevels(250, 64, 350);
 }
 
 // Writes keys [from, to) into an open DB; returns the index after the last

@@ -15,6 +15,7 @@
 #include "testing/fault_injection_file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
+#include "tests/db_options.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
@@ -38,18 +39,10 @@ std::string Value(int i) {
 }
 
 Options DbOptions() {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = 64 << 10;
-  return o;
+  return delsm_test::NewDbOptions(64 << 10);
 }
 delsm::Tuning DbTuning() {
-  delsm::Tuning t;
-  t.l0_compaction_entries = 300;
-  t.l0_compaction_dirs = 2;
-  t.sst_entries = 64;
-  t.l1_entries = 400;
-  return t;
+  return delsm_test::SmallLevels(300, 64, 400);
 }
 
 // Runs the workload on `fs`; returns how many leading writes were

@@ -26,6 +26,7 @@
 #include "leveldb/iterator.h"
 #include "testing/fault_injection_env.h"
 #include "testing/fault_injection_file_system.h"
+#include "tests/db_options.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -34,10 +35,7 @@ using delsm_test::ListDir;
 using delsm_test::TempDir;
 
 Options DbOptions() {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = 64 << 10;
-  return o;
+  return delsm_test::NewDbOptions(64 << 10);
 }
 
 delsm::Tuning SmallTuning() {

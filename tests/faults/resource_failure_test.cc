@@ -36,6 +36,7 @@
 
 #include "gtest/gtest.h"
 #include "leveldb/write_batch.h"
+#include "tests/db_options.h"
 #include "tests/durability_harness.h"
 #include "tests/test_support.h"
 #include "util/random.h"
@@ -114,22 +115,15 @@ std::vector<std::string> AllKeys() {
   return keys;
 }
 
+// Small memtables: flushes and compactions run in the background while
+// the workload writes.
 Options DbOptions() {
-  Options o;
-  o.create_if_missing = true;
-  // Small memtables: flushes and compactions run in the background while
-  // the workload writes.
-  o.write_buffer_size = 24 << 10;
-  return o;
+  return delsm_test::NewDbOptions(24 << 10);
 }
 
 delsm::Tuning DbTuning(Durability mode) {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::SmallLevels(60, 24, 100);
   t.durability = mode;
-  t.l0_compaction_entries = 60;
-  t.l0_compaction_dirs = 2;
-  t.sst_entries = 24;
-  t.l1_entries = 100;
   return t;
 }
 
