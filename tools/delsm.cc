@@ -323,9 +323,40 @@ bool ByteCount(const Args& args, const std::string& name, uint64_t* value) {
   return true;
 }
 
+void PrintExportSummary(const std::string& dbname, const std::string& out_dir,
+                        const ExportSummary& summary, bool json) {
+  if (json) {
+    JsonWriter w;
+    w.BeginObject();
+    w.Field("db", dbname);
+    w.Field("out", out_dir);
+    w.Field("format", "leveldb-1.23 (MANIFEST + WAL)");
+    w.Field("entries", summary.entries);
+    w.Field("key_bytes", summary.key_bytes);
+    w.Field("value_bytes", summary.value_bytes);
+    w.Field("batches", summary.batches);
+    w.Field("log_files", summary.log_files);
+    w.Field("bytes_written", summary.bytes_written);
+    w.Field("last_sequence", summary.entries);
+    w.EndObject();
+    w.Finish();
+    return;
+  }
+  std::printf(
+      "exported %llu entries (%llu key bytes, %llu value bytes) from %s\n"
+      "to the LevelDB 1.23 database %s: %llu WAL file(s), %llu batches, %llu "
+      "bytes written.\nLevelDB replays the WALs into its own tables when it "
+      "first opens it.\n",
+      static_cast<unsigned long long>(summary.entries),
+      static_cast<unsigned long long>(summary.key_bytes),
+      static_cast<unsigned long long>(summary.value_bytes), dbname.c_str(),
+      out_dir.c_str(), static_cast<unsigned long long>(summary.log_files),
+      static_cast<unsigned long long>(summary.batches),
+      static_cast<unsigned long long>(summary.bytes_written));
+}
+
 int RunExport(const Args& args) {
   ExportOptions options;
-  options.progress = !args.Has("quiet");
   if (!ByteCount(args, "batch-bytes", &options.batch_bytes) ||
       !ByteCount(args, "log-bytes", &options.log_bytes)) {
     return Usage(
@@ -335,8 +366,29 @@ int RunExport(const Args& args) {
   std::unique_ptr<leveldb::DbView> view;
   Status s = OpenView(args, &view);
   if (!s.ok()) return Fail(s);
+  // Export copies everything or nothing: a WAL record Open would skip is
+  // not left out silently.
+  if (view->wal_records_skipped() > 0) {
+    return Fail(Status::Corruption(
+        view->dbname(), std::to_string(view->wal_records_skipped()) +
+                            " damaged WAL record(s) would be left out of the "
+                            "export (see delsm verify)"));
+  }
+  // A line on stderr for a long export, ended when writing entries ends.
+  std::unique_ptr<Progress> progress;
+  const bool show_progress = !args.Has("quiet");
+  options.progress = [&progress, show_progress](uint64_t entries, bool done) {
+    if (done) {
+      progress.reset();
+      return;
+    }
+    if (!progress) progress.reset(new Progress("export", 0, show_progress));
+    progress->Update(entries);
+  };
   ExportSummary summary;
-  s = ExportToLevelDb(view.get(), args.positional[1], options, &summary);
+  std::unique_ptr<leveldb::Iterator> source(view->NewIterator(true));
+  s = ExportToLevelDb(source.get(), view->dbname(), args.positional[1],
+                      options, &summary);
   if (!s.ok()) return Fail(s);
   PrintExportSummary(args.positional[0], args.positional[1], summary,
                      args.Has("json"));
