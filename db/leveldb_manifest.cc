@@ -124,19 +124,20 @@ struct FirstError : public log::Reader::Reporter {
 
 }  // namespace
 
-void EncodeLevelDbEdit(const LevelDbEdit& edit, std::string* dst) {
-  if (!edit.comparator.empty()) {
-    PutVarint32(dst, kComparator);
-    PutLengthPrefixedSlice(dst, edit.comparator);
-  }
-  PutVarint32(dst, kLogNumber);
-  PutVarint64(dst, edit.log_number);
-  PutVarint32(dst, kPrevLogNumber);
-  PutVarint64(dst, edit.prev_log_number);
-  PutVarint32(dst, kNextFileNumber);
-  PutVarint64(dst, edit.next_file);
-  PutVarint32(dst, kLastSequence);
-  PutVarint64(dst, edit.last_sequence);
+std::string EncodeLevelDbVersionEdit(const std::string& comparator_name,
+                                     uint64_t log_number,
+                                     uint64_t next_file_number,
+                                     uint64_t last_sequence) {
+  std::string edit;
+  PutVarint32(&edit, kComparator);
+  PutLengthPrefixedSlice(&edit, comparator_name);
+  PutVarint32(&edit, kLogNumber);
+  PutVarint64(&edit, log_number);
+  PutVarint32(&edit, kNextFileNumber);
+  PutVarint64(&edit, next_file_number);
+  PutVarint32(&edit, kLastSequence);
+  PutVarint64(&edit, last_sequence);
+  return edit;
 }
 
 bool DecodeLevelDbEdit(const Slice& record, LevelDbState* state) {

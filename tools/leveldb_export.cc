@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "db/leveldb_manifest.h"
 #include "leveldb/iterator.h"
 #include "tools/leveldb_files.h"
 #include "util/posix_error.h"
@@ -210,7 +211,7 @@ Status Exporter::WriteManifestAndCurrent() {
   Status s = CreateFile(LevelDbManifestName(out_, kManifestNumber), &manifest);
   if (!s.ok()) return s;
   LevelDbLogWriter writer(manifest.get());
-  s = writer.AddRecord(EncodeLevelDbVersionEdit(
+  s = writer.AddRecord(leveldb::EncodeLevelDbVersionEdit(
       kLevelDbComparator, kFirstLogNumber, next_number_, next_sequence_ - 1));
   if (s.ok()) s = Finish(&manifest);
   // Every log and the manifest are durable, and so are their names, before

@@ -28,12 +28,6 @@ enum LogRecordType : uint8_t {
   kLastType = 4,
 };
 
-// VersionEdit tags (LevelDB's db/version_edit.cc; fixed on disk).
-constexpr uint32_t kTagComparator = 1;
-constexpr uint32_t kTagLogNumber = 2;
-constexpr uint32_t kTagNextFileNumber = 3;
-constexpr uint32_t kTagLastSequence = 4;
-
 // WriteBatch entry type of a Put (LevelDB's kTypeValue).
 constexpr char kBatchPut = 1;
 constexpr size_t kBatchHeader = 12;  // fixed64 sequence + fixed32 count
@@ -161,22 +155,6 @@ Slice LevelDbBatch::Encode(uint64_t sequence) {
 void LevelDbBatch::Clear() {
   rep_.assign(kBatchHeader, '\0');
   count_ = 0;
-}
-
-std::string EncodeLevelDbVersionEdit(const std::string& comparator_name,
-                                     uint64_t log_number,
-                                     uint64_t next_file_number,
-                                     uint64_t last_sequence) {
-  std::string edit;
-  leveldb::PutVarint32(&edit, kTagComparator);
-  leveldb::PutLengthPrefixedSlice(&edit, comparator_name);
-  leveldb::PutVarint32(&edit, kTagLogNumber);
-  leveldb::PutVarint64(&edit, log_number);
-  leveldb::PutVarint32(&edit, kTagNextFileNumber);
-  leveldb::PutVarint64(&edit, next_file_number);
-  leveldb::PutVarint32(&edit, kTagLastSequence);
-  leveldb::PutVarint64(&edit, last_sequence);
-  return edit;
 }
 
 std::string LevelDbLogName(const std::string& dir, uint64_t number) {
