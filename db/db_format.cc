@@ -6,6 +6,7 @@
 // a comparator, as LevelDB's first record always does.
 #include "db/db_format.h"
 
+#include <cstdio>
 #include <memory>
 #include <vector>
 
@@ -17,6 +18,7 @@
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
 #include "util/coding.h"
+#include "util/logging.h"
 
 namespace leveldb {
 
@@ -250,6 +252,21 @@ Status RewrittenByLevelDbError(const std::string& dbname,
           "); LevelDB does not see DeLSM's SST directories. To recover "
           "every key, run RepairDB (leveldb::RepairDB) with DeLSM. " +
           operation + " changed nothing");
+}
+
+std::string LevelDbTableFileName(const std::string& dbname, uint64_t number,
+                                 bool legacy) {
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "/%06llu.%s",
+                static_cast<unsigned long long>(number),
+                legacy ? "sst" : "ldb");
+  return dbname + buf;
+}
+
+bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number) {
+  Slice in(name);
+  if (!ConsumeDecimalNumber(&in, number)) return false;
+  return in == Slice(".ldb") || in == Slice(".sst");
 }
 
 }  // namespace leveldb

@@ -6,6 +6,7 @@
 #ifndef DELSM_DB_DB_FORMAT_H_
 #define DELSM_DB_DB_FORMAT_H_
 
+#include <cstdint>
 #include <string>
 
 #include "leveldb/status.h"
@@ -59,6 +60,15 @@ Status CheckDatabaseFormat(Env* env, const std::string& dbname,
 Status RewrittenByLevelDbError(const std::string& dbname,
                                const std::string& evidence,
                                const std::string& operation);
+
+// LevelDB's table files (what detection, conversion and DestroyDB look
+// for): the name of table `number` inside `dbname`, NNNNNN.ldb (`legacy`
+// false) or the older NNNNNN.sst.
+std::string LevelDbTableFileName(const std::string& dbname, uint64_t number,
+                                 bool legacy);
+
+// If `name` (no path) is a LevelDB table file name, sets *number.
+bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number);
 
 }  // namespace leveldb
 

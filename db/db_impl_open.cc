@@ -12,7 +12,6 @@
 #include "db/db_impl.h"
 #include "db/filename.h"
 #include "db/leveldb_conversion.h"
-#include "db/leveldb_manifest.h"
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"

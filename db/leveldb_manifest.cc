@@ -2,7 +2,6 @@
 #include "db/leveldb_manifest.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 #include <set>
 #include <utility>
@@ -10,7 +9,6 @@
 #include "db/log_reader.h"
 #include "leveldb/env.h"
 #include "util/coding.h"
-#include "util/logging.h"
 
 namespace leveldb {
 
@@ -208,21 +206,6 @@ Status ReadLevelDbManifest(Env* env, const std::string& path,
     }
   }
   return Status::OK();
-}
-
-std::string LevelDbTableFileName(const std::string& dbname, uint64_t number,
-                                 bool legacy) {
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "/%06llu.%s",
-                static_cast<unsigned long long>(number),
-                legacy ? "sst" : "ldb");
-  return dbname + buf;
-}
-
-bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number) {
-  Slice in(name);
-  if (!ConsumeDecimalNumber(&in, number)) return false;
-  return in == Slice(".ldb") || in == Slice(".sst");
 }
 
 }  // namespace leveldb

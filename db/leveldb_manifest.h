@@ -65,14 +65,6 @@ bool DecodeLevelDbEdit(const Slice& record, LevelDbState* state);
 Status ReadLevelDbManifest(Env* env, const std::string& path,
                            LevelDbState* state);
 
-// Name of a LevelDB table file inside `dbname`: NNNNNN.ldb (`legacy` false)
-// or the older NNNNNN.sst.
-std::string LevelDbTableFileName(const std::string& dbname, uint64_t number,
-                                 bool legacy);
-
-// If `name` (no path) is a LevelDB table file name, sets *number.
-bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number);
-
 }  // namespace leveldb
 
 #endif  // DELSM_DB_LEVELDB_MANIFEST_H_
