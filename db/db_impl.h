@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "compat/leveldb/conversion.h"
 #include "db/dbformat.h"
-#include "db/leveldb_conversion.h"
 #include "db/log_writer.h"
 #include "db/snapshot.h"
 #include "db/version_edit.h"

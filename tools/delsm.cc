@@ -9,7 +9,7 @@
 //   delsm put    DB KEY VALUE --allow-writes [--hex]
 //   delsm delete DB KEY --allow-writes [--hex]
 //   delsm export DB OUT [--json] [--quiet] [--batch-bytes N] [--log-bytes N]
-//                writes a LevelDB 1.23 database (tools/leveldb_export.h)
+//                writes a LevelDB 1.23 database (compat/leveldb/export.h)
 //
 // Every subcommand but put and delete is read-only (export writes only
 // into OUT): it reads the database
@@ -35,8 +35,9 @@
 #include <set>
 #include <string>
 
-#include "db/db_format.h"
-#include "db/leveldb_conversion.h"
+#include "compat/leveldb/conversion.h"
+#include "compat/leveldb/directory_kind.h"
+#include "compat/leveldb/export.h"
 #include "leveldb/comparator.h"
 #include "leveldb/db.h"
 #include "leveldb/dumpfile.h"
@@ -45,7 +46,6 @@
 #include "tools/db_verify.h"
 #include "tools/db_view.h"
 #include "tools/disk_stats.h"
-#include "tools/leveldb_export.h"
 #include "tools/tool_util.h"
 
 namespace delsm_tool {
@@ -324,7 +324,7 @@ bool ByteCount(const Args& args, const std::string& name, uint64_t* value) {
 }
 
 void PrintExportSummary(const std::string& dbname, const std::string& out_dir,
-                        const ExportSummary& summary, bool json) {
+                        const leveldb::ExportSummary& summary, bool json) {
   if (json) {
     JsonWriter w;
     w.BeginObject();
@@ -356,7 +356,7 @@ void PrintExportSummary(const std::string& dbname, const std::string& out_dir,
 }
 
 int RunExport(const Args& args) {
-  ExportOptions options;
+  leveldb::ExportOptions options;
   if (!ByteCount(args, "batch-bytes", &options.batch_bytes) ||
       !ByteCount(args, "log-bytes", &options.log_bytes)) {
     return Usage(
@@ -385,10 +385,10 @@ int RunExport(const Args& args) {
     if (!progress) progress.reset(new Progress("export", 0, show_progress));
     progress->Update(entries);
   };
-  ExportSummary summary;
+  leveldb::ExportSummary summary;
   std::unique_ptr<leveldb::Iterator> source(view->NewIterator(true));
-  s = ExportToLevelDb(source.get(), view->dbname(), args.positional[1],
-                      options, &summary);
+  s = leveldb::ExportToLevelDb(source.get(), view->dbname(), args.positional[1],
+                               options, &summary);
   if (!s.ok()) return Fail(s);
   PrintExportSummary(args.positional[0], args.positional[1], summary,
                      args.Has("json"));

@@ -3,8 +3,8 @@
 // formats (doc/log_format.md, doc/impl.md and the WriteBatch layout of
 // db/write_batch.cc); none of DeLSM's own WAL or manifest code is used, so a
 // change to DeLSM's formats cannot change what export writes. The manifest's
-// one record is encoded by EncodeLevelDbVersionEdit (db/leveldb_manifest.h),
-// beside the decoder of LevelDB's edits.
+// one record is encoded by EncodeLevelDbVersionEdit
+// (compat/leveldb/manifest.h), beside the decoder of LevelDB's edits.
 //
 //   log file  ("NNNNNN.log", and the MANIFEST uses the same framing): 32 KiB
 //             blocks of records, each record a 7-byte header (masked crc32c
@@ -16,8 +16,8 @@
 //   WriteBatch (one WAL record): fixed64 sequence of its first entry,
 //             fixed32 entry count, then per Put the byte 1, the key and the
 //             value as varint32-length-prefixed strings.
-#ifndef DELSM_TOOLS_LEVELDB_FILES_H_
-#define DELSM_TOOLS_LEVELDB_FILES_H_
+#ifndef DELSM_COMPAT_LEVELDB_FILE_WRITERS_H_
+#define DELSM_COMPAT_LEVELDB_FILE_WRITERS_H_
 
 #include <cstdint>
 #include <memory>
@@ -26,7 +26,7 @@
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
 
-namespace delsm_tool {
+namespace leveldb {
 
 // A file that did not exist, written front to back through a buffer.
 // Create never replaces an existing file (O_EXCL: AlreadyExists-like
@@ -94,6 +94,6 @@ std::string LevelDbManifestName(const std::string& dir, uint64_t number);
 // fsync of the directory `dir`, so the names created in it are durable.
 leveldb::Status SyncDirectory(const std::string& dir);
 
-}  // namespace delsm_tool
+}  // namespace leveldb
 
-#endif  // DELSM_TOOLS_LEVELDB_FILES_H_
+#endif  // DELSM_COMPAT_LEVELDB_FILE_WRITERS_H_

@@ -11,8 +11,8 @@
 //   7 new table (varint32 level, varint64 number, varint64 file size,
 //     length-prefixed smallest and largest internal keys)
 //   9 previous log number (varint64)       (8 is retired in LevelDB)
-#ifndef DELSM_DB_LEVELDB_MANIFEST_H_
-#define DELSM_DB_LEVELDB_MANIFEST_H_
+#ifndef DELSM_COMPAT_LEVELDB_MANIFEST_H_
+#define DELSM_COMPAT_LEVELDB_MANIFEST_H_
 
 #include <cstdint>
 #include <string>
@@ -67,4 +67,4 @@ Status ReadLevelDbManifest(Env* env, const std::string& path,
 
 }  // namespace leveldb
 
-#endif  // DELSM_DB_LEVELDB_MANIFEST_H_
+#endif  // DELSM_COMPAT_LEVELDB_MANIFEST_H_

@@ -1,6 +1,6 @@
 // In-place conversion of a LevelDB 1.23 database (see the header for the
 // steps and the commit point).
-#include "db/leveldb_conversion.h"
+#include "compat/leveldb/conversion.h"
 
 #include <algorithm>
 #include <memory>
@@ -8,10 +8,11 @@
 #include <utility>
 #include <vector>
 
-#include "db/db_format.h"
+#include "compat/leveldb/directory_kind.h"
+#include "compat/leveldb/manifest.h"
+#include "compat/leveldb/table_reader.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
-#include "db/leveldb_manifest.h"
 #include "db/log_reader.h"
 #include "db/log_writer.h"
 #include "db/sst_dir_removal.h"
@@ -21,7 +22,6 @@
 #include "leveldb/comparator.h"
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
-#include "table/leveldb_table_reader.h"
 #include "table/sst_dir_builder.h"
 #include "util/env_util.h"
 #include "util/logging.h"
@@ -349,8 +349,8 @@ Status Converter::WriteManifest(uint64_t number) {
 
 Status Converter::Convert(const std::string& leveldb_manifest) {
   // DeLSM's SSTs beside LevelDB's manifest: LevelDB's RepairDB rewrote a
-  // DeLSM database (db/db_format.h). Converted, the manifest would list
-  // none of them and the open's sweep would remove them all.
+  // DeLSM database (compat/leveldb/directory_kind.h). Converted, the manifest
+  // would list none of them and the open's sweep would remove them all.
   std::string delsm_data;
   Status s = FindDelsmDataOnFileSystem(o_.fs, dbname_, &delsm_data);
   if (!s.ok()) return s;

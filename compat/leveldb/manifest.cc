@@ -1,5 +1,5 @@
 // LevelDB 1.23 manifest encoding (see the header for the field list).
-#include "db/leveldb_manifest.h"
+#include "compat/leveldb/manifest.h"
 
 #include <algorithm>
 #include <memory>

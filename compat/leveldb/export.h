@@ -4,7 +4,7 @@
 // opens its own.
 //
 // What OUT holds when export succeeds (LevelDB's formats,
-// tools/leveldb_files.h):
+// compat/leveldb/file_writers.h):
 //   000002.log, 000003.log, ...  WALs of WriteBatches of Puts in key order,
 //                                sequence numbers 1..N; a batch holds about
 //                                `batch_bytes`, a log about `log_bytes`
@@ -34,8 +34,8 @@
 //   - The `delsm export` command refuses a source whose WALs hold damaged
 //     records (that Open would skip) with Corruption before calling
 //     ExportToLevelDb: export copies everything or nothing.
-#ifndef DELSM_TOOLS_LEVELDB_EXPORT_H_
-#define DELSM_TOOLS_LEVELDB_EXPORT_H_
+#ifndef DELSM_COMPAT_LEVELDB_EXPORT_H_
+#define DELSM_COMPAT_LEVELDB_EXPORT_H_
 
 #include <cstdint>
 #include <functional>
@@ -44,7 +44,7 @@
 #include "leveldb/iterator.h"
 #include "leveldb/status.h"
 
-namespace delsm_tool {
+namespace leveldb {
 
 struct ExportOptions {
   uint64_t batch_bytes = 1 << 20;  // a WriteBatch is closed at this size
@@ -74,6 +74,6 @@ leveldb::Status ExportToLevelDb(leveldb::Iterator* source,
                                 const ExportOptions& options,
                                 ExportSummary* summary);
 
-}  // namespace delsm_tool
+}  // namespace leveldb
 
-#endif  // DELSM_TOOLS_LEVELDB_EXPORT_H_
+#endif  // DELSM_COMPAT_LEVELDB_EXPORT_H_

@@ -1,4 +1,4 @@
-#include "tools/leveldb_files.h"
+#include "compat/leveldb/file_writers.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,10 +11,7 @@
 #include "util/crc32c.h"
 #include "util/posix_error.h"
 
-namespace delsm_tool {
-
-using leveldb::Slice;
-using leveldb::Status;
+namespace leveldb {
 
 namespace {
 
@@ -180,4 +177,4 @@ Status SyncDirectory(const std::string& dir) {
   return s;
 }
 
-}  // namespace delsm_tool
+}  // namespace leveldb

@@ -4,14 +4,14 @@
 // 6 deleted file, 7 new file, 9 previous log number; 7 levels). A manifest
 // is LevelDB's only if every record parses that way and the first one names
 // a comparator, as LevelDB's first record always does.
-#include "db/db_format.h"
+#include "compat/leveldb/directory_kind.h"
 
 #include <cstdio>
 #include <memory>
 #include <vector>
 
+#include "compat/leveldb/conversion.h"
 #include "db/filename.h"
-#include "db/leveldb_conversion.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
 #include "leveldb/comparator.h"

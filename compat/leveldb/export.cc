@@ -1,4 +1,4 @@
-#include "tools/leveldb_export.h"
+#include "compat/leveldb/export.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -11,15 +11,12 @@
 #include <memory>
 #include <vector>
 
-#include "db/leveldb_manifest.h"
+#include "compat/leveldb/file_writers.h"
+#include "compat/leveldb/manifest.h"
 #include "leveldb/iterator.h"
-#include "tools/leveldb_files.h"
 #include "util/posix_error.h"
 
-namespace delsm_tool {
-
-using leveldb::Slice;
-using leveldb::Status;
+namespace leveldb {
 
 namespace {
 
@@ -276,4 +273,4 @@ Status ExportToLevelDb(leveldb::Iterator* source, const std::string& source_dir,
   return exporter.Run();
 }
 
-}  // namespace delsm_tool
+}  // namespace leveldb

@@ -3,8 +3,8 @@
 // directory, so that a database written by LevelDB is converted (or, when
 // it cannot be, refused with a clear Status) instead of being misread as a
 // damaged DeLSM database.
-#ifndef DELSM_DB_DB_FORMAT_H_
-#define DELSM_DB_DB_FORMAT_H_
+#ifndef DELSM_COMPAT_LEVELDB_DIRECTORY_KIND_H_
+#define DELSM_COMPAT_LEVELDB_DIRECTORY_KIND_H_
 
 #include <cstdint>
 #include <string>
@@ -42,7 +42,7 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
 
 // OK for what DB::Open and RepairDB may go on with: kNone, kDelsm,
 // kUnknown (recovery judges it) and a LevelDB database they can convert in
-// place (db/leveldb_conversion.h): its CURRENT names a readable LevelDB
+// place (compat/leveldb/conversion.h): its CURRENT names a readable LevelDB
 // manifest whose comparator has `comparator`'s name. Otherwise
 // NotSupported naming the format, why it is refused and `operation` (e.g.
 // "DB::Open"): a pre-release DeLSM database, LevelDB tables without a
@@ -72,4 +72,4 @@ bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number);
 
 }  // namespace leveldb
 
-#endif  // DELSM_DB_DB_FORMAT_H_
+#endif  // DELSM_COMPAT_LEVELDB_DIRECTORY_KIND_H_
