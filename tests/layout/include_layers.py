@@ -1,24 +1,26 @@
 #!/usr/bin/env python3
 """Checks that includes point down the layers:
-tools -> compat -> db -> table -> fs -> util -> port.
+tools -> c -> compat -> db -> table -> fs -> util -> port.
 
 compat/ (compat/leveldb/: LevelDB's own formats, detection, conversion and
-export) sits above the engine and below the tools. testing/ (fault
-injection, power-loss models) sits above every other layer and nothing else
-may include it. The allowed upward edges: table/ -> db/dbformat.h (internal
-keys are the table format's vocabulary), and the engine's door into
-compat/: db/ -> compat/leveldb/directory_kind.h (is a directory LevelDB's)
-and compat/leveldb/conversion.h (convert it at Open, take in LevelDB's
-tables at RepairDB); no other LevelDB-format header. Folders are checked
-with their subfolders. Tests (*_test.cc) may include anything. Exits
-non-zero listing violations.
+export) sits above the engine and below the tools. c/ (the C API) includes
+only the public headers (leveldb/, delsm/) and its own folder. testing/
+(fault injection, power-loss models) sits above every other layer and
+nothing else may include it. The allowed upward edges: table/ ->
+db/dbformat.h (internal keys are the table format's vocabulary), and the
+engine's door into compat/: db/ -> compat/leveldb/directory_kind.h (is a
+directory LevelDB's) and compat/leveldb/conversion.h (convert it at Open,
+take in LevelDB's tables at RepairDB); no other LevelDB-format header.
+Folders are checked with their subfolders. Tests (*_test.cc) may include
+anything. Exits non-zero listing violations.
 """
 import os
 import re
 import sys
 
 RANK = {"port": 0, "util": 1, "fs": 2, "table": 3, "db": 4, "compat": 5,
-        "tools": 6, "testing": 7, "tests": 8}
+        "c": 6, "tools": 7, "testing": 8, "tests": 9}
+PUBLIC_ONLY = {"c"}  # may include no other layer's headers
 ALLOWED_UP = {("table", "db/dbformat.h"),
               ("db", "compat/leveldb/directory_kind.h"),
               ("db", "compat/leveldb/conversion.h")}
@@ -53,6 +55,11 @@ def main(root):
                     top = target.split("/", 1)[0]
                     if top not in RANK:
                         continue  # leveldb/ and delsm/ public headers, system
+                    if folder in PUBLIC_ONLY and top != folder:
+                        violations.append(
+                            f"{folder}/{name}:{lineno}: includes {target} "
+                            f"({folder}/ includes only public headers)")
+                        continue
                     if RANK[top] <= RANK[folder]:
                         continue
                     if (folder, target) in ALLOWED_UP:
