@@ -4,7 +4,7 @@
 // It pins the version the inputs were chosen from until ReleaseInputs.
 //
 // The picking logic itself (VersionSet::PickCompaction, CompactRange and
-// SetupOtherInputs) lives in compaction.cc next to this class.
+// SetupOtherInputs) lives in compaction_picker.cc.
 #ifndef DELSM_DB_COMPACTION_H_
 #define DELSM_DB_COMPACTION_H_
 
@@ -89,6 +89,9 @@ class Compaction {
   // range may still contain the next key asked about.
   size_t level_ptrs_[config::kNumLevels];
 };
+
+// The entries of `files`, added up (what bounds a compaction's size).
+uint64_t TotalEntries(const std::vector<FileMetaData*>& files);
 
 }  // namespace leveldb
 

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
+#include "compat/leveldb/conversion.h"
 #include "db/dbformat.h"
-#include "db/leveldb_conversion.h"
 #include "db/log_writer.h"
 #include "db/snapshot.h"
 #include "db/version_edit.h"
@@ -232,10 +232,9 @@ class DBImpl : public DB {
   // Reads meta files: called without mutex_, with `v` pinned.
   Status HeldBelowLevel0(Version* v, const ParsedInternalKey& key, bool* held)
       LOCKS_EXCLUDED(mutex_);
-  Status RunCompaction(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // *retryable as for CommitBuiltFlushes.
-  Status LinkCompaction(Compaction* c, bool* retryable)
+  Status RunDentryCompaction(Compaction* c, bool* retryable)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Commits `edit` to the manifest and installs the new version
   // (VersionSet::LogAndApply, which serialises concurrent callers).

@@ -101,8 +101,9 @@ void DBImpl::CompactionThreadMain() {
     Status s;
     bool retryable = false;
     if (c != nullptr) {
-      s = (m == nullptr && c->IsTrivialMove()) ? TrivialMove(c)
-                                               : LinkCompaction(c, &retryable);
+      s = (m == nullptr && c->IsTrivialMove())
+              ? TrivialMove(c)
+              : RunDentryCompaction(c, &retryable);
       c->ReleaseInputs();
       delete c;
       if (s.ok()) RemoveObsoleteFiles();
@@ -159,7 +160,7 @@ Status DBImpl::TrivialMove(Compaction* c) {
   return s;
 }
 
-Status DBImpl::LinkCompaction(Compaction* c, bool* retryable) {
+Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
   mutex_.AssertHeld();
   *retryable = false;
   const uint64_t start_micros = env_->NowMicros();

@@ -51,12 +51,12 @@
 #include <set>
 #include <vector>
 
-#include "db/db_format.h"
+#include "compat/leveldb/conversion.h"
+#include "compat/leveldb/directory_kind.h"
 #include "db/db_impl.h"
 #include "db/dbformat.h"
 #include "db/dentry_compaction.h"
 #include "db/filename.h"
-#include "db/leveldb_conversion.h"
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"

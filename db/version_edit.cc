@@ -17,8 +17,9 @@ namespace {
 // tags start far from them: no DeLSM record can be misread as a LevelDB
 // edit or the other way round. Every DeLSM record begins with
 // kFormatMarkerTag and the format version, which is how DeLSM tells its own
-// manifests from LevelDB's (db_format.h). Manifests written before the
-// marker used tags 1-9 and are not read (that format was never released).
+// manifests from LevelDB's (compat/leveldb/directory_kind.h). Manifests
+// written before the marker used tags 1-9 and are not read (that format was
+// never released).
 enum FieldTag : uint32_t {
   kFormatMarkerTag = 7000,    // varint32 format version; first in a record
   kComparatorTag = 7001,      // length-prefixed comparator name

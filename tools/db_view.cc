@@ -2,11 +2,11 @@
 
 #include <algorithm>
 
-#include "db/db_format.h"
+#include "compat/leveldb/conversion.h"
+#include "compat/leveldb/directory_kind.h"
 #include "db/db_impl.h"
 #include "db/db_iter.h"
 #include "db/filename.h"
-#include "db/leveldb_conversion.h"
 #include "db/log_reader.h"
 #include "db/memtable.h"
 #include "db/table_cache.h"

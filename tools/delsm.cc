@@ -9,7 +9,7 @@
 //   delsm put    DB KEY VALUE --allow-writes [--hex]
 //   delsm delete DB KEY --allow-writes [--hex]
 //   delsm export DB OUT [--json] [--quiet] [--batch-bytes N] [--log-bytes N]
-//                writes a LevelDB 1.23 database (tools/leveldb_export.h)
+//                writes a LevelDB 1.23 database (compat/leveldb/export.h)
 //
 // Every subcommand but put and delete is read-only (export writes only
 // into OUT): it reads the database
@@ -35,8 +35,9 @@
 #include <set>
 #include <string>
 
-#include "db/db_format.h"
-#include "db/leveldb_conversion.h"
+#include "compat/leveldb/conversion.h"
+#include "compat/leveldb/directory_kind.h"
+#include "compat/leveldb/export.h"
 #include "leveldb/comparator.h"
 #include "leveldb/db.h"
 #include "leveldb/dumpfile.h"
@@ -45,7 +46,6 @@
 #include "tools/db_verify.h"
 #include "tools/db_view.h"
 #include "tools/disk_stats.h"
-#include "tools/leveldb_export.h"
 #include "tools/tool_util.h"
 
 namespace delsm_tool {
@@ -323,9 +323,40 @@ bool ByteCount(const Args& args, const std::string& name, uint64_t* value) {
   return true;
 }
 
+void PrintExportSummary(const std::string& dbname, const std::string& out_dir,
+                        const leveldb::ExportSummary& summary, bool json) {
+  if (json) {
+    JsonWriter w;
+    w.BeginObject();
+    w.Field("db", dbname);
+    w.Field("out", out_dir);
+    w.Field("format", "leveldb-1.23 (MANIFEST + WAL)");
+    w.Field("entries", summary.entries);
+    w.Field("key_bytes", summary.key_bytes);
+    w.Field("value_bytes", summary.value_bytes);
+    w.Field("batches", summary.batches);
+    w.Field("log_files", summary.log_files);
+    w.Field("bytes_written", summary.bytes_written);
+    w.Field("last_sequence", summary.entries);
+    w.EndObject();
+    w.Finish();
+    return;
+  }
+  std::printf(
+      "exported %llu entries (%llu key bytes, %llu value bytes) from %s\n"
+      "to the LevelDB 1.23 database %s: %llu WAL file(s), %llu batches, %llu "
+      "bytes written.\nLevelDB replays the WALs into its own tables when it "
+      "first opens it.\n",
+      static_cast<unsigned long long>(summary.entries),
+      static_cast<unsigned long long>(summary.key_bytes),
+      static_cast<unsigned long long>(summary.value_bytes), dbname.c_str(),
+      out_dir.c_str(), static_cast<unsigned long long>(summary.log_files),
+      static_cast<unsigned long long>(summary.batches),
+      static_cast<unsigned long long>(summary.bytes_written));
+}
+
 int RunExport(const Args& args) {
-  ExportOptions options;
-  options.progress = !args.Has("quiet");
+  leveldb::ExportOptions options;
   if (!ByteCount(args, "batch-bytes", &options.batch_bytes) ||
       !ByteCount(args, "log-bytes", &options.log_bytes)) {
     return Usage(
@@ -335,8 +366,29 @@ int RunExport(const Args& args) {
   std::unique_ptr<leveldb::DbView> view;
   Status s = OpenView(args, &view);
   if (!s.ok()) return Fail(s);
-  ExportSummary summary;
-  s = ExportToLevelDb(view.get(), args.positional[1], options, &summary);
+  // Export copies everything or nothing: a WAL record Open would skip is
+  // not left out silently.
+  if (view->wal_records_skipped() > 0) {
+    return Fail(Status::Corruption(
+        view->dbname(), std::to_string(view->wal_records_skipped()) +
+                            " damaged WAL record(s) would be left out of the "
+                            "export (see delsm verify)"));
+  }
+  // A line on stderr for a long export, ended when writing entries ends.
+  std::unique_ptr<Progress> progress;
+  const bool show_progress = !args.Has("quiet");
+  options.progress = [&progress, show_progress](uint64_t entries, bool done) {
+    if (done) {
+      progress.reset();
+      return;
+    }
+    if (!progress) progress.reset(new Progress("export", 0, show_progress));
+    progress->Update(entries);
+  };
+  leveldb::ExportSummary summary;
+  std::unique_ptr<leveldb::Iterator> source(view->NewIterator(true));
+  s = leveldb::ExportToLevelDb(source.get(), view->dbname(), args.positional[1],
+                               options, &summary);
   if (!s.ok()) return Fail(s);
   PrintExportSummary(args.positional[0], args.positional[1], summary,
                      args.Has("json"));

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "db/db_format.h"
+#include "compat/leveldb/directory_kind.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"

@@ -22,8 +22,8 @@
 // staging directory and the extra manifest); the next conversion removes
 // the staging directory and starts again. A crash after 2 leaves a DeLSM
 // database whose open finishes step 3 from the PLAN file first.
-#ifndef DELSM_DB_LEVELDB_CONVERSION_H_
-#define DELSM_DB_LEVELDB_CONVERSION_H_
+#ifndef DELSM_COMPAT_LEVELDB_CONVERSION_H_
+#define DELSM_COMPAT_LEVELDB_CONVERSION_H_
 
 #include <cstdint>
 #include <string>
@@ -94,4 +94,4 @@ extern const char kLevelDbConversionDirName[];
 
 }  // namespace leveldb
 
-#endif  // DELSM_DB_LEVELDB_CONVERSION_H_
+#endif  // DELSM_COMPAT_LEVELDB_CONVERSION_H_

@@ -1,9 +1,10 @@
 // Writers for the LevelDB 1.23 file formats that `delsm export` produces, so
 // that real LevelDB opens the result. Written from LevelDB's published
-// formats (doc/log_format.md, doc/impl.md, the VersionEdit tag numbers of
-// db/version_edit.cc and the WriteBatch layout of db/write_batch.cc); none
-// of DeLSM's own WAL or manifest code is used, so a change to DeLSM's formats
-// cannot change what export writes.
+// formats (doc/log_format.md, doc/impl.md and the WriteBatch layout of
+// db/write_batch.cc); none of DeLSM's own WAL or manifest code is used, so a
+// change to DeLSM's formats cannot change what export writes. The manifest's
+// one record is encoded by EncodeLevelDbVersionEdit
+// (compat/leveldb/manifest.h), beside the decoder of LevelDB's edits.
 //
 //   log file  ("NNNNNN.log", and the MANIFEST uses the same framing): 32 KiB
 //             blocks of records, each record a 7-byte header (masked crc32c
@@ -15,11 +16,8 @@
 //   WriteBatch (one WAL record): fixed64 sequence of its first entry,
 //             fixed32 entry count, then per Put the byte 1, the key and the
 //             value as varint32-length-prefixed strings.
-//   VersionEdit (one MANIFEST record): varint32 tag then its field:
-//             1 comparator name (length-prefixed), 2 log number, 3 next file
-//             number, 4 last sequence (varint64 each).
-#ifndef DELSM_TOOLS_LEVELDB_FILES_H_
-#define DELSM_TOOLS_LEVELDB_FILES_H_
+#ifndef DELSM_COMPAT_LEVELDB_FILE_WRITERS_H_
+#define DELSM_COMPAT_LEVELDB_FILE_WRITERS_H_
 
 #include <cstdint>
 #include <memory>
@@ -28,7 +26,7 @@
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
 
-namespace delsm_tool {
+namespace leveldb {
 
 // A file that did not exist, written front to back through a buffer.
 // Create never replaces an existing file (O_EXCL: AlreadyExists-like
@@ -89,14 +87,6 @@ class LevelDbBatch {
   uint32_t count_ = 0;
 };
 
-// The one VersionEdit a new LevelDB database's MANIFEST needs when all its
-// data is in WALs: no tables; LevelDB replays every log numbered
-// `log_number` or above on open.
-std::string EncodeLevelDbVersionEdit(const std::string& comparator_name,
-                                     uint64_t log_number,
-                                     uint64_t next_file_number,
-                                     uint64_t last_sequence);
-
 // LevelDB's file names in `dir` ("000002.log", "MANIFEST-000001").
 std::string LevelDbLogName(const std::string& dir, uint64_t number);
 std::string LevelDbManifestName(const std::string& dir, uint64_t number);
@@ -104,6 +94,6 @@ std::string LevelDbManifestName(const std::string& dir, uint64_t number);
 // fsync of the directory `dir`, so the names created in it are durable.
 leveldb::Status SyncDirectory(const std::string& dir);
 
-}  // namespace delsm_tool
+}  // namespace leveldb
 
-#endif  // DELSM_TOOLS_LEVELDB_FILES_H_
+#endif  // DELSM_COMPAT_LEVELDB_FILE_WRITERS_H_

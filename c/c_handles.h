@@ -1,8 +1,8 @@
 // The C API's handle types that more than one file of the C binding opens:
-// db/c.cc (leveldb/c.h) and db/c_tuning.cc (delsm/c.h). Each owns what `rep`
+// c/c.cc (leveldb/c.h) and c/c_tuning.cc (delsm/c.h). Each owns what `rep`
 // points to (leveldb_t's DB is deleted by leveldb_close).
-#ifndef DELSM_DB_C_HANDLES_H_
-#define DELSM_DB_C_HANDLES_H_
+#ifndef DELSM_C_C_HANDLES_H_
+#define DELSM_C_C_HANDLES_H_
 
 #include "leveldb/db.h"
 #include "leveldb/options.h"
@@ -14,4 +14,4 @@ struct leveldb_options_t {
   leveldb::Options rep;
 };
 
-#endif  // DELSM_DB_C_HANDLES_H_
+#endif  // DELSM_C_C_HANDLES_H_

@@ -1,7 +1,7 @@
 // LevelDB 1.23's manifest: a log (db/log_format.h, the same record format
 // DeLSM uses) of version edits in LevelDB's own field encoding, which
 // differs from DeLSM's (db/version_edit.h). Read to convert a LevelDB
-// database; written to export one.
+// database; written to export one (the only encoder of LevelDB's edits).
 //
 // LevelDB's edit fields, each a varint32 tag and a payload:
 //   1 comparator name (length-prefixed)    2 log number (varint64)
@@ -11,8 +11,8 @@
 //   7 new table (varint32 level, varint64 number, varint64 file size,
 //     length-prefixed smallest and largest internal keys)
 //   9 previous log number (varint64)       (8 is retired in LevelDB)
-#ifndef DELSM_DB_LEVELDB_MANIFEST_H_
-#define DELSM_DB_LEVELDB_MANIFEST_H_
+#ifndef DELSM_COMPAT_LEVELDB_MANIFEST_H_
+#define DELSM_COMPAT_LEVELDB_MANIFEST_H_
 
 #include <cstdint>
 #include <string>
@@ -44,17 +44,14 @@ struct LevelDbState {
   std::vector<LevelDbTableInfo> tables;  // by level, then by number
 };
 
-// Fields of one LevelDB edit; only what an export writes.
-struct LevelDbEdit {
-  std::string comparator;  // written if non-empty
-  uint64_t log_number = 0;
-  uint64_t prev_log_number = 0;
-  uint64_t next_file = 0;
-  uint64_t last_sequence = 0;
-};
-
-// Appends `edit` in LevelDB's encoding (every counter is written).
-void EncodeLevelDbEdit(const LevelDbEdit& edit, std::string* dst);
+// The one edit a new LevelDB database's manifest needs when all its data is
+// in WALs (what `delsm export` writes): the comparator's name, the log
+// number, the next file number and the last sequence; no tables. LevelDB
+// replays every log numbered `log_number` or above on open.
+std::string EncodeLevelDbVersionEdit(const std::string& comparator_name,
+                                     uint64_t log_number,
+                                     uint64_t next_file_number,
+                                     uint64_t last_sequence);
 
 // True if `record` is a well-formed LevelDB edit (every field a known tag
 // with a complete payload, levels below 7). Applies it to *state when
@@ -68,14 +65,6 @@ bool DecodeLevelDbEdit(const Slice& record, LevelDbState* state);
 Status ReadLevelDbManifest(Env* env, const std::string& path,
                            LevelDbState* state);
 
-// Name of a LevelDB table file inside `dbname`: NNNNNN.ldb (`legacy` false)
-// or the older NNNNNN.sst.
-std::string LevelDbTableFileName(const std::string& dbname, uint64_t number,
-                                 bool legacy);
-
-// If `name` (no path) is a LevelDB table file name, sets *number.
-bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number);
-
 }  // namespace leveldb
 
-#endif  // DELSM_DB_LEVELDB_MANIFEST_H_
+#endif  // DELSM_COMPAT_LEVELDB_MANIFEST_H_

@@ -1,5 +1,5 @@
 // LevelDB 1.23 table reader (see the header for the format it reads).
-#include "table/leveldb_table_reader.h"
+#include "compat/leveldb/table_reader.h"
 
 #include <vector>
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "db/c_handles.h"
+#include "c/c_handles.h"
 #include "leveldb/cache.h"
 #include "leveldb/comparator.h"
 #include "leveldb/db.h"
@@ -22,7 +22,7 @@
 #include "leveldb/write_batch.h"
 
 // The handle types. Each owns what `rep` points to unless noted (leveldb_t
-// and leveldb_options_t are in db/c_handles.h, shared with db/c_tuning.cc).
+// and leveldb_options_t are in c/c_handles.h, shared with c/c_tuning.cc).
 struct leveldb_iterator_t {
   leveldb::Iterator *rep;
 };

@@ -1,8 +1,7 @@
 // LevelDB 1.23 manifest encoding (see the header for the field list).
-#include "db/leveldb_manifest.h"
+#include "compat/leveldb/manifest.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <memory>
 #include <set>
 #include <utility>
@@ -10,7 +9,6 @@
 #include "db/log_reader.h"
 #include "leveldb/env.h"
 #include "util/coding.h"
-#include "util/logging.h"
 
 namespace leveldb {
 
@@ -124,19 +122,20 @@ struct FirstError : public log::Reader::Reporter {
 
 }  // namespace
 
-void EncodeLevelDbEdit(const LevelDbEdit& edit, std::string* dst) {
-  if (!edit.comparator.empty()) {
-    PutVarint32(dst, kComparator);
-    PutLengthPrefixedSlice(dst, edit.comparator);
-  }
-  PutVarint32(dst, kLogNumber);
-  PutVarint64(dst, edit.log_number);
-  PutVarint32(dst, kPrevLogNumber);
-  PutVarint64(dst, edit.prev_log_number);
-  PutVarint32(dst, kNextFileNumber);
-  PutVarint64(dst, edit.next_file);
-  PutVarint32(dst, kLastSequence);
-  PutVarint64(dst, edit.last_sequence);
+std::string EncodeLevelDbVersionEdit(const std::string& comparator_name,
+                                     uint64_t log_number,
+                                     uint64_t next_file_number,
+                                     uint64_t last_sequence) {
+  std::string edit;
+  PutVarint32(&edit, kComparator);
+  PutLengthPrefixedSlice(&edit, comparator_name);
+  PutVarint32(&edit, kLogNumber);
+  PutVarint64(&edit, log_number);
+  PutVarint32(&edit, kNextFileNumber);
+  PutVarint64(&edit, next_file_number);
+  PutVarint32(&edit, kLastSequence);
+  PutVarint64(&edit, last_sequence);
+  return edit;
 }
 
 bool DecodeLevelDbEdit(const Slice& record, LevelDbState* state) {
@@ -207,21 +206,6 @@ Status ReadLevelDbManifest(Env* env, const std::string& path,
     }
   }
   return Status::OK();
-}
-
-std::string LevelDbTableFileName(const std::string& dbname, uint64_t number,
-                                 bool legacy) {
-  char buf[48];
-  std::snprintf(buf, sizeof(buf), "/%06llu.%s",
-                static_cast<unsigned long long>(number),
-                legacy ? "sst" : "ldb");
-  return dbname + buf;
-}
-
-bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number) {
-  Slice in(name);
-  if (!ConsumeDecimalNumber(&in, number)) return false;
-  return in == Slice(".ldb") || in == Slice(".sst");
 }
 
 }  // namespace leveldb

@@ -6,7 +6,7 @@
 #include <cstring>
 #include <string>
 
-#include "db/c_handles.h"
+#include "c/c_handles.h"
 #include "delsm/delsm.h"
 
 struct delsm_tuning_t {

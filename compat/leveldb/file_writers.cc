@@ -1,4 +1,4 @@
-#include "tools/leveldb_files.h"
+#include "compat/leveldb/file_writers.h"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -11,10 +11,7 @@
 #include "util/crc32c.h"
 #include "util/posix_error.h"
 
-namespace delsm_tool {
-
-using leveldb::Slice;
-using leveldb::Status;
+namespace leveldb {
 
 namespace {
 
@@ -27,12 +24,6 @@ enum LogRecordType : uint8_t {
   kMiddleType = 3,
   kLastType = 4,
 };
-
-// VersionEdit tags (LevelDB's db/version_edit.cc; fixed on disk).
-constexpr uint32_t kTagComparator = 1;
-constexpr uint32_t kTagLogNumber = 2;
-constexpr uint32_t kTagNextFileNumber = 3;
-constexpr uint32_t kTagLastSequence = 4;
 
 // WriteBatch entry type of a Put (LevelDB's kTypeValue).
 constexpr char kBatchPut = 1;
@@ -163,22 +154,6 @@ void LevelDbBatch::Clear() {
   count_ = 0;
 }
 
-std::string EncodeLevelDbVersionEdit(const std::string& comparator_name,
-                                     uint64_t log_number,
-                                     uint64_t next_file_number,
-                                     uint64_t last_sequence) {
-  std::string edit;
-  leveldb::PutVarint32(&edit, kTagComparator);
-  leveldb::PutLengthPrefixedSlice(&edit, comparator_name);
-  leveldb::PutVarint32(&edit, kTagLogNumber);
-  leveldb::PutVarint64(&edit, log_number);
-  leveldb::PutVarint32(&edit, kTagNextFileNumber);
-  leveldb::PutVarint64(&edit, next_file_number);
-  leveldb::PutVarint32(&edit, kTagLastSequence);
-  leveldb::PutVarint64(&edit, last_sequence);
-  return edit;
-}
-
 std::string LevelDbLogName(const std::string& dir, uint64_t number) {
   char name[64];
   std::snprintf(name, sizeof(name), "/%06llu.log",
@@ -202,4 +177,4 @@ Status SyncDirectory(const std::string& dir) {
   return s;
 }
 
-}  // namespace delsm_tool
+}  // namespace leveldb

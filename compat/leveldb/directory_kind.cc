@@ -4,19 +4,21 @@
 // 6 deleted file, 7 new file, 9 previous log number; 7 levels). A manifest
 // is LevelDB's only if every record parses that way and the first one names
 // a comparator, as LevelDB's first record always does.
-#include "db/db_format.h"
+#include "compat/leveldb/directory_kind.h"
 
+#include <cstdio>
 #include <memory>
 #include <vector>
 
+#include "compat/leveldb/conversion.h"
 #include "db/filename.h"
-#include "db/leveldb_conversion.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
 #include "leveldb/comparator.h"
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
 #include "util/coding.h"
+#include "util/logging.h"
 
 namespace leveldb {
 
@@ -250,6 +252,21 @@ Status RewrittenByLevelDbError(const std::string& dbname,
           "); LevelDB does not see DeLSM's SST directories. To recover "
           "every key, run RepairDB (leveldb::RepairDB) with DeLSM. " +
           operation + " changed nothing");
+}
+
+std::string LevelDbTableFileName(const std::string& dbname, uint64_t number,
+                                 bool legacy) {
+  char buf[48];
+  std::snprintf(buf, sizeof(buf), "/%06llu.%s",
+                static_cast<unsigned long long>(number),
+                legacy ? "sst" : "ldb");
+  return dbname + buf;
+}
+
+bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number) {
+  Slice in(name);
+  if (!ConsumeDecimalNumber(&in, number)) return false;
+  return in == Slice(".ldb") || in == Slice(".sst");
 }
 
 }  // namespace leveldb

@@ -1,6 +1,6 @@
 // In-place conversion of a LevelDB 1.23 database (see the header for the
 // steps and the commit point).
-#include "db/leveldb_conversion.h"
+#include "compat/leveldb/conversion.h"
 
 #include <algorithm>
 #include <memory>
@@ -8,10 +8,12 @@
 #include <utility>
 #include <vector>
 
-#include "db/db_format.h"
+#include "compat/leveldb/conversion_internal.h"
+#include "compat/leveldb/directory_kind.h"
+#include "compat/leveldb/manifest.h"
+#include "compat/leveldb/table_reader.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
-#include "db/leveldb_manifest.h"
 #include "db/log_reader.h"
 #include "db/log_writer.h"
 #include "db/sst_dir_removal.h"
@@ -21,7 +23,6 @@
 #include "leveldb/comparator.h"
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
-#include "table/leveldb_table_reader.h"
 #include "table/sst_dir_builder.h"
 #include "util/env_util.h"
 #include "util/logging.h"
@@ -30,10 +31,7 @@ namespace leveldb {
 
 const char kLevelDbConversionDirName[] = "leveldb-conversion";
 
-namespace {
-
-constexpr char kPlanFileName[] = "PLAN";
-constexpr char kPlanHeader[] = "DeLSM conversion of a LevelDB database, v1";
+namespace conversion_internal {
 
 // The conversion's writes are the only copy once LevelDB's files go.
 delsm::Durability ConversionDurability(delsm::Durability mode) {
@@ -53,6 +51,48 @@ Status ReadCurrent(Env* env, const std::string& dbname, std::string* name) {
   *name = current;
   return Status::OK();
 }
+
+// The SSTs live in the DeLSM manifest `path` (every record decoded and
+// applied); false if it cannot be read whole or is not DeLSM's.
+bool ReadLiveSsts(Env* env, const std::string& path, std::set<uint64_t>* live) {
+  SequentialFile* raw;
+  if (!env->NewSequentialFile(path, &raw).ok()) return false;
+  std::unique_ptr<SequentialFile> file(raw);
+  struct Reporter : public log::Reader::Reporter {
+    bool damaged = false;
+    void Corruption(size_t, const Status&) override { damaged = true; }
+  } reporter;
+  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
+  std::set<std::pair<int, uint64_t>> files;
+  Slice record;
+  std::string scratch;
+  bool first = true;
+  while (reader.ReadRecord(&record, &scratch)) {
+    if (first && !VersionEdit::HasFormatMarker(record)) return false;
+    first = false;
+    VersionEdit edit;
+    if (!edit.DecodeFrom(record).ok()) return false;
+    for (const auto& gone : edit.deleted_files()) files.erase(gone);
+    for (const auto& added : edit.new_files()) {
+      files.insert({added.first, added.second.number});
+    }
+  }
+  if (first || reporter.damaged) return false;
+  live->clear();
+  for (const auto& f : files) live->insert(f.second);
+  return true;
+}
+
+}  // namespace conversion_internal
+
+namespace {
+
+using conversion_internal::ConversionDurability;
+using conversion_internal::ReadCurrent;
+using conversion_internal::ReadLiveSsts;
+
+constexpr char kPlanFileName[] = "PLAN";
+constexpr char kPlanHeader[] = "DeLSM conversion of a LevelDB database, v1";
 
 // Where SST `number` is staged: <staging>/NNNNNN.sst.
 std::string StagedSstPath(const std::string& staging, uint64_t number) {
@@ -181,37 +221,6 @@ Status FindDelsmDataOnFileSystem(FileSystem* fs, const std::string& dbname,
     }
   }
   return Status::OK();
-}
-
-// The SSTs live in the DeLSM manifest `path` (every record decoded and
-// applied); false if it cannot be read whole or is not DeLSM's.
-bool ReadLiveSsts(Env* env, const std::string& path, std::set<uint64_t>* live) {
-  SequentialFile* raw;
-  if (!env->NewSequentialFile(path, &raw).ok()) return false;
-  std::unique_ptr<SequentialFile> file(raw);
-  struct Reporter : public log::Reader::Reporter {
-    bool damaged = false;
-    void Corruption(size_t, const Status&) override { damaged = true; }
-  } reporter;
-  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
-  std::set<std::pair<int, uint64_t>> files;
-  Slice record;
-  std::string scratch;
-  bool first = true;
-  while (reader.ReadRecord(&record, &scratch)) {
-    if (first && !VersionEdit::HasFormatMarker(record)) return false;
-    first = false;
-    VersionEdit edit;
-    if (!edit.DecodeFrom(record).ok()) return false;
-    for (const auto& gone : edit.deleted_files()) files.erase(gone);
-    for (const auto& added : edit.new_files()) {
-      files.insert({added.first, added.second.number});
-    }
-  }
-  if (first || reporter.damaged) return false;
-  live->clear();
-  for (const auto& f : files) live->insert(f.second);
-  return true;
 }
 
 class Converter {
@@ -349,8 +358,8 @@ Status Converter::WriteManifest(uint64_t number) {
 
 Status Converter::Convert(const std::string& leveldb_manifest) {
   // DeLSM's SSTs beside LevelDB's manifest: LevelDB's RepairDB rewrote a
-  // DeLSM database (db/db_format.h). Converted, the manifest would list
-  // none of them and the open's sweep would remove them all.
+  // DeLSM database (compat/leveldb/directory_kind.h). Converted, the manifest
+  // would list none of them and the open's sweep would remove them all.
   std::string delsm_data;
   Status s = FindDelsmDataOnFileSystem(o_.fs, dbname_, &delsm_data);
   if (!s.ok()) return s;
@@ -610,183 +619,6 @@ bool LevelDbConvertible(Env* env, const std::string& dbname,
     }
   }
   return true;
-}
-
-namespace {
-
-// Moves dbname/`name` to lost/leveldb-<name> (a suffix .1, .2, ... if that
-// is taken: nothing in lost/ is replaced).
-Status MoveToLost(Env* env, const std::string& dbname,
-                  const std::string& name) {
-  const std::string lost = dbname + "/lost";
-  env->CreateDir(lost);  // may exist; the rename reports any failure
-  std::string to = lost + "/leveldb-" + name;
-  for (int i = 1; env->FileExists(to); i++) {
-    to = lost + "/leveldb-" + name + "." + std::to_string(i);
-  }
-  return env->RenameFile(dbname + "/" + name, to);
-}
-
-// TakeInLevelDbTables with the LOCK held.
-Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
-                                 const std::string& dbname) {
-  Env* env = o.env;
-  std::vector<std::string> children;
-  Status s = env->GetChildren(dbname, &children);
-  if (!s.ok()) return s;
-  std::sort(children.begin(), children.end());
-  // New SSTs take numbers above everything any file, SST directory or home
-  // of either engine uses.
-  uint64_t next = 1;
-  std::vector<std::string> tables;
-  for (const std::string& child : children) {
-    uint64_t number;
-    FileType type;
-    if (ParseLevelDbTableFileName(child, &number)) {
-      tables.push_back(child);
-      next = std::max(next, number + 1);
-    } else if (ParseFileName(child, &number, &type) && type != kLevelDir) {
-      next = std::max(next, number + 1);
-    }
-  }
-  std::vector<std::string> names;
-  for (int level = 0; level < config::kNumLevels; level++) {
-    const std::string dir = LevelDirName(dbname, level);
-    if (!o.fs->Exists(dir)) continue;
-    s = o.fs->ListDirectory(dir, &names);
-    if (!s.ok()) return s;
-    for (const std::string& name : names) {
-      uint64_t number;
-      if (ParseSstDirName(name, &number)) next = std::max(next, number + 1);
-    }
-  }
-  const std::string values = dbname + "/" + kValuesDirName;
-  if (o.fs->Exists(values)) {
-    s = o.fs->ListDirectory(values, &names);
-    if (!s.ok()) return s;
-    for (const std::string& name : names) {
-      uint64_t number;
-      if (ParseHomeDirName(name, &number)) next = std::max(next, number + 1);
-    }
-  }
-  std::string manifest;
-  LevelDbState state;
-  const bool leveldb_manifest =
-      ReadCurrent(env, dbname, &manifest).ok() &&
-      ReadLevelDbManifest(env, dbname + "/" + manifest, &state).ok();
-  if (leveldb_manifest) {
-    if (!state.comparator.empty() &&
-        state.comparator != o.user_comparator->Name()) {
-      return Status::NotSupported(dbname + "/" + manifest,
-                                  "LevelDB's manifest names comparator '" +
-                                      state.comparator + "', repaired with '" +
-                                      o.user_comparator->Name() +
-                                      "'; RepairDB changed nothing");
-    }
-    next = std::max(next, state.next_file);
-  }
-
-  // Every table becomes an L0 SST. A table damaged part way gives the
-  // entries before the damage (as LevelDB's repair salvages a table); an
-  // error that is not damage (EIO, EMFILE, ...) fails the repair.
-  s = o.fs->CreateDir(LevelDirName(dbname, 0), true);
-  if (!s.ok()) return s;
-  std::vector<std::string> built = {LevelDirName(dbname, 0)};
-  for (const std::string& name : tables) {
-    const std::string fname = dbname + "/" + name;
-    uint64_t size;
-    RandomAccessFile* raw;
-    s = env->GetFileSize(fname, &size);
-    if (s.ok()) s = env->NewRandomAccessFile(fname, &raw);
-    if (!s.ok()) return s;
-    std::unique_ptr<RandomAccessFile> file(raw);
-    std::unique_ptr<LevelDbTableReader> reader;
-    s = LevelDbTableReader::Open(file.get(), size, fname, &reader);
-    if (s.IsCorruption() || s.IsNotSupportedError()) {
-      Log(o.info_log, "RepairDB: LevelDB table %s unreadable (%s)\n",
-          fname.c_str(), s.ToString().c_str());
-      continue;
-    }
-    if (!s.ok()) return s;
-    const uint64_t number = next++;
-    SstDirBuilder builder(o.sst_options, SstDirName(dbname, 0, number));
-    s = builder.Begin();
-    for (reader->SeekToFirst(); s.ok() && reader->Valid(); reader->Next()) {
-      ParsedInternalKey ikey;
-      if (!ParseInternalKey(reader->key(), &ikey)) {
-        Log(o.info_log, "RepairDB: %s: malformed internal key; rest skipped\n",
-            fname.c_str());
-        break;
-      }
-      s = builder.Add(reader->key(), reader->value());
-    }
-    if (s.ok() && !reader->status().ok()) {
-      if (!reader->status().IsCorruption()) s = reader->status();
-      Log(o.info_log, "RepairDB: %s: %s; %llu entries before it kept\n",
-          fname.c_str(), reader->status().ToString().c_str(),
-          static_cast<unsigned long long>(builder.NumEntries()));
-    }
-    if (s.ok() && builder.NumEntries() == 0) {
-      builder.Abandon();
-      continue;
-    }
-    if (s.ok()) s = builder.Finish();
-    if (!s.ok()) {
-      builder.Abandon();
-      return s;
-    }
-    built.push_back(builder.path());
-    Log(o.info_log, "RepairDB: LevelDB table %s: %llu entries into %s\n",
-        fname.c_str(), static_cast<unsigned long long>(builder.NumEntries()),
-        builder.path().c_str());
-  }
-  s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability), built);
-  if (!s.ok()) return s;
-
-  // The SSTs are durable: LevelDB's tables and manifest go to lost/ (not
-  // deleted; what repair cannot use is kept for the user, as both engines'
-  // repairs keep it). CURRENT then names a missing manifest until DeLSM's
-  // repair writes its own.
-  for (const std::string& name : tables) {
-    s = MoveToLost(env, dbname, name);
-    if (!s.ok()) return s;
-  }
-  if (leveldb_manifest) {
-    s = MoveToLost(env, dbname, manifest);
-    if (!s.ok()) return s;
-  }
-  // LevelDB's repair put DeLSM's manifests in lost/. Back in place, they
-  // tell DeLSM's repair which SSTs a committed compaction replaced (whose
-  // meta files, left by a crash, must not be merged); it puts them away
-  // again when it is done.
-  std::vector<std::string> lost;
-  if (env->GetChildren(dbname + "/lost", &lost).ok()) {
-    for (const std::string& name : lost) {
-      uint64_t number;
-      FileType type;
-      std::set<uint64_t> live;
-      if (ParseFileName(name, &number, &type) && type == kDescriptorFile &&
-          !env->FileExists(dbname + "/" + name) &&
-          ReadLiveSsts(env, dbname + "/lost/" + name, &live)) {
-        s = env->RenameFile(dbname + "/lost/" + name, dbname + "/" + name);
-        if (!s.ok()) return s;
-        Log(o.info_log, "RepairDB: DeLSM's %s back from lost/\n", name.c_str());
-      }
-    }
-  }
-  return Status::OK();
-}
-
-}  // namespace
-
-Status TakeInLevelDbTables(const LevelDbConversionOptions& options,
-                           const std::string& dbname) {
-  FileLock* lock;
-  Status s = options.env->LockFile(LockFileName(dbname), &lock);
-  if (!s.ok()) return s;
-  s = TakeInLevelDbTablesLocked(options, dbname);
-  Status unlocked = options.env->UnlockFile(lock);
-  return s.ok() ? unlocked : s;
 }
 
 Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,

@@ -1,4 +1,4 @@
-#include "tools/leveldb_export.h"
+#include "compat/leveldb/export.h"
 
 #include <dirent.h>
 #include <sys/stat.h>
@@ -11,20 +11,17 @@
 #include <memory>
 #include <vector>
 
+#include "compat/leveldb/file_writers.h"
+#include "compat/leveldb/manifest.h"
 #include "leveldb/iterator.h"
-#include "tools/leveldb_files.h"
-#include "tools/tool_util.h"
 #include "util/posix_error.h"
 
-namespace delsm_tool {
-
-using leveldb::Slice;
-using leveldb::Status;
+namespace leveldb {
 
 namespace {
 
-// The name LevelDB gives its bytewise comparator; the DbView reads the
-// source with DeLSM's bytewise comparator, which orders keys the same way.
+// The name LevelDB gives its bytewise comparator; the source is read in
+// the order of DeLSM's bytewise comparator, which orders keys the same way.
 constexpr char kLevelDbComparator[] = "leveldb.BytewiseComparator";
 constexpr uint64_t kManifestNumber = 1;
 constexpr uint64_t kFirstLogNumber = 2;
@@ -91,9 +88,14 @@ Status PrepareOutDir(const std::string& source, const std::string& out_dir,
 // One export in progress; Run() leaves OUT complete or as it found it.
 class Exporter {
  public:
-  Exporter(leveldb::DbView* view, const std::string& out_dir,
-           const ExportOptions& options, ExportSummary* summary)
-      : view_(view), out_(out_dir), options_(options), summary_(summary) {}
+  Exporter(leveldb::Iterator* source, const std::string& source_dir,
+           const std::string& out_dir, const ExportOptions& options,
+           ExportSummary* summary)
+      : source_(source),
+        source_dir_(source_dir),
+        out_(out_dir),
+        options_(options),
+        summary_(summary) {}
 
   Status Run();
 
@@ -107,7 +109,8 @@ class Exporter {
   Status Finish(std::unique_ptr<NewFile>* file);
   void RemoveCreated();
 
-  leveldb::DbView* const view_;
+  leveldb::Iterator* const source_;
+  const std::string source_dir_;
   const std::string out_;
   const ExportOptions options_;
   ExportSummary* const summary_;
@@ -167,8 +170,16 @@ Status Exporter::WriteLogs() {
   // reader of OUT then always finds the log the manifest names.
   Status s = NewLog();
   if (!s.ok()) return s;
-  Progress progress("export", 0, options_.progress);
-  std::unique_ptr<leveldb::Iterator> it(view_->NewIterator(true));
+  // Tells options_.progress that writing entries ended, on every return.
+  struct ProgressDone {
+    const ExportOptions& options;
+    const ExportSummary& summary;
+    ~ProgressDone() {
+      if (options.progress) options.progress(summary.entries, true);
+    }
+  } progress_done{options_, *summary_};
+  if (options_.progress) options_.progress(summary_->entries, false);
+  leveldb::Iterator* const it = source_;
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     const Slice key = it->key(), value = it->value();
     // An entry costs its two lengths (<= 5 bytes each) and its type byte.
@@ -184,7 +195,7 @@ Status Exporter::WriteLogs() {
     summary_->entries++;
     summary_->key_bytes += key.size();
     summary_->value_bytes += value.size();
-    progress.Update(summary_->entries);
+    if (options_.progress) options_.progress(summary_->entries, false);
   }
   if (!it->status().ok()) return it->status();
   s = WriteBatch();
@@ -197,7 +208,7 @@ Status Exporter::WriteManifestAndCurrent() {
   Status s = CreateFile(LevelDbManifestName(out_, kManifestNumber), &manifest);
   if (!s.ok()) return s;
   LevelDbLogWriter writer(manifest.get());
-  s = writer.AddRecord(EncodeLevelDbVersionEdit(
+  s = writer.AddRecord(leveldb::EncodeLevelDbVersionEdit(
       kLevelDbComparator, kFirstLogNumber, next_number_, next_sequence_ - 1));
   if (s.ok()) s = Finish(&manifest);
   // Every log and the manifest are durable, and so are their names, before
@@ -238,14 +249,7 @@ void Exporter::RemoveCreated() {
 }
 
 Status Exporter::Run() {
-  if (view_->wal_records_skipped() > 0) {
-    return Status::Corruption(
-        view_->dbname(),
-        std::to_string(view_->wal_records_skipped()) +
-            " damaged WAL record(s) would be left out of the export "
-            "(see delsm verify)");
-  }
-  Status s = PrepareOutDir(view_->dbname(), out_, &summary_->created_dir);
+  Status s = PrepareOutDir(source_dir_, out_, &summary_->created_dir);
   if (!s.ok()) return s;
   s = WriteLogs();
   if (s.ok()) s = WriteManifestAndCurrent();
@@ -258,46 +262,15 @@ Status Exporter::Run() {
 
 }  // namespace
 
-Status ExportToLevelDb(leveldb::DbView* view, const std::string& out_dir,
-                       const ExportOptions& options, ExportSummary* summary) {
+Status ExportToLevelDb(leveldb::Iterator* source, const std::string& source_dir,
+                       const std::string& out_dir, const ExportOptions& options,
+                       ExportSummary* summary) {
   *summary = ExportSummary();
   if (options.batch_bytes == 0 || options.log_bytes == 0) {
     return Status::InvalidArgument("batch and log sizes must be positive");
   }
-  Exporter exporter(view, out_dir, options, summary);
+  Exporter exporter(source, source_dir, out_dir, options, summary);
   return exporter.Run();
 }
 
-void PrintExportSummary(const std::string& dbname, const std::string& out_dir,
-                        const ExportSummary& summary, bool json) {
-  if (json) {
-    JsonWriter w;
-    w.BeginObject();
-    w.Field("db", dbname);
-    w.Field("out", out_dir);
-    w.Field("format", "leveldb-1.23 (MANIFEST + WAL)");
-    w.Field("entries", summary.entries);
-    w.Field("key_bytes", summary.key_bytes);
-    w.Field("value_bytes", summary.value_bytes);
-    w.Field("batches", summary.batches);
-    w.Field("log_files", summary.log_files);
-    w.Field("bytes_written", summary.bytes_written);
-    w.Field("last_sequence", summary.entries);
-    w.EndObject();
-    w.Finish();
-    return;
-  }
-  std::printf(
-      "exported %llu entries (%llu key bytes, %llu value bytes) from %s\n"
-      "to the LevelDB 1.23 database %s: %llu WAL file(s), %llu batches, %llu "
-      "bytes written.\nLevelDB replays the WALs into its own tables when it "
-      "first opens it.\n",
-      static_cast<unsigned long long>(summary.entries),
-      static_cast<unsigned long long>(summary.key_bytes),
-      static_cast<unsigned long long>(summary.value_bytes), dbname.c_str(),
-      out_dir.c_str(), static_cast<unsigned long long>(summary.log_files),
-      static_cast<unsigned long long>(summary.batches),
-      static_cast<unsigned long long>(summary.bytes_written));
-}
-
-}  // namespace delsm_tool
+}  // namespace leveldb

@@ -3,9 +3,10 @@
 // directory, so that a database written by LevelDB is converted (or, when
 // it cannot be, refused with a clear Status) instead of being misread as a
 // damaged DeLSM database.
-#ifndef DELSM_DB_DB_FORMAT_H_
-#define DELSM_DB_DB_FORMAT_H_
+#ifndef DELSM_COMPAT_LEVELDB_DIRECTORY_KIND_H_
+#define DELSM_COMPAT_LEVELDB_DIRECTORY_KIND_H_
 
+#include <cstdint>
 #include <string>
 
 #include "leveldb/status.h"
@@ -41,7 +42,7 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
 
 // OK for what DB::Open and RepairDB may go on with: kNone, kDelsm,
 // kUnknown (recovery judges it) and a LevelDB database they can convert in
-// place (db/leveldb_conversion.h): its CURRENT names a readable LevelDB
+// place (compat/leveldb/conversion.h): its CURRENT names a readable LevelDB
 // manifest whose comparator has `comparator`'s name. Otherwise
 // NotSupported naming the format, why it is refused and `operation` (e.g.
 // "DB::Open"): a pre-release DeLSM database, LevelDB tables without a
@@ -60,6 +61,15 @@ Status RewrittenByLevelDbError(const std::string& dbname,
                                const std::string& evidence,
                                const std::string& operation);
 
+// LevelDB's table files (what detection, conversion and DestroyDB look
+// for): the name of table `number` inside `dbname`, NNNNNN.ldb (`legacy`
+// false) or the older NNNNNN.sst.
+std::string LevelDbTableFileName(const std::string& dbname, uint64_t number,
+                                 bool legacy);
+
+// If `name` (no path) is a LevelDB table file name, sets *number.
+bool ParseLevelDbTableFileName(const std::string& name, uint64_t* number);
+
 }  // namespace leveldb
 
-#endif  // DELSM_DB_DB_FORMAT_H_
+#endif  // DELSM_COMPAT_LEVELDB_DIRECTORY_KIND_H_

@@ -16,8 +16,8 @@
 // layout. Any damage is a Corruption naming the file; a block compressed
 // with a method this build cannot decode (zstd) is NotSupported. It reads
 // entries only front to back; it never needs the comparator.
-#ifndef DELSM_TABLE_LEVELDB_TABLE_READER_H_
-#define DELSM_TABLE_LEVELDB_TABLE_READER_H_
+#ifndef DELSM_COMPAT_LEVELDB_TABLE_READER_H_
+#define DELSM_COMPAT_LEVELDB_TABLE_READER_H_
 
 #include <cstdint>
 #include <memory>
@@ -90,4 +90,4 @@ class LevelDbTableReader {
 
 }  // namespace leveldb
 
-#endif  // DELSM_TABLE_LEVELDB_TABLE_READER_H_
+#endif  // DELSM_COMPAT_LEVELDB_TABLE_READER_H_
