@@ -88,6 +88,7 @@ std::map<std::string, Setter> SettersFor(Flags* f) {
       {"sync", BoolSetter(&f->sync)},
       {"seed", IntSetter(&f->seed)},
       {"delete_ratio", DoubleSetter(&f->delete_ratio)},
+      {"seek_nexts", IntSetter(&f->seek_nexts)},
       {"stats_interval", IntSetter(&f->stats_interval)},
       {"stage_barrier", BoolSetter(&f->stage_barrier)},
       {"block_size", IntSetter(&f->block_size)},
@@ -138,11 +139,12 @@ bool ParseFlags(int argc, char** argv, Flags* flags, bool* help,
       flags->threads < 1 || flags->delete_ratio < 0 ||
       flags->delete_ratio > 1 || flags->stats_interval < 0 ||
       flags->min_blob_size < 0 || flags->block_size < 0 ||
-      flags->max_file_size < 0) {
+      flags->max_file_size < 0 || flags->seek_nexts < 0) {
     *error =
         "out of range: need --num>=0 --value_size>=0 --key_size>=1 "
         "--threads>=1 0<=--delete_ratio<=1 --stats_interval>=0 "
-        "--min_blob_size>=0 --block_size>=0 --max_file_size>=0";
+        "--min_blob_size>=0 --block_size>=0 --max_file_size>=0 "
+        "--seek_nexts>=0";
     return false;
   }
   return true;
@@ -177,6 +179,8 @@ std::string FlagsUsage() {
   --sync=0|1             sync every write
   --seed=N               key-order seed; 0 (default) draws a fresh one
   --delete_ratio=R       share deleted by the three-stage workloads (0.5)
+  --seek_nexts=N         seekrandom: N Next() calls after each Seek, each
+                         reading its value (default 0)
   --stats_interval=N     progress line with ops/s and write_bytes every N ops
   --stage_barrier=0|1    after each stage print "stage end: NAME write_bytes=W
                          cancelled_write_bytes=C user_bytes=U" (process

@@ -33,6 +33,8 @@ struct Flags {
   bool sync = false;
   uint64_t seed = 0;  // 0: draw a fresh seed
   double delete_ratio = 0.5;
+  // seekrandom: Next() calls after each Seek, each reading the value.
+  int64_t seek_nexts = 0;
   int64_t stats_interval = 0;  // ops between progress lines; 0: off
   // After each stage: print a "stage end:" line with the process's
   // write_bytes and the user bytes so far, then wait for a line on stdin

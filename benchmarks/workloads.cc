@@ -141,6 +141,12 @@ void Workloads::SeekRandom(ThreadState* t) {
       found++;
       t->stats.AddBytes(it->key().size() + it->value().size());
     }
+    for (int64_t j = 0; j < flags_.seek_nexts && it->Valid(); j++) {
+      it->Next();
+      if (it->Valid()) {
+        t->stats.AddBytes(it->key().size() + it->value().size());
+      }
+    }
     t->stats.FinishedOps(1);
   }
   t->stats.AddFound(found, end - begin);
