@@ -60,6 +60,10 @@ class ReadOnlyFile {
   // Read up to n bytes at offset into *contents (shorter only at EOF).
   virtual Status ReadAt(uint64_t offset, size_t n,
                         std::string* contents) const = 0;
+  // The file's size() bytes in memory, valid while this object lives, or
+  // nullptr when the file is read through ReadAt only (see
+  // Directory::OpenMappedFile).
+  virtual const char* mapped() const { return nullptr; }
 };
 
 // An open directory. Operations on names inside it use the held descriptor
@@ -102,6 +106,19 @@ class Directory {
   // Open `name` for repeated reads. NotFound if it does not exist.
   virtual Status OpenFile(const std::string& name,
                           std::unique_ptr<ReadOnlyFile>* result) = 0;
+
+  // OpenFile for a file read often and at random (an SST's meta file): the
+  // result's mapped() holds its bytes in memory where the implementation
+  // can map them (POSIX: a read-only shared mapping, holding no descriptor
+  // once made), so a read is a memory access rather than a system call.
+  // Only for files never modified while open: a mapped file truncated
+  // under its reader faults the process (SIGBUS), as LevelDB's mapped
+  // tables do. The default is OpenFile, so a wrapping FileSystem (fault
+  // injection, power loss, counting) sees every read.
+  virtual Status OpenMappedFile(const std::string& name,
+                                std::unique_ptr<ReadOnlyFile>* result) {
+    return OpenFile(name, result);
+  }
 
   // Hard-link `name` from `source` into this directory under the same name.
   // EEXIST is reported as an IOError; callers decide whether that is benign.

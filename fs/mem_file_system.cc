@@ -68,6 +68,9 @@ class MemReadOnlyFile final : public ReadOnlyFile {
       : data_(std::move(data)) {}
 
   uint64_t size() const override { return data_->size(); }
+  // The bytes are immutable (a write makes a new string), so every open
+  // file is read in memory.
+  const char* mapped() const override { return data_->data(); }
 
   Status ReadAt(uint64_t offset, size_t n,
                 std::string* contents) const override {

@@ -5,6 +5,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -100,6 +101,33 @@ class DescriptorBudget {
   const int limit_;
   std::atomic<int> available_;  // limit_ minus the descriptors held
 };
+
+// Mappings of meta files (OpenMappedFile) held by the process, within
+// Linux's default vm.max_map_count (65530) with room for everything else;
+// past it files are read through descriptors.
+class MappingBudget {
+ public:
+  static constexpr int kLimit = 16384;
+  bool Acquire() {
+    int n = available_.load(std::memory_order_relaxed);
+    while (n > 0) {
+      if (available_.compare_exchange_weak(n, n - 1,
+                                           std::memory_order_relaxed)) {
+        return true;
+      }
+    }
+    return false;
+  }
+  void Release() { available_.fetch_add(1, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<int> available_{kLimit};
+};
+
+MappingBudget* Mappings() {
+  static MappingBudget* const budget = new MappingBudget();
+  return budget;
+}
 
 DescriptorBudget* Budget() {
   static DescriptorBudget* const budget = new DescriptorBudget();
@@ -257,6 +285,8 @@ class PosixDirectory final : public Directory {
 
   Status OpenFile(const std::string& name,
                   std::unique_ptr<ReadOnlyFile>* result) override;
+  Status OpenMappedFile(const std::string& name,
+                        std::unique_ptr<ReadOnlyFile>* result) override;
 
   Status LinkFrom(Directory* source, const std::string& name) override {
     PosixDirectory* src = dynamic_cast<PosixDirectory*>(source);
@@ -499,6 +529,68 @@ class PosixReadOnlyFile final : public ReadOnlyFile {
   const int fd_;  // owned, or -1; fixed for life
   const uint64_t size_;
 };
+
+// A file read from a read-only shared mapping; it holds no descriptor.
+class PosixMappedFile final : public ReadOnlyFile {
+ public:
+  PosixMappedFile(const char* base, uint64_t size) : base_(base), size_(size) {}
+  ~PosixMappedFile() override {
+    munmap(const_cast<char*>(base_), static_cast<size_t>(size_));
+    Mappings()->Release();
+  }
+
+  uint64_t size() const override { return size_; }
+  const char* mapped() const override { return base_; }
+
+  Status ReadAt(uint64_t offset, size_t n,
+                std::string* contents) const override {
+    contents->clear();
+    if (offset < size_) {
+      contents->assign(base_ + offset, static_cast<size_t>(std::min<uint64_t>(
+                                           n, size_ - offset)));
+    }
+    return Status::OK();
+  }
+
+ private:
+  const char* const base_;
+  const uint64_t size_;
+};
+
+Status PosixDirectory::OpenMappedFile(const std::string& name,
+                                      std::unique_ptr<ReadOnlyFile>* result) {
+  result->reset();
+  if (symlink_) return NotFollowed(path_);
+  if (!Mappings()->Acquire()) return OpenFile(name, result);
+  int fd;
+  Status s = OpenForRead(name, &fd);
+  if (!s.ok()) {
+    Mappings()->Release();
+    return s;
+  }
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    Mappings()->Release();
+    return Error(name, err);
+  }
+  void* base = MAP_FAILED;
+  if (st.st_size > 0) {
+    base = mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_SHARED,
+                fd, 0);
+  }
+  close(fd);  // read-only: a failed close loses nothing
+  if (base == MAP_FAILED) {
+    // Empty, or the mapping was refused (ENOMEM, a file system that cannot
+    // map): read through a descriptor instead.
+    Mappings()->Release();
+    return OpenFile(name, result);
+  }
+  result->reset(new PosixMappedFile(static_cast<const char*>(base),
+                                    static_cast<uint64_t>(st.st_size)));
+  return Status::OK();
+}
 
 Status PosixDirectory::OpenFile(const std::string& name,
                                 std::unique_ptr<ReadOnlyFile>* result) {

@@ -35,13 +35,19 @@ void DeleteCachedValue(const Slice& key, void* value) {
   delete static_cast<std::string*>(value);
 }
 
-// Reads the footer and index of the meta file `file` (of `path`).
+// Reads the footer and index of the meta file `file` (of `path`): from its
+// mapping when it has one, else by reads.
 Status ReadIndex(ReadOnlyFile* file, const std::string& path,
                  MetaIndexRange* range, MetaFileContents* contents) {
   const uint64_t size = file->size();
   std::string data;
   Slice index;
-  if (size <= kReadWholeMetaBelow) {
+  if (file->mapped() != nullptr) {
+    const Slice whole(file->mapped(), size);
+    Status s = DecodeMetaFooter(whole, size, path, range);
+    if (!s.ok()) return s;
+    index = Slice(whole.data() + range->offset, range->size);
+  } else if (size <= kReadWholeMetaBelow) {
     Status s = file->ReadAt(0, size, &data);
     if (!s.ok()) return s;
     if (data.size() != size) {
@@ -82,7 +88,7 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   Status s = options.fs->OpenMovableDirectory(path, moved_to, &dir);
   if (!s.ok()) return s;
   std::unique_ptr<ReadOnlyFile> file;
-  s = dir->OpenFile(meta_name, &file);
+  s = dir->OpenMappedFile(meta_name, &file);
   if (!s.ok()) return s;
   const std::string meta_path = path + "/" + meta_name;
   std::unique_ptr<SstDir> sst(new SstDir(options, std::move(dir), meta_name));
@@ -92,6 +98,7 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   if (!s.ok()) return s;
   if (range.version >= 2 && range.offset > kMetaValuesOffset) {
     sst->meta_file_ = std::move(file);  // inline values are read from it
+    sst->meta_mapped_ = sst->meta_file_->mapped();
     sst->values_end_ = range.offset;
   }
 
@@ -224,9 +231,12 @@ Status SstDir::ReadValue(const ReadOptions& options, size_t index,
   if (index >= contents_.entries.size()) {
     return Status::InvalidArgument(dir_->path(), "entry index out of range");
   }
-  if (contents_.entries[index].storage == ValueStorage::kNone) {
-    return Status::OK();
-  }
+  const ValueStorage storage = contents_.entries[index].storage;
+  if (storage == ValueStorage::kNone) return Status::OK();
+  // An inline value of a mapped meta file is read in memory: a cache
+  // lookup (a key built, hashed and locked for) would cost more than the
+  // read, and an insert would only evict values that cost a file read.
+  if (InlineInMemory(storage)) return ReadValueUncached(options, index, value);
   if (LookupCachedValue(index, value)) return Status::OK();
   Status s = ReadValueUncached(options, index, value);
   if (s.ok() && options.fill_cache) CacheValue(index, *value);
@@ -244,6 +254,13 @@ Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
   assert(StoredInline(e.storage));
   if (meta_file_ == nullptr) {
     *stored = e.inline_value;  // format 1: held in memory
+  } else if (meta_mapped_ != nullptr) {
+    if (e.inline_offset < kMetaValuesOffset ||
+        e.inline_offset + e.stored_size > values_end_) {
+      return Status::Corruption(InlineWhere(index),
+                                "inline value outside the value section");
+    }
+    *stored = Slice(meta_mapped_ + e.inline_offset, e.stored_size);
   } else {
     const uint64_t begin = e.inline_offset;
     const uint64_t end = begin + e.stored_size;

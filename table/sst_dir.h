@@ -1,7 +1,7 @@
 // A read-only open SST: its decoded meta-file index plus the held directory
 // descriptor through which KV files are read, and, when the meta file
-// holds inline values, a descriptor on the meta file to read them by
-// offset. Thread-safe.
+// holds inline values, the meta file itself (mapped where the FileSystem
+// can map it, else a descriptor to read them by offset). Thread-safe.
 #ifndef DELSM_TABLE_SST_DIR_H_
 #define DELSM_TABLE_SST_DIR_H_
 
@@ -62,16 +62,19 @@ class SstDir {
                                     const Slice& value));
 
   // Iterator over the entries in internal-key order; key() is an internal
-  // key, value() is read when first asked for. Once value() has been asked
-  // at two successive positions in one direction (a scan), the iterator
-  // reads the inline values ahead in large pieces and, with a read-ahead
+  // key, value() is read when first asked for (an inline value of a mapped
+  // meta file in memory, uncompressed ones without a copy). Once value()
+  // has been asked at two successive positions in one direction (a scan),
+  // the iterator reads the inline values of an unmapped meta file ahead in
+  // large pieces and, with a read-ahead
   // pool, while its KV file reads wait for the device, the next KV files in
   // parallel, within SstDirOptions' bounds; it stops when destroyed. A failed
   // read makes the iterator invalid with a non-OK status().
   Iterator* NewIterator(const ReadOptions& options) const;
 
   // The value of entries()[index], through the value cache: looked up, and
-  // inserted after a read when options.fill_cache.
+  // inserted after a read when options.fill_cache; an inline value read in
+  // memory (InlineInMemory) bypasses the cache.
   Status ReadValue(const ReadOptions& options, size_t index,
                    std::string* value) const;
   // The same, reading the value without the cache. `stored_inline`, if
@@ -90,11 +93,12 @@ class SstDir {
   void CacheValue(size_t index, const Slice& value) const;
 
   // The stored bytes of inline entries()[index], checked against its crc.
-  // `buffer` holds a piece of the meta file (its offset in *buffer_offset)
-  // that is reused when it covers the value, else refilled with the value
-  // and up to `ahead` bytes beyond it in `direction` (+1 forward, -1
-  // backward). *stored points into `buffer` (or into the entry for a
-  // format-1 file).
+  // From a mapped meta file *stored points into the mapping (valid while
+  // this SstDir lives) and `buffer` is unused. Otherwise `buffer` holds a
+  // piece of the meta file (its offset in *buffer_offset) that is reused
+  // when it covers the value, else refilled with the value and up to
+  // `ahead` bytes beyond it in `direction` (+1 forward, -1 backward).
+  // *stored points into `buffer` (or into the entry for a format-1 file).
   Status ReadInlineStored(size_t index, int direction, size_t ahead,
                           std::string* buffer, uint64_t* buffer_offset,
                           Slice* stored) const;
@@ -108,7 +112,17 @@ class SstDir {
   uint64_t ApproximateBytesBefore(const Slice& internal_key) const;
   // File descriptors held open (the directory, and the meta file if it has
   // inline values).
-  int OpenDescriptors() const { return meta_file_ != nullptr ? 2 : 1; }
+  // A mapped meta file holds none.
+  int OpenDescriptors() const {
+    return meta_file_ != nullptr && meta_mapped_ == nullptr ? 2 : 1;
+  }
+  // True if an entry of kind `storage` is an inline value read from memory
+  // (a mapped meta file, or a format-1 file held whole): no system call,
+  // cheaper than a value-cache lookup.
+  bool InlineInMemory(ValueStorage storage) const {
+    return StoredInline(storage) &&
+           (meta_mapped_ != nullptr || meta_file_ == nullptr);
+  }
   // Bytes of memory this object keeps resident (index, filter, keys).
   size_t ApproximateMemoryUsage() const;
 
@@ -127,6 +141,8 @@ class SstDir {
   const std::string meta_name_;
   // The meta file, held open only when it has a value section to read.
   std::unique_ptr<ReadOnlyFile> meta_file_;
+  // meta_file_->mapped(): the meta file in memory, or nullptr.
+  const char* meta_mapped_ = nullptr;
   MetaFileContents contents_;
   const Comparator* user_comparator_ = nullptr;  // compares user keys
   // The filter bytes within contents_.filter; empty when there is none or

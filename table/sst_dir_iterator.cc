@@ -1,5 +1,6 @@
 // SstDir's iterator: positions are indices into the meta-file index; a
-// value is read on the first value() call at a position. Once value() has
+// value is read on the first value() call at a position. An inline value
+// of a mapped meta file is read in memory. Otherwise, once value() has
 // been asked at two successive positions in one direction, the iterator
 // treats the access as a scan: it reads the meta file's value section in
 // pieces of up to read_ahead_bytes (inline values lie in key order there),
@@ -60,11 +61,12 @@ class SstDirIterator final : public Iterator {
         // The contract: a failed read invalidates the iterator.
         status_ = s;
         value_.clear();
+        value_slice_ = Slice();
         return Slice();
       }
       value_loaded_ = true;
     }
-    return value_;
+    return value_slice_;
   }
   Status status() const override { return status_; }
 
@@ -72,7 +74,6 @@ class SstDirIterator final : public Iterator {
   void MoveTo(size_t index) {
     index_ = index < n_ ? index : n_;
     value_loaded_ = false;
-    value_.clear();
   }
   // A seek ends any scan in progress.
   void Reposition(size_t index) {
@@ -83,10 +84,34 @@ class SstDirIterator final : public Iterator {
     if (prefetcher_ != nullptr) prefetcher_->Clear();
   }
 
-  // Reads the value at index_, noting whether the reads form a scan.
+  // Reads the value at index_ into value_slice_.
   Status Load() const {
     const MetaEntry& e = dir_->contents().entries[index_];
+    value_slice_ = Slice();
     if (e.storage == ValueStorage::kNone) return Status::OK();
+    if (dir_->InlineInMemory(e.storage)) {
+      // Read in memory, whatever the access pattern: no scan detection, no
+      // buffer, no value cache. An uncompressed value is not even copied.
+      Slice stored;
+      Status s = dir_->ReadInlineStored(index_, 0, 0, &inline_buffer_,
+                                        &inline_buffer_offset_, &stored);
+      if (!s.ok()) return s;
+      if (!StoredCompressed(e.storage) && stored.size() == e.value_size) {
+        value_slice_ = stored;
+        return Status::OK();
+      }
+      s = dir_->ReadValueUncached(options_, index_, &value_, &stored);
+      if (s.ok()) value_slice_ = value_;
+      return s;
+    }
+    Status s = LoadFromFile(e);
+    if (s.ok()) value_slice_ = value_;
+    return s;
+  }
+
+  // Load() of a value read by system calls, noting whether the reads form
+  // a scan.
+  Status LoadFromFile(const MetaEntry& e) const {
     const int direction =
         last_loaded_ == n_ ? 0 : (index_ > last_loaded_ ? 1 : -1);
     if (direction != 0 && (direction_ == 0 || direction == direction_)) {
@@ -161,6 +186,9 @@ class SstDirIterator final : public Iterator {
   size_t index_;  // n_ when not positioned
   // Lazily loaded value of entries[index_]; mutable because value() is const.
   mutable std::string value_;
+  // What value() returns: value_, or the stored bytes of an uncompressed
+  // inline value in a mapped meta file (valid while dir_ lives).
+  mutable Slice value_slice_;
   mutable bool value_loaded_ = false;
   mutable Status status_;
   // Scan detection: the last position whose value was read (n_: none), the
