@@ -411,6 +411,14 @@ TEST_P(CleanCloseTest, VerifyFindsNoLeftoversAfterCleanCloseAndReopen) {
       << r.out.substr(0, 2000);
 }
 
+// DestroyDB knows the marker as the database's: the directory goes.
+TEST_P(CleanCloseTest, DestroyDBRemovesTheMarker) {
+  ASSERT_NO_FATAL_FAILURE(BuildAndClose(dbname_, stay_put()));
+  ASSERT_TRUE(Exists(Marker(dbname_)));
+  ASSERT_OK(DestroyDB(dbname_, DbOptions()));
+  EXPECT_FALSE(Exists(dbname_)) << "DestroyDB left the DB directory";
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, CleanCloseTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& info) {
                            return info.param ? "ValuesStayPut" : "Default";
