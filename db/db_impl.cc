@@ -123,6 +123,15 @@ DBImpl::~DBImpl() {
   // the next open (retired SSTs, dead values, discarded homes), in the
   // order RemoveObsoleteFiles keeps.
   if (opened) RemoveObsoleteFiles();
+  // Then, if that left nothing for the open sweeps, the next Open may
+  // skip them (WriteCleanCloseMarker).
+  if (opened && CloseLeftNothing()) {
+    Status m = WriteCleanCloseMarker();
+    Log(options_.info_log, "Clean-close marker: %s\n", m.ToString().c_str());
+  } else if (opened) {
+    Log(options_.info_log,
+        "Clean-close marker not written: the next open sweeps\n");
+  }
   mutex_.Unlock();
 
   if (db_lock_ != nullptr) env_->UnlockFile(db_lock_);

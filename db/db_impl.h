@@ -126,7 +126,11 @@ class DBImpl : public DB {
   Status NewDB();
   // How this DB converts a LevelDB database it is opened on.
   LevelDbConversionOptions ConversionOptions() const;
-  Status Recover(VersionEdit* edit, bool* save_manifest)
+  // *closed_cleanly: the DB was last closed by a Close that left nothing
+  // for the open sweeps, and nothing has happened to it since (the marker
+  // is valid, and no SST directory or home is numbered beyond what the
+  // manifest knows).
+  Status Recover(VersionEdit* edit, bool* save_manifest, bool* closed_cleanly)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Replays a WAL; adds the sequences it held to *replayed.
   Status RecoverLogFile(uint64_t log_number, ReplayedSequences* replayed,
@@ -247,6 +251,23 @@ class DBImpl : public DB {
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Remove SST directories, logs and manifests no live version needs.
   void RemoveObsoleteFiles() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  // The clean-close marker (db_impl_open.cc, docs/DESIGN.md "Open and
+  // recovery"). Close writes it only when nothing is left for the open
+  // sweeps (CloseLeftNothing); it names the manifest and its size then.
+  // True if the DB closed that way: nothing is left that only the sweeps
+  // would remove. Called by ~DBImpl once the background threads ended and
+  // the last RemoveObsoleteFiles returned.
+  bool CloseLeftNothing() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Makes everything the file system holds durable (the removals made
+  // while open included), then writes the marker: temp file, rename,
+  // directory fsync. Errors leave no marker.
+  Status WriteCleanCloseMarker() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // At Open, before anything is changed: *clean is set if the marker is
+  // there and names the manifest CURRENT names, with the size it has now.
+  // The marker is then removed durably, valid or not; an error doing so
+  // fails Open.
+  Status TakeCleanCloseMarker(bool* clean) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // SSTs a compaction replaced, whose directories may live on
   // (db_impl_retired.cc).
@@ -483,6 +504,14 @@ class DBImpl : public DB {
   // RemoveObsoleteFiles. Lost on a crash: the next open's
   // RemoveUnreferencedValues finds them.
   std::vector<uint64_t> discarded_homes_ GUARDED_BY(mutex_);
+  // Set when something may be on disk that only the open sweeps
+  // (RemoveUnreferencedValues, RemoveUnownedDirEntries) remove: an
+  // uncommitted flush or compaction whose undo failed or that was never
+  // undone (its commit failed), a retired SST whose removal was given up, a
+  // dead SST directory that failed to go, or an open sweep that did not
+  // finish. A Close with it set writes no clean-close marker
+  // (WriteCleanCloseMarker), so the next Open sweeps.
+  bool left_for_open_sweep_ GUARDED_BY(mutex_) = false;
   // RemoveObsoleteFiles calls working without mutex_.
   int removals_in_flight_ GUARDED_BY(mutex_) = 0;
   // Dead SST directories and files one RemoveObsoleteFiles call is removing

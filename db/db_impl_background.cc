@@ -240,19 +240,22 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
                        LevelDirName(dbname_, level + 1));
   }
   for (Cache::Handle* h : handles) table_cache_->Release(h);
+  bool undone = true;
   if (!s.ok()) {
-    dc.Abandon();  // nothing was committed: it can be run again
+    undone = dc.Abandon();  // nothing was committed: it can be run again
     *retryable = IsOutOfDescriptors(s);
   }
 
   mutex_.Lock();
+  if (!undone) left_for_open_sweep_ = true;
   if (s.ok()) {
     c->AddInputDeletions(c->edit());
     dc.AddOutputsTo(level + 1, c->edit());
     // If this fails the record may or may not be in the manifest: the
     // outputs stay on disk and the next open decides (an unreferenced
-    // directory is collected then).
+    // directory is collected then, links in the targets by its sweep).
     s = ApplyEdit(c->edit());
+    if (!s.ok()) left_for_open_sweep_ = true;
   }
   for (const DentryCompaction::Output& out : dc.outputs()) {
     pending_outputs_.erase(out.meta.number);
@@ -354,6 +357,7 @@ void DBImpl::RemoveObsoleteFiles() {
   discarded_homes.swap(discarded_homes_);
 
   mutex_.Unlock();
+  bool dead_dir_failed = false;
   std::vector<uint64_t> homes_failed;
   RemoveDiscardedHomes(discarded_homes, &homes_failed, &unlinked,
                        &dirs_removed);
@@ -368,11 +372,13 @@ void DBImpl::RemoveObsoleteFiles() {
     if (s.ok()) {
       dirs_removed++;
     } else {
+      dead_dir_failed = true;
       Log(options_.info_log, "Removing %s: %s\n", d.second.c_str(),
           s.ToString().c_str());
     }
   }
   mutex_.Lock();
+  if (dead_dir_failed) left_for_open_sweep_ = true;
   RequeueRetiredSsts(std::move(retired_failed));
   discarded_homes_.insert(discarded_homes_.end(), homes_failed.begin(),
                           homes_failed.end());

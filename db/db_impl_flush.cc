@@ -371,9 +371,12 @@ Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
     }
   }
   const uint64_t entries = builder.NumEntries();
-  if (!s.ok() || entries == 0) builder.Abandon();
+  // A build not undone leaves its home (values that stay put), which only
+  // the open sweep removes.
+  const bool undone = s.ok() && entries > 0 ? true : builder.Abandon();
 
   mutex_.Lock();
+  if (!undone) left_for_open_sweep_ = true;
   if (below != nullptr) below->Unref();
   if (held_below > 0) {
     Log(options_.info_log,

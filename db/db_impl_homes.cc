@@ -176,6 +176,7 @@ void DBImpl::RemoveUnreferencedValues() {
   Status s = fs_->ListDirectory(root, &homes);
   if (!s.ok() || homes.empty()) {
     if (!s.ok()) {
+      left_for_open_sweep_ = true;  // not swept: the next open tries
       Log(options_.info_log, "Sweeping %s: %s\n", root.c_str(),
           s.ToString().c_str());
     }
@@ -194,6 +195,7 @@ void DBImpl::RemoveUnreferencedValues() {
                                           StoredCompressed(e.storage)));
   });
   if (!s.ok()) {
+    left_for_open_sweep_ = true;
     Log(options_.info_log, "Not sweeping %s: %s\n", root.c_str(),
         s.ToString().c_str());
     return;
@@ -221,6 +223,7 @@ void DBImpl::RemoveUnreferencedValues() {
     }
     if (!s.ok()) {
       // An error it cannot classify: nothing more is deleted.
+      left_for_open_sweep_ = true;
       Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
           s.ToString().c_str());
       break;

@@ -54,11 +54,18 @@ LevelDbConversionOptions DBImpl::ConversionOptions() const {
   return o;
 }
 
-Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
+Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
+                       bool* closed_cleanly) {
   mutex_.AssertHeld();
+  *closed_cleanly = false;
   // The DB directory may already exist; an error here shows up below.
   env_->CreateDir(dbname_);
   Status s = env_->LockFile(LockFileName(dbname_), &db_lock_);
+  if (!s.ok()) return s;
+  // Before anything is changed: from here on the marker no longer vouches
+  // for the database, whatever happens to this Open.
+  bool marker_valid = false;
+  s = TakeCleanCloseMarker(&marker_valid);
   if (!s.ok()) return s;
 
   if (!env_->FileExists(CurrentFileName(dbname_))) {
@@ -106,13 +113,22 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
   // A flush or compaction interrupted before its manifest record leaves a
   // directory whose number the manifest never saw: never hand that number
   // out again (the directory itself is collected as an orphan later).
+  // Every number the manifest gave out is below its next file number; a
+  // directory or home numbered from there on was made after the manifest's
+  // last record (by a writer that did not remove the marker, an older
+  // DeLSM interrupted in its WAL replay): then the marker proves nothing.
+  const uint64_t manifest_next = versions_->ManifestFileNumber();
+  bool unknown_numbers = false;
   for (int level = 0; level < config::kNumLevels; level++) {
     std::vector<std::string> dirs;
     s = fs_->ListDirectory(LevelDirName(dbname_, level), &dirs);
     if (!s.ok()) return s;
     for (const std::string& d : dirs) {
       uint64_t number;
-      if (ParseSstDirName(d, &number)) versions_->MarkFileNumberUsed(number);
+      if (ParseSstDirName(d, &number)) {
+        versions_->MarkFileNumberUsed(number);
+        if (number >= manifest_next) unknown_numbers = true;
+      }
     }
   }
   // So do homes (a crash may leave one whose SST directory is gone): a new
@@ -123,9 +139,13 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest) {
     if (!s.ok()) return s;
     for (const std::string& h : homes) {
       uint64_t number;
-      if (ParseHomeDirName(h, &number)) versions_->MarkFileNumberUsed(number);
+      if (ParseHomeDirName(h, &number)) {
+        versions_->MarkFileNumberUsed(number);
+        if (number >= manifest_next) unknown_numbers = true;
+      }
     }
   }
+  *closed_cleanly = marker_valid && !unknown_numbers;
 
   // Replay every WAL not yet covered by an SST directory, oldest first.
   const uint64_t min_log = versions_->LogNumber();
@@ -472,6 +492,110 @@ Status DBImpl::PlaceLiveDirectories(std::set<uint64_t>* missing_level0) {
   return Status::OK();
 }
 
+// The clean-close marker: CLOSED in the DB directory, written by a Close
+// that left nothing for the open sweeps. Its text:
+//   DeLSM clean close
+//   MANIFEST-nnnnnn      (the manifest CURRENT named at close)
+//   size                 (that manifest's size in bytes at close)
+// Any writer after the close changes the manifest (a new one, or a record
+// appended to it) or, if interrupted before its first record, leaves a
+// directory or home numbered past what the manifest knows (Recover): so
+// the marker vouches only for the database exactly as that Close left it.
+// DeLSM itself removes the marker durably before it changes anything.
+namespace {
+constexpr char kCleanCloseMarkerName[] = "CLOSED";
+constexpr char kCleanCloseMarkerHeader[] = "DeLSM clean close";
+
+std::string CleanCloseMarkerPath(const std::string& dbname) {
+  return dbname + "/" + kCleanCloseMarkerName;
+}
+}  // namespace
+
+bool DBImpl::CloseLeftNothing() {
+  mutex_.AssertHeld();
+  // bg_error_: the last edit may or may not be committed and
+  // RemoveObsoleteFiles kept everything. The queues hold what failed to
+  // go or is still pinned: retired SSTs' entries, dead values (and the
+  // SSTs naming them), homes of discarded flushes. A pending output is a
+  // directory (and home) nothing committed.
+  return bg_error_.ok() && !left_for_open_sweep_ && retired_ssts_.empty() &&
+         dead_values_.empty() && discarded_homes_.empty() &&
+         pending_outputs_.empty() && removals_in_flight_ == 0;
+}
+
+Status DBImpl::WriteCleanCloseMarker() {
+  mutex_.AssertHeld();
+  // The removals made while open (unlinks in SST directories and homes)
+  // must not come back after a power loss once the marker says they are
+  // done: one syncfs of the file system holding them first.
+  Status s = MakeDirectoriesDurable(fs_, delsm::Durability::kSyncfs,
+                                    {LevelDirName(dbname_, 0)});
+  if (!s.ok()) return s;
+  std::string current;
+  s = ReadFileToString(env_, CurrentFileName(dbname_), &current);
+  if (!s.ok()) return s;
+  const std::string manifest =
+      DescriptorFileName(dbname_, versions_->ManifestFileNumber());
+  if (current != manifest.substr(dbname_.size() + 1) + "\n") {
+    return Status::Corruption(CurrentFileName(dbname_),
+                              "does not name the manifest in use");
+  }
+  uint64_t size = 0;
+  s = env_->GetFileSize(manifest, &size);
+  if (!s.ok()) return s;
+  const std::string text = std::string(kCleanCloseMarkerHeader) + "\n" +
+                           current + std::to_string(size) + "\n";
+  const std::string tmp = TempFileName(dbname_, versions_->NewFileNumber());
+  s = WriteStringToFileSync(env_, text, tmp);
+  if (s.ok()) s = env_->RenameFile(tmp, CleanCloseMarkerPath(dbname_));
+  std::unique_ptr<Directory> db_dir;
+  if (s.ok()) s = fs_->OpenDirectory(dbname_, &db_dir);
+  if (s.ok()) s = db_dir->Sync();
+  if (!s.ok()) {
+    env_->RemoveFile(tmp);  // best effort; the error is s
+    // A marker whose rename is not known durable must not stay either.
+    env_->RemoveFile(CleanCloseMarkerPath(dbname_));
+  }
+  return s;
+}
+
+Status DBImpl::TakeCleanCloseMarker(bool* clean) {
+  *clean = false;
+  const std::string path = CleanCloseMarkerPath(dbname_);
+  if (!env_->FileExists(path)) return Status::OK();
+  std::string text, current;
+  Status s = ReadFileToString(env_, path, &text);
+  if (s.ok()) s = ReadFileToString(env_, CurrentFileName(dbname_), &current);
+  if (s.ok()) {
+    const std::string header = std::string(kCleanCloseMarkerHeader) + "\n";
+    uint64_t size = 0;
+    if (text.compare(0, header.size(), header) == 0 &&
+        text.compare(header.size(), current.size(), current) == 0 &&
+        current.size() > 1 && current.back() == '\n' &&
+        env_->GetFileSize(dbname_ + "/" + current.substr(0, current.size() - 1),
+                          &size)
+            .ok() &&
+        text.substr(header.size() + current.size()) ==
+            std::to_string(size) + "\n") {
+      *clean = true;
+    }
+  }
+  // Whatever it said (an unreadable or stale marker vouches for nothing),
+  // it goes, durably, before Open changes anything.
+  Status removed = env_->RemoveFile(path);
+  std::unique_ptr<Directory> db_dir;
+  if (removed.ok()) removed = fs_->OpenDirectory(dbname_, &db_dir);
+  if (removed.ok()) removed = db_dir->Sync();
+  if (!removed.ok()) {
+    *clean = false;
+    return removed;
+  }
+  Log(options_.info_log, "%s: %s\n", path.c_str(),
+      *clean ? "the last Close left nothing to sweep"
+             : "stale or unreadable, removed");
+  return Status::OK();
+}
+
 Status DBImpl::Open(const char* env_spec) {
   MutexLock l(&mutex_);
   if (!read_ahead_start_.ok()) return read_ahead_start_;
@@ -481,7 +605,8 @@ Status DBImpl::Open(const char* env_spec) {
       env_spec != nullptr ? env_spec : "", env_spec != nullptr ? "\")" : "");
   VersionEdit edit;
   bool save_manifest = false;
-  Status s = Recover(&edit, &save_manifest);
+  bool closed_cleanly = false;
+  Status s = Recover(&edit, &save_manifest, &closed_cleanly);
   if (s.ok() && mem_ == nullptr) {
     const uint64_t new_log_number = versions_->NewFileNumber();
     WritableFile* lfile;
@@ -516,12 +641,28 @@ Status DBImpl::Open(const char* env_spec) {
     pending_outputs_.erase(added.second.number);
   }
   if (s.ok()) {
+    // The sweeps of homes and SST directories read every meta file and
+    // list every directory: what only they remove, a crash left behind (or
+    // a Close that could not remove it, or this recovery: L0 SSTs the
+    // replay replaced, a replayed flush not undone). The marker, checked
+    // by Recover, proves the last Close left nothing of that kind and that
+    // nothing has run since; then they have nothing to find.
+    const bool sweep = !closed_cleanly || !edit.deleted_files().empty() ||
+                       left_for_open_sweep_;
+    if (!sweep) {
+      Log(options_.info_log,
+          "Closed cleanly: not sweeping SST directories and homes\n");
+    } else {
+      // The sweeps below cover whatever was flagged; what they cannot
+      // remove flags it again.
+      left_for_open_sweep_ = false;
+    }
     // Values no live entry names go before the meta files (of retired
     // SSTs, of dead directories) that may name them: a crash in between
     // then leaves no value that only a replaced meta file knows was dropped.
-    RemoveUnreferencedValues();
+    if (sweep) RemoveUnreferencedValues();
     RemoveObsoleteFiles();
-    RemoveUnownedDirEntries();
+    if (sweep) RemoveUnownedDirEntries();
     flush_threads_running_ = tuning_.flush_threads;
     compaction_thread_running_ = true;
     for (int i = 0; i < tuning_.flush_threads; i++) {
@@ -550,7 +691,7 @@ Status DestroyDB(const std::string& dbname, const Options& options) {
 //    CURRENT, LOCK, LOG, LOG.old, MANIFEST-n, n.log, n.dbtmp and LevelDB's
 //    tables n.ldb and n.sst (a LevelDB database not yet converted, a
 //    conversion's tables not yet removed, or tables LevelDB's RepairDB
-//    made of DeLSM's WALs);
+//    made of DeLSM's WALs), and the clean-close marker CLOSED;
 //  - DeLSM's own directories: in L0..L6 the SST directories, under values/
 //    the homes, in leveldb-conversion/ the staged SST directories and the
 //    PLAN of a conversion (committed or not); then each of these
@@ -586,7 +727,8 @@ Status DestroyDBWithFileSystem(const std::string& dbname,
     FileType type;
     const bool ours = ParseFileName(child, &number, &type)
                           ? type != kDBLockFile && type != kLevelDir
-                          : ParseLevelDbTableFileName(child, &number);
+                          : ParseLevelDbTableFileName(child, &number) ||
+                                child == kCleanCloseMarkerName;
     if (!ours) continue;
     Status del = env->RemoveFile(dbname + "/" + child);
     if (result.ok() && !del.ok()) result = del;

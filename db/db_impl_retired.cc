@@ -173,6 +173,7 @@ void DBImpl::RequeueRetiredSsts(std::vector<RetiredSst> failed) {
           "Removing retired SST #%llu failed %d times: left for the next "
           "open\n",
           static_cast<unsigned long long>(r.number), r.failed_attempts);
+      left_for_open_sweep_ = true;
       continue;
     }
     retired_ssts_.push_back(std::move(r));
@@ -206,7 +207,10 @@ void DBImpl::RemoveUnownedDirEntries() {
     Status s = fs_->OpenDirectory(path, &dir);
     std::vector<std::string> names;
     if (s.ok()) s = dir->List(&names);
-    if (!s.ok()) continue;  // reads of this directory report the damage
+    if (!s.ok()) {
+      left_for_open_sweep_ = true;  // not swept: the next open tries
+      continue;  // reads of this directory report the damage
+    }
     // A clean directory holds exactly what its SSTs own.
     if (d.expected_known && names.size() == d.expected_entries) continue;
 
@@ -221,6 +225,7 @@ void DBImpl::RemoveUnownedDirEntries() {
       s = RemoveUnownedEntries(dir.get(), names, live.ssts(), &unlinked);
     }
     if (!s.ok()) {
+      left_for_open_sweep_ = true;
       Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
           s.ToString().c_str());
     }

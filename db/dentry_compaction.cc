@@ -230,7 +230,8 @@ Status DentryCompaction::FinishOutput() {
     }
     out.meta = BuiltSstMetaData(out.meta.number, out.meta.dir, *builder_);
   }
-  builder_.reset();  // an unfinished builder removes what it made
+  if (!s.ok() && !builder_->Abandon()) undo_failed_ = true;
+  builder_.reset();
   return s;
 }
 
@@ -251,20 +252,32 @@ void DentryCompaction::AddOutputsTo(int level, VersionEdit* edit) const {
   for (const Output& out : outputs_) edit->AddFile(level, out.meta);
 }
 
-void DentryCompaction::Abandon() {
-  builder_.reset();  // an unfinished builder undoes itself
+bool DentryCompaction::Abandon() {
+  bool clean = !undo_failed_;
+  // An unfinished builder removes what it made.
+  if (builder_ != nullptr && !builder_->Abandon()) clean = false;
+  builder_.reset();
   dead_values_.clear();  // nothing was committed: every value lives on
   for (const Output& out : outputs_) {
     if (out.meta.dir == out.meta.number) {
-      RemoveSstDirectory(options_.fs, out.path, nullptr);
+      if (!RemoveSstDirectory(options_.fs, out.path, nullptr).ok()) {
+        clean = false;
+      }
       continue;
     }
     // Errors leave orphans, which the next open collects.
     std::unique_ptr<Directory> dir;
-    if (!options_.fs->OpenDirectory(out.path, &dir).ok()) continue;
-    for (const std::string& name : out.added_names) dir->Unlink(name);
+    if (!options_.fs->OpenDirectory(out.path, &dir).ok()) {
+      clean = false;
+      continue;
+    }
+    for (const std::string& name : out.added_names) {
+      Status s = dir->Unlink(name);
+      if (!s.ok() && !s.IsNotFound()) clean = false;
+    }
   }
   outputs_.clear();
+  return clean;
 }
 
 }  // namespace leveldb

@@ -120,8 +120,10 @@ class DentryCompaction {
                      const std::string& output_level_dir);
 
   // Remove every output directory created, and everything added to an
-  // existing one (after a failure, before any commit).
-  void Abandon();
+  // existing one (after a failure, before any commit). True if nothing
+  // this compaction made is left; false if a removal failed (then only the
+  // open sweep removes what is left).
+  bool Abandon();
 
   const std::vector<Output>& outputs() const { return outputs_; }
   // Record every output SST as added at `level` in `edit`.
@@ -163,6 +165,8 @@ class DentryCompaction {
   size_t next_target_ = 0;  // RouteToTarget's position
 
   std::unique_ptr<SstDirBuilder> builder_;  // the output being filled
+  // An output that failed to finish could not be removed whole.
+  bool undo_failed_ = false;
   size_t builder_target_ = 0;               // its target (if any)
   std::vector<Output> outputs_;
   // Entries in each target's directory: Target::dir_entries plus what this

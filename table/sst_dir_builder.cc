@@ -61,7 +61,8 @@ Status SstDirBuilder::Begin() {
   s = options_.fs->OpenDirectory(path_, &dir_);
   if (!s.ok()) {
     dir_.reset();
-    options_.fs->RemoveDir(path_);  // we made it, and it is empty
+    // We made it, and it is empty.
+    if (!options_.fs->RemoveDir(path_).ok()) undo_failed_ = true;
     return s;
   }
   created_dir_ = true;
@@ -141,15 +142,17 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
                                : ValueStorage::kHomeFile;
         e.home = home_;
         s = OpenHome();
-        if (s.ok()) s = home_dir_->WriteFile(name, stored, options_.sync_files);
         if (!s.ok()) return s;
+        // Named before the write: a failed one may leave part of the file.
         home_names_.push_back(name);
+        s = home_dir_->WriteFile(name, stored, options_.sync_files);
+        if (!s.ok()) return s;
       } else {
         e.storage =
             compressed ? ValueStorage::kFileSnappy : ValueStorage::kFile;
+        added_names_.push_back(name);  // before the write, as above
         s = dir_->WriteFile(name, stored, options_.sync_files);
         if (!s.ok()) return s;
-        added_names_.push_back(name);
       }
       files_created_++;
       bytes_written_ += stored.size();
@@ -172,7 +175,8 @@ Status SstDirBuilder::OpenHome() {
   s = options_.fs->OpenDirectory(path, &home_dir_);
   if (!s.ok()) {
     home_dir_.reset();
-    options_.fs->RemoveDir(path);  // we made it, and it is empty
+    // We made it, and it is empty.
+    if (!options_.fs->RemoveDir(path).ok()) undo_failed_ = true;
     return s;
   }
   home_path_ = path;
@@ -287,9 +291,9 @@ Status SstDirBuilder::Finish() {
   if (!long_keys_.empty()) {
     std::string data = long_keys_;
     PutFixed32(&data, crc32c::Mask(crc32c::Value(data.data(), data.size())));
+    added_names_.push_back(long_keys_name_);  // before the write, as in Add
     Status s = dir_->WriteFile(long_keys_name_, data, options_.sync_files);
     if (!s.ok()) return s;
-    added_names_.push_back(long_keys_name_);
     dir_entries_++;
     bytes_written_ += data.size();
     disk_bytes_ += AllocatedBytes(data.size());
@@ -297,9 +301,9 @@ Status SstDirBuilder::Finish() {
   std::string meta;
   encoder_.Finish(ComparatorName(options_.comparator), filter, smallest_,
                   largest_, &meta);
+  added_names_.push_back(meta_name_);  // before the write, as in Add
   Status s = dir_->WriteFile(meta_name_, meta, options_.sync_files);
   if (!s.ok()) return s;
-  added_names_.push_back(meta_name_);
   dir_entries_++;
   bytes_written_ += meta.size();
   disk_bytes_ += AllocatedBytes(meta.size());
@@ -307,24 +311,32 @@ Status SstDirBuilder::Finish() {
   return Status::OK();
 }
 
-void SstDirBuilder::Abandon() {
-  // Everything named in added_names_ and home_names_ was made here; errors
-  // are ignored because there is nothing better to do than leave an orphan
-  // for recovery to collect. The home goes first: while the SST directory
-  // is there, its number stays marked as used at the next open.
+bool SstDirBuilder::Abandon() {
+  // Everything named in added_names_ and home_names_ was (or may have
+  // been) made here; a name already gone counts as removed. A removal that
+  // fails leaves an orphan for the open sweep, and the result says so.
+  // The home goes first: while the SST directory is there, its number
+  // stays marked as used at the next open.
+  bool clean = !undo_failed_;
+  auto gone = [](const Status& s) { return s.ok() || s.IsNotFound(); };
   if (home_dir_ != nullptr) {
-    for (const std::string& name : home_names_) home_dir_->Unlink(name);
+    for (const std::string& name : home_names_) {
+      if (!gone(home_dir_->Unlink(name))) clean = false;
+    }
     home_names_.clear();
     home_dir_.reset();
-    options_.fs->RemoveDir(home_path_);
+    if (!options_.fs->RemoveDir(home_path_).ok()) clean = false;
     home_path_.clear();
   }
-  if (dir_ == nullptr) return;
-  for (const std::string& name : added_names_) dir_->Unlink(name);
+  if (dir_ == nullptr) return clean;
+  for (const std::string& name : added_names_) {
+    if (!gone(dir_->Unlink(name))) clean = false;
+  }
   added_names_.clear();
   dir_.reset();
-  if (created_dir_) options_.fs->RemoveDir(path_);
+  if (created_dir_ && !options_.fs->RemoveDir(path_).ok()) clean = false;
   finished_ = true;
+  return clean;
 }
 
 }  // namespace leveldb

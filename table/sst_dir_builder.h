@@ -70,7 +70,10 @@ class SstDirBuilder {
 
   // Remove every entry this builder added to the directory (and to its
   // home), and the directory itself if Begin() created it (and the home).
-  void Abandon();
+  // True if nothing it made is left (an entry already gone counts as
+  // removed); false if a removal failed, which leaves what only the open
+  // sweep removes.
+  bool Abandon();
 
   // The open directory (valid after Begin()).
   Directory* directory() const { return dir_.get(); }
@@ -134,11 +137,16 @@ class SstDirBuilder {
   std::vector<size_t> user_key_ends_;
   std::string scratch_;                   // compressed value, reused
   std::string long_keys_;                 // LONGKEYS contents
-  std::vector<std::string> added_names_;  // for Abandon()
+  // For Abandon(): every name this builder made, or may have made (a
+  // WriteFile that failed may leave part of its file).
+  std::vector<std::string> added_names_;
+  // A directory Begin() or the first home KV file created could not be
+  // removed after a failure: Abandon() reports it.
+  bool undo_failed_ = false;
   uint64_t home_ = 0;                     // SetHome(); 0: none
   std::unique_ptr<Directory> home_dir_;   // created by the first KV file
   std::string home_path_;                 // set with home_dir_
-  std::vector<std::string> home_names_;   // KV files written there
+  std::vector<std::string> home_names_;   // KV files written (or tried)
   uint64_t value_bytes_ = 0;
   uint64_t disk_bytes_ = 0;
   uint64_t dir_entries_ = 0;

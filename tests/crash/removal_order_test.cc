@@ -448,6 +448,9 @@ TEST_F(RemovalOrderTest, OpenSweepOfHomesComparesNames) {
   ASSERT_EQ(0, unlink((home + "/" + files[5]).c_str()));
   const std::string stray = home + "/" + KvFileName(Key(5), 999999);
   ASSERT_TRUE(std::ofstream(stray) << "a value no entry names");
+  // As a crash leaves it: without the clean-close marker, which would tell
+  // Open that there is nothing to sweep.
+  ASSERT_EQ(0, unlink((dbname_ + "/CLOSED").c_str()));
   DB* db = nullptr;
   ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
   std::unique_ptr<DB> holder(db);

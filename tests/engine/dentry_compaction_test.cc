@@ -431,6 +431,9 @@ TEST_F(DentryCompactionTest, OpenRemovesWhatNoLiveSstOwns) {
     ASSERT_TRUE(f->Append("not a meta file").ok());
     ASSERT_TRUE(f->Close().ok());
   }
+  // As a crash leaves it: without the clean-close marker, which would tell
+  // Open that there is nothing to sweep.
+  ASSERT_EQ(0, unlink((dbname_ + "/CLOSED").c_str()));
   Open();
   WaitIdle();
   struct stat st;

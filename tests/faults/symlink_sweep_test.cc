@@ -95,6 +95,9 @@ class SymlinkSweepTest : public testing::Test {
     }
     const std::string file = outside_ + "/precious";
     ASSERT_EQ(symlink(file.c_str(), (l0 + "/000902.sst").c_str()), 0);
+    // As a crash leaves them: without the clean-close marker, so that the
+    // next Open sweeps.
+    ASSERT_EQ(unlink((dbname_ + "/CLOSED").c_str()), 0);
   }
 
   void ExpectOutsideIntact(const char* after) {
