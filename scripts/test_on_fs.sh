@@ -43,7 +43,7 @@ echo "test_on_fs: $(findmnt -n -o FSTYPE,SOURCE,OPTIONS "$mnt") at $mnt;" \
   "DELSM_TEST_DIR=$DELSM_TEST_DIR"
 status=0
 (cd "$build" && nice ctest "$@") || status=$?
-left=$(find "$DELSM_TEST_DIR" -mindepth 1 -maxdepth 1 | wc -l)
-echo "test_on_fs: ctest exited $status on $fs;" \
-  "$left entries left in DELSM_TEST_DIR (kept tests' directories)"
+left=$(find "$DELSM_TEST_DIR" -mindepth 1 -maxdepth 1 -printf '%f ')
+echo "test_on_fs: ctest exited $status on $fs; left in DELSM_TEST_DIR" \
+  "(removed with the image): ${left:-nothing}"
 exit "$status"
