@@ -23,7 +23,8 @@ def main():
     if not os.access(os.path.join(bin_dir, "db_bench"), os.X_OK):
         print("SKIP: db_bench not built")
         return 77
-    scratch = tempfile.mkdtemp(prefix="compare_interrupt.")
+    scratch = tempfile.mkdtemp(prefix="compare_interrupt.",
+                               dir=os.environ.get("DELSM_TEST_DIR") or None)
     try:
         return run(compare, bin_dir, scratch)
     finally:

@@ -19,7 +19,7 @@ if [ -z "$PY" ]; then
   echo "SKIP: no python among '$*' can import matplotlib"
   exit 77
 fi
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/compare_replot.XXXXXX") || exit 1
+TMP=$(mktemp -d "${DELSM_TEST_DIR:-${TMPDIR:-/tmp}}/compare_replot.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 FAILED=0
 

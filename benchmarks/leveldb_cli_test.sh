@@ -20,7 +20,7 @@ if [ ! -x "$BIN" ]; then
   echo "SKIP: $BIN not built${2:+: $2}"
   exit 77
 fi
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/leveldb_cli.XXXXXX") || exit 1
+TMP=$(mktemp -d "${DELSM_TEST_DIR:-${TMPDIR:-/tmp}}/leveldb_cli.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 FAILED=0
 BUILD=

@@ -6,7 +6,7 @@
 # Usage: readahead_io_bench_test.sh READAHEAD_IO_BENCH
 set -eu
 bench=$1
-dir=$(mktemp -d "${TMPDIR:-/tmp}/readahead_io_bench_test.XXXXXX")
+dir=$(mktemp -d "${DELSM_TEST_DIR:-${TMPDIR:-/tmp}}/readahead_io_bench_test.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 i=0
 expected_bytes=0

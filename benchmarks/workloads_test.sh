@@ -14,7 +14,7 @@ if [ ! -x "$BIN" ]; then
   echo "SKIP: $BIN not built"
   exit 77
 fi
-TMP=$(mktemp -d /tmp/bench_workloads.XXXXXX) || exit 1
+TMP=$(mktemp -d "${DELSM_TEST_DIR:-${TMPDIR:-/tmp}}/bench_workloads.XXXXXX") || exit 1
 trap 'rm -rf "$TMP"' EXIT
 NUM=${BENCH_TEST_NUM:-200}
 FAILED=0

@@ -21,6 +21,7 @@
 #include "db/snapshot.h"
 #include "db/version_edit.h"
 #include "delsm/delsm.h"
+#include "fs/inode_headroom.h"
 #include "leveldb/cache.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
@@ -378,6 +379,13 @@ class DBImpl : public DB {
 
   // Properties (db_impl_properties.cc).
   std::string StatsString() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The inode headroom (fs/inode_headroom.h) of the file system holding
+  // the database, at the live SSTs' allocated bytes per inode.
+  Status ProjectHeadroom(InodeHeadroom* headroom)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Warns in the LOG when inodes run out before space: at Open, then
+  // after a flush only when that becomes so (InodeHeadroomWarns).
+  void CheckInodeHeadroom() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Constant after construction.
   Env* const env_;
@@ -416,6 +424,8 @@ class DBImpl : public DB {
   // A flush worker is waiting out a retry backoff: no worker starts a flush
   // meanwhile (retrying at once would fail the same way).
   bool flush_retry_pending_ GUARDED_BY(mutex_) = false;
+  // The LOG has warned that inodes run out first (CheckInodeHeadroom).
+  bool inode_headroom_warned_ GUARDED_BY(mutex_) = false;
   // Bumped by RequeueFlushes: a build that started under an older value is
   // discarded when it ends, so that SST numbers (which order L0: the
   // higher number holds the newer writes) keep increasing with the queue

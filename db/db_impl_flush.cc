@@ -97,6 +97,8 @@ void DBImpl::FlushThreadMain() {
     Status s = CommitBuiltFlushes(&retryable);
     if (s.ok()) {
       retry_backoff_micros = 0;
+      // New KV files took inodes: warn if they now run out first.
+      CheckInodeHeadroom();
     } else if (retryable) {
       flush_retry_pending_ = true;
       RetryLater(s, &retry_backoff_micros);

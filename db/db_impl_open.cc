@@ -663,6 +663,7 @@ Status DBImpl::Open(const char* env_spec) {
     if (sweep) RemoveUnreferencedValues();
     RemoveObsoleteFiles();
     if (sweep) RemoveUnownedDirEntries();
+    CheckInodeHeadroom();
     flush_threads_running_ = tuning_.flush_threads;
     compaction_thread_running_ = true;
     for (int i = 0; i < tuning_.flush_threads; i++) {

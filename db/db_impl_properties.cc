@@ -7,6 +7,7 @@
 #include "db/memtable.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
+#include "fs/inode_headroom.h"
 #include "fs/posix_file_system.h"
 #include "util/mutexlock.h"
 
@@ -65,6 +66,38 @@ std::string DBImpl::StatsString() {
                 d.max_parallel_flushes);
   out.append(buf);
   return out;
+}
+
+Status DBImpl::ProjectHeadroom(InodeHeadroom* headroom) {
+  mutex_.AssertHeld();
+  // What the live SSTs allocate (KV files in whole blocks, meta files) over
+  // their directory entries, each an inode; SSTs of a manifest that did not
+  // record these are left out.
+  uint64_t bytes = 0, inodes = 0;
+  Version* v = versions_->current();
+  for (int level = 0; level < config::kNumLevels; level++) {
+    for (const FileMetaData* f : v->files(level)) {
+      if (f->disk_bytes == 0 || f->dir_entries == 0) continue;
+      bytes += f->disk_bytes;
+      inodes += f->dir_entries;
+    }
+  }
+  // statfs under mutex_: it reads counters the kernel keeps (no I/O), and
+  // a flush's warning is then in the LOG before anyone sees the flush end.
+  FileSystemSpace space;
+  Status s = fs_->GetSpace(dbname_, &space);
+  if (s.ok()) *headroom = ProjectInodeHeadroom(space, bytes, inodes);
+  return s;
+}
+
+void DBImpl::CheckInodeHeadroom() {
+  mutex_.AssertHeld();
+  InodeHeadroom headroom;
+  // A file system that cannot say (a memory one) has nothing to warn of.
+  if (!ProjectHeadroom(&headroom).ok()) return;
+  if (InodeHeadroomWarns(headroom, &inode_headroom_warned_)) {
+    Log(options_.info_log, "%s\n", InodeHeadroomWarning(headroom).c_str());
+  }
 }
 
 bool DBImpl::GetProperty(const Slice& property, std::string* value) {
@@ -200,6 +233,12 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
       }
       std::snprintf(buf, sizeof(buf), "%" PRIu64, inodes);
       *value = buf;
+      return true;
+    }
+    if (in == Slice("inode-headroom")) {
+      InodeHeadroom headroom;
+      if (!ProjectHeadroom(&headroom).ok()) return false;
+      *value = headroom.ToString();
       return true;
     }
     if (in == Slice("fs-free-inodes")) {

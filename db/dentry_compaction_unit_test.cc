@@ -23,6 +23,7 @@
 #include "table/meta_file.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_builder.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
@@ -66,10 +67,8 @@ class DentryCompactionUnitTest : public testing::Test {
  protected:
   DentryCompactionUnitTest()
       : icmp_(BytewiseComparator()), bloom_(NewBloomFilterPolicy(10)) {
-    char tmpl[] = "/tmp/delsm_dentry_compaction_test.XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    EXPECT_NE(d, nullptr);
-    root_ = d != nullptr ? d : "";
+    root_ = delsm_test::MakeTestDir("delsm_dentry_compaction_test");
+    EXPECT_FALSE(root_.empty());
     options_.comparator = &icmp_;
     options_.filter_policy = bloom_.get();
     options_.fs = FileSystem::Default();

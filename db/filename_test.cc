@@ -8,6 +8,7 @@
 
 #include "gtest/gtest.h"
 #include "leveldb/env.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
@@ -148,9 +149,8 @@ TEST(FileNameTest, ParseSstDirName) {
 class SetCurrentFileTest : public testing::Test {
  protected:
   SetCurrentFileTest() {
-    char tmpl[] = "/tmp/delsm_filename_test_XXXXXX";
-    EXPECT_NE(nullptr, mkdtemp(tmpl));
-    dir_ = tmpl;
+    dir_ = delsm_test::MakeTestDir("delsm_filename_test");
+    EXPECT_FALSE(dir_.empty());
   }
   ~SetCurrentFileTest() override {
     std::vector<std::string> children;

@@ -18,6 +18,7 @@
 #include "util/coding.h"
 #include "util/crc32c.h"
 #include "util/random.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace log {
@@ -430,9 +431,8 @@ TEST_F(LogTest, InitialOffsetStartsAtFirstRecordAtOrAfterIt) {
 // The same format through real files: write, "crash" by truncating the
 // file inside the last record, and read back what survived.
 TEST(LogFileTest, RealFileWithTornTail) {
-  char dir_template[] = "/tmp/delsm_log_test_XXXXXX";
-  ASSERT_NE(nullptr, mkdtemp(dir_template));
-  const std::string dir = dir_template;
+  const std::string dir = delsm_test::MakeTestDir("delsm_log_test");
+  ASSERT_FALSE(dir.empty());
   const std::string fname = dir + "/000001.log";
   Env* env = Env::Default();
 

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "table/key_codec.h"
 #include "table/meta_file.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
@@ -40,9 +41,8 @@ std::string NameOf(const std::string& user_key, SequenceNumber sequence,
 class SstDirRemovalTest : public testing::Test {
  protected:
   void SetUp() override {
-    char tmpl[] = "/tmp/sst_dir_removal_test.XXXXXX";
-    ASSERT_NE(mkdtemp(tmpl), nullptr);
-    path_ = tmpl;
+    path_ = delsm_test::MakeTestDir("sst_dir_removal_test");
+    ASSERT_FALSE(path_.empty());
     ASSERT_TRUE(FileSystem::Default()->OpenDirectory(path_, &dir_).ok());
   }
   void TearDown() override {

@@ -17,6 +17,7 @@
 #include "leveldb/comparator.h"
 #include "leveldb/env.h"
 #include "port/port.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
@@ -191,10 +192,8 @@ class FailingSyncEnv : public EnvWrapper {
 class VersionSetTest : public testing::Test {
  protected:
   VersionSetTest() : icmp_(BytewiseComparator()) {
-    char tmpl[] = "/tmp/delsm_version_set_test.XXXXXX";
-    const char* made = mkdtemp(tmpl);
-    EXPECT_NE(nullptr, made);
-    dbname_ = made != nullptr ? made : "/tmp/delsm_version_set_test.failed";
+    dbname_ = delsm_test::MakeTestDir("delsm_version_set_test");
+    EXPECT_FALSE(dbname_.empty());
     options_.env = Env::Default();
     options_.comparator = BytewiseComparator();
     tuning_.l0_compaction_entries = 100;

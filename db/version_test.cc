@@ -21,6 +21,7 @@
 #include "port/port.h"
 #include "table/merging_iterator.h"
 #include "table/sst_dir_builder.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
@@ -36,10 +37,8 @@ class VersionReadTest : public testing::Test {
  protected:
   VersionReadTest()
       : icmp_(BytewiseComparator()), filter_(NewBloomFilterPolicy(10)) {
-    char tmpl[] = "/tmp/delsm_version_test.XXXXXX";
-    const char* made = mkdtemp(tmpl);
-    EXPECT_NE(nullptr, made);
-    dbname_ = made != nullptr ? made : "/tmp/delsm_version_test.failed";
+    dbname_ = delsm_test::MakeTestDir("delsm_version_test");
+    EXPECT_FALSE(dbname_.empty());
     options_.env = Env::Default();
     options_.comparator = BytewiseComparator();
     sst_options_.comparator = &icmp_;

@@ -47,6 +47,21 @@ struct KvFileInfo {
   uint64_t blocks_512 = 0;  // st_blocks
 };
 
+// What the file system holding a path says of its free space and inodes
+// (statfs/statvfs for the POSIX implementation).
+struct FileSystemSpace {
+  uint64_t block_size = 0;     // f_frsize: the allocation unit, in bytes
+  uint64_t total_inodes = 0;   // f_files (0 where the FS has no fixed count)
+  uint64_t free_inodes = 0;    // f_favail: free to an unprivileged user
+  uint64_t free_bytes = 0;     // f_bavail * f_frsize
+  std::string type;            // "ext4" (also ext2/3), "xfs", "btrfs",
+                               // "tmpfs", else f_type in hex
+  // Inodes are made from free space as files are created (XFS, up to its
+  // share of the space, imaxpct; btrfs, which reports no inode counts),
+  // not fixed when the file system was made (ext4: mkfs -i / -N).
+  bool dynamic_inodes = false;
+};
+
 // A file opened for reading, for callers that read one file many times (a
 // meta file holding inline values) and would otherwise pay an open and a
 // close per read. Holds a descriptor while the process has them to spare
@@ -166,6 +181,11 @@ class FileSystem {
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
   // True if `path` exists (any kind of file).
   virtual bool Exists(const std::string& path) = 0;
+  // The free space and inodes of the file system holding `path`. The
+  // default asks the kernel (GetFileSystemSpace, posix_file_system.h); a
+  // FileSystem that keeps its files elsewhere says what it has, or
+  // NotSupported.
+  virtual Status GetSpace(const std::string& path, FileSystemSpace* space);
 
   // Names of every entry of the directory at `path` except "." and "..",
   // in no particular order: OpenDirectory and Directory::List, so a

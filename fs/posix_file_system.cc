@@ -5,11 +5,13 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/statvfs.h>
 #include <sys/types.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -70,12 +72,43 @@ class PosixFileSystem final : public FileSystem {
 Status GetFileSystemSpace(const std::string& path, FileSystemSpace* space) {
   struct statvfs vfs;
   if (statvfs(path.c_str(), &vfs) != 0) return PosixError(path, errno, true);
+  struct statfs fs;
+  if (statfs(path.c_str(), &fs) != 0) return PosixError(path, errno, true);
   space->block_size = static_cast<uint64_t>(vfs.f_frsize);
   space->total_inodes = static_cast<uint64_t>(vfs.f_files);
   space->free_inodes = static_cast<uint64_t>(vfs.f_favail);
   space->free_bytes =
       static_cast<uint64_t>(vfs.f_bavail) * static_cast<uint64_t>(vfs.f_frsize);
+  // Magic numbers of <linux/magic.h>.
+  const uint64_t magic = static_cast<uint64_t>(fs.f_type) & 0xffffffffu;
+  space->dynamic_inodes = vfs.f_files == 0;
+  switch (magic) {
+    case 0xef53:
+      space->type = "ext4";
+      break;
+    case 0x58465342:
+      space->type = "xfs";
+      space->dynamic_inodes = true;
+      break;
+    case 0x9123683e:
+      space->type = "btrfs";
+      space->dynamic_inodes = true;
+      break;
+    case 0x01021994:
+      space->type = "tmpfs";
+      break;
+    default: {
+      char hex[32];
+      std::snprintf(hex, sizeof(hex), "0x%llx",
+                    static_cast<unsigned long long>(magic));
+      space->type = hex;
+    }
+  }
   return Status::OK();
+}
+
+Status FileSystem::GetSpace(const std::string& path, FileSystemSpace* space) {
+  return GetFileSystemSpace(path, space);
 }
 
 int RemoveTreeAt(const std::string& path) {

@@ -15,13 +15,7 @@
 
 namespace leveldb {
 
-// What statvfs(2) says of the file system holding `path`.
-struct FileSystemSpace {
-  uint64_t block_size = 0;     // f_frsize: the allocation unit, in bytes
-  uint64_t total_inodes = 0;   // f_files (0 where the FS has no fixed count)
-  uint64_t free_inodes = 0;    // f_favail: free to an unprivileged user
-  uint64_t free_bytes = 0;     // f_bavail * f_frsize
-};
+// What statvfs(2) and statfs(2) say of the file system holding `path`.
 Status GetFileSystemSpace(const std::string& path, FileSystemSpace* space);
 
 // Remove `path` and everything below it (a file or a directory tree,

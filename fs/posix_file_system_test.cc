@@ -13,6 +13,7 @@
 
 #include "fs/mem_file_system.h"
 #include "gtest/gtest.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
@@ -24,10 +25,8 @@ class FileSystemContractTest : public testing::TestWithParam<std::string> {
   FileSystemContractTest()
       : mem_fs_(GetParam() == "memory" ? NewMemFileSystem() : nullptr),
         fs_(mem_fs_ != nullptr ? mem_fs_.get() : FileSystem::Default()) {
-    char tmpl[] = "/tmp/delsm_fs_test.XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    EXPECT_NE(d, nullptr);
-    root_ = d ? d : "/tmp";
+    root_ = delsm_test::MakeTestDir("delsm_fs_test");
+    EXPECT_FALSE(root_.empty());
     EXPECT_TRUE(fs_->CreateDir(root_, true).ok());
   }
   ~FileSystemContractTest() override {
@@ -218,10 +217,8 @@ INSTANTIATE_TEST_SUITE_P(Implementations, FileSystemContractTest,
 // points at: a directory opened at one only syncs (a database directory
 // may be a link the user made), a file that is one does not read.
 TEST(PosixSymlinkTest, LinksAreNotFollowed) {
-  char tmpl[] = "/tmp/delsm_fs_symlink.XXXXXX";
-  const char* d = mkdtemp(tmpl);
-  ASSERT_NE(d, nullptr);
-  const std::string root = d;
+  const std::string root = delsm_test::MakeTestDir("delsm_fs_symlink");
+  ASSERT_FALSE(root.empty());
   FileSystem* fs = FileSystem::Default();
   ASSERT_TRUE(fs->CreateDir(root + "/outside", false).ok());
   ASSERT_TRUE(fs->CreateDir(root + "/sst", false).ok());

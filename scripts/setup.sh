@@ -11,6 +11,7 @@ PACKAGES=(build-essential cmake pkg-config libleveldb-dev libsnappy-dev
           iotop fio python3-matplotlib  # benchmarks/wa, benchmarks/fio
           liburing-dev  # benchmarks/readahead_io_bench (optional target)
           strace  # tests/engine/point_read_syscalls_test.py
+          xfsprogs btrfs-progs  # scripts/test_on_fs.sh, benchmarks/fs_compare.sh
           clang ccache)  # scripts/thread_safety.sh
 missing=()
 for p in "${PACKAGES[@]}"; do

@@ -24,6 +24,7 @@
 #include "table/meta_file.h"
 #include "table/sst_dir_builder.h"
 #include "util/coding.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
@@ -48,10 +49,8 @@ void SaveResult(void* arg, const Slice& key, const Slice& value) {
 class SstDirTest : public testing::Test {
  protected:
   SstDirTest() : icmp_(BytewiseComparator()), bloom_(NewBloomFilterPolicy(10)) {
-    char tmpl[] = "/tmp/delsm_sst_dir_test.XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    EXPECT_NE(d, nullptr);
-    root_ = d ? d : "";
+    root_ = delsm_test::MakeTestDir("delsm_sst_dir_test");
+    EXPECT_FALSE(root_.empty());
     options_.comparator = &icmp_;
     options_.filter_policy = bloom_.get();
     options_.fs = FileSystem::Default();

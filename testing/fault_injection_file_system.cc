@@ -168,4 +168,9 @@ bool FaultInjectionFileSystem::Exists(const std::string& path) {
   return base_->Exists(path);
 }
 
+Status FaultInjectionFileSystem::GetSpace(const std::string& path,
+                                                 FileSystemSpace* space) {
+  return base_->GetSpace(path, space);
+}
+
 }  // namespace leveldb

@@ -58,6 +58,7 @@ class FaultInjectionFileSystem : public FileSystem, public FaultPlan<FsOp> {
   Status RemoveDir(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   bool Exists(const std::string& path) override;
+  Status GetSpace(const std::string& path, FileSystemSpace* space) override;
 
  private:
   FileSystem* const base_;

@@ -13,6 +13,7 @@
 #include "leveldb/filter_policy.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_builder.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
@@ -23,10 +24,8 @@ class FaultInjectionTest : public testing::Test {
       : fs_(FileSystem::Default()),
         icmp_(BytewiseComparator()),
         bloom_(NewBloomFilterPolicy(10)) {
-    char tmpl[] = "/tmp/delsm_fault_test.XXXXXX";
-    const char* d = mkdtemp(tmpl);
-    EXPECT_NE(d, nullptr);
-    root_ = d ? d : "";
+    root_ = delsm_test::MakeTestDir("delsm_fault_test");
+    EXPECT_FALSE(root_.empty());
     options_.comparator = &icmp_;
     options_.filter_policy = bloom_.get();
     options_.fs = &fs_;

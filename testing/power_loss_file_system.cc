@@ -176,4 +176,9 @@ bool PowerLossFileSystem::Exists(const std::string& path) {
   return base_->Exists(path);
 }
 
+Status PowerLossFileSystem::GetSpace(const std::string& path,
+                                            FileSystemSpace* space) {
+  return base_->GetSpace(path, space);
+}
+
 }  // namespace leveldb

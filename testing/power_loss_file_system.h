@@ -54,6 +54,7 @@ class PowerLossFileSystem : public FileSystem, public PowerLossState {
   Status RemoveDir(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
   bool Exists(const std::string& path) override;
+  Status GetSpace(const std::string& path, FileSystemSpace* space) override;
 
  private:
   friend class PowerLossDirectory;

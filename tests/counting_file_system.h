@@ -101,6 +101,10 @@ class CountingFileSystem : public leveldb::FileSystem {
     return base_->Rename(f, t);
   }
   bool Exists(const std::string& p) override { return base_->Exists(p); }
+  leveldb::Status GetSpace(const std::string& p,
+                           leveldb::FileSystemSpace* space) override {
+    return base_->GetSpace(p, space);
+  }
 
  private:
   void Count(const std::string& data) {

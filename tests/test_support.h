@@ -106,20 +106,33 @@ inline std::vector<std::string> ListDir(const std::string& path) {
   return names;
 }
 
-// A directory created by mkdtemp under /tmp; removed with its contents when
-// the object goes away. path() is empty if creation failed.
+// The directory every test makes its databases under: $DELSM_TEST_DIR if
+// set (the file system under test, e.g. a mount made by
+// scripts/test_on_fs.sh), else $TMPDIR if set, else /tmp.
+inline std::string TestRoot() {
+  for (const char* var : {"DELSM_TEST_DIR", "TMPDIR"}) {
+    const char* v = std::getenv(var);
+    if (v != nullptr && *v != '\0') return v;
+  }
+  return "/tmp";
+}
+
+// A fresh directory under TestRoot() made by mkdtemp from `prefix`; empty
+// if it could not be made.
+inline std::string MakeTestDir(const std::string& prefix) {
+  std::string templ = TestRoot() + "/" + prefix + "_XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  return mkdtemp(buf.data()) != nullptr ? std::string(buf.data())
+                                        : std::string();
+}
+
+// A MakeTestDir directory, removed with its contents when the object goes
+// away. path() is empty if creation failed.
 class TempDir {
  public:
-  // Under $TMPDIR if set (e.g. a quiet, dedicated file system), else /tmp.
-  explicit TempDir(const std::string& prefix = "delsm_test") {
-    const char* root = std::getenv("TMPDIR");
-    std::string templ = std::string(root != nullptr && *root != '\0' ? root
-                                                                       : "/tmp") +
-                        "/" + prefix + "_XXXXXX";
-    std::vector<char> buf(templ.begin(), templ.end());
-    buf.push_back('\0');
-    if (mkdtemp(buf.data()) != nullptr) path_ = buf.data();
-  }
+  explicit TempDir(const std::string& prefix = "delsm_test")
+      : path_(MakeTestDir(prefix)) {}
   ~TempDir() {
     if (!path_.empty()) RemoveTree(path_);
   }

@@ -15,6 +15,7 @@
 #include "db/dbformat.h"
 #include "db/filename.h"
 #include "db/version.h"
+#include "fs/posix_file_system.h"
 #include "tools/tool_util.h"
 
 namespace delsm_tool {
@@ -185,11 +186,17 @@ Status CollectDiskStats(leveldb::DbView* view, bool progress,
   stats->fs_free_bytes = static_cast<uint64_t>(vfs.f_bavail) * vfs.f_frsize;
   stats->fs_total_inodes = vfs.f_files;
   stats->fs_free_inodes = vfs.f_favail;
+  leveldb::FileSystemSpace space;
+  s = leveldb::GetFileSystemSpace(db, &space);
+  if (!s.ok()) return s;
+  stats->headroom = leveldb::ProjectInodeHeadroom(
+      space, stats->total.allocated_bytes, stats->total.inodes);
   return Status::OK();
 }
 
 void PrintDiskStats(const std::string& dbname, const DiskStats& stats,
                     bool json) {
+  const leveldb::InodeHeadroom& h = stats.headroom;
   if (json) {
     JsonWriter w;
     w.BeginObject();
@@ -226,6 +233,23 @@ void PrintDiskStats(const std::string& dbname, const DiskStats& stats,
     w.Field("free_bytes", stats.fs_free_bytes);
     w.Field("total_inodes", stats.fs_total_inodes);
     w.Field("free_inodes", stats.fs_free_inodes);
+    w.Field("type", h.space.type);
+    w.Field("dynamic_inodes", h.space.dynamic_inodes);
+    w.EndObject();
+    // Counts that are no limit (kUnlimited) are left out.
+    w.Key("inode_headroom");
+    w.BeginObject();
+    if (h.values() != leveldb::InodeHeadroom::kUnlimited) {
+      w.Field("values", h.values());
+    }
+    w.Field("first_limit", h.inodes_first() ? "inodes" : "space");
+    if (h.values_until_inodes != leveldb::InodeHeadroom::kUnlimited) {
+      w.Field("values_until_inodes", h.values_until_inodes);
+    }
+    if (h.values_until_space != leveldb::InodeHeadroom::kUnlimited) {
+      w.Field("values_until_space", h.values_until_space);
+    }
+    w.Field("bytes_per_value", h.bytes_per_value);
     w.EndObject();
     w.EndObject();
     w.Finish();
@@ -252,6 +276,19 @@ void PrintDiskStats(const std::string& dbname, const DiskStats& stats,
       static_cast<unsigned long long>(stats.fs_total_bytes),
       static_cast<unsigned long long>(stats.fs_free_inodes),
       static_cast<unsigned long long>(stats.fs_total_inodes));
+  auto count = [](uint64_t n) {
+    return n == leveldb::InodeHeadroom::kUnlimited ? std::string("unlimited")
+                                                   : std::to_string(n);
+  };
+  std::printf(
+      "inode headroom: %s more values, %s run out first (%s until inodes, %s "
+      "until space at %llu bytes a value%s; %s inodes, %s)\n",
+      count(h.values()).c_str(), h.inodes_first() ? "inodes" : "space",
+      count(h.values_until_inodes).c_str(),
+      count(h.values_until_space).c_str(),
+      static_cast<unsigned long long>(h.bytes_per_value),
+      h.assumed ? ", assumed" : "", h.space.dynamic_inodes ? "dynamic" : "fixed",
+      h.space.type.c_str());
 }
 
 }  // namespace delsm_tool

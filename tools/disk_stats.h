@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/inode_headroom.h"
 #include "leveldb/status.h"
 #include "tools/db_view.h"
 
@@ -35,6 +36,9 @@ struct DiskStats {
   uint64_t fs_total_bytes = 0, fs_free_bytes = 0;    // f_blocks, f_bavail
   uint64_t fs_total_inodes = 0, fs_free_inodes = 0;  // f_files, f_favail
   uint64_t wal_files = 0;  // WALs the next Open would replay
+  // Further values the file system holds before its inodes or its space
+  // run out, at the database's allocated bytes per inode (the total's).
+  leveldb::InodeHeadroom headroom;
 };
 
 // Walks the database `view` shows. Entries, tombstones and inline values

@@ -391,11 +391,16 @@ class PosixEnv final : public Env {
   }
 
   Status GetTestDirectory(std::string* result) override {
+    // $TEST_TMPDIR as LevelDB; else a directory of this user's under
+    // $DELSM_TEST_DIR (the file system DeLSM's tests run on), else /tmp.
     const char* env_dir = std::getenv("TEST_TMPDIR");
+    const char* root = std::getenv("DELSM_TEST_DIR");
     if (env_dir != nullptr && env_dir[0] != '\0') {
       *result = env_dir;
     } else {
-      *result = "/tmp/leveldbtest-" + std::to_string(::geteuid());
+      *result = std::string(root != nullptr && root[0] != '\0' ? root
+                                                                : "/tmp") +
+                "/leveldbtest-" + std::to_string(::geteuid());
     }
     CreateDir(*result);  // Usually exists already; that is fine.
     return Status::OK();

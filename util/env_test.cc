@@ -23,10 +23,8 @@ namespace leveldb {
 class EnvPosixTest : public testing::Test {
  public:
   EnvPosixTest() : env_(Env::Default()) {
-    char tmpl[] = "/tmp/delsm_env_test-XXXXXX";
-    char* made = mkdtemp(tmpl);
-    EXPECT_NE(nullptr, made);
-    dir_ = made != nullptr ? made : "/tmp";
+    dir_ = delsm_test::MakeTestDir("delsm_env_test");
+    EXPECT_FALSE(dir_.empty());
   }
   ~EnvPosixTest() override { delsm_test::RemoveTree(dir_); }
 

@@ -166,6 +166,19 @@ TEST_F(DelsmToolTest, StatsEqualWhatTheFileSystemSays) {
   ASSERT_TRUE(TopField(r.out, "free_bytes", &v));
   EXPECT_NEAR(static_cast<double>(vfs.f_bavail) * vfs.f_frsize,
               static_cast<double>(v), vfs.f_blocks * vfs.f_frsize / 100.0);
+  // The inode headroom, at the database's allocated bytes per inode.
+  uint64_t allocated = 0, inodes = 0, per_value = 0, until_space = 0;
+  ASSERT_TRUE(AreaField(r.out, "total", "allocated_bytes", &allocated));
+  ASSERT_TRUE(AreaField(r.out, "total", "inodes", &inodes));
+  ASSERT_TRUE(TopField(r.out, "bytes_per_value", &per_value)) << r.out;
+  ASSERT_GT(inodes, 0u);
+  EXPECT_EQ((allocated + inodes - 1) / inodes, per_value);
+  ASSERT_TRUE(TopField(r.out, "values_until_space", &until_space));
+  EXPECT_NEAR(static_cast<double>(vfs.f_bavail) * vfs.f_frsize / per_value,
+              static_cast<double>(until_space),
+              vfs.f_blocks * vfs.f_frsize / 100.0 / per_value);
+  EXPECT_NE(std::string::npos,
+            Shell(Tool("stats --quiet " + db_)).out.find("inode headroom: "));
 }
 
 TEST_F(DelsmToolTest, ReadOnlyCommandsChangeNothing) {

@@ -129,21 +129,19 @@ bool EnvFlag(const char* name) {
 bool SweepAll() { return EnvFlag("DELSM_SWEEP_ALL"); }
 bool SweepKnown() { return EnvFlag("DELSM_SWEEP_KNOWN"); }
 
-// The directory the sweep's databases live in: under $TMPDIR if set, else
-// in /dev/shm when it is there (a real file system whose syncfs and fsync
-// return at once: the sweep opens databases thousands of times, and on a
-// shared disk each Open's sync waits for everybody's dirty data), else
-// /tmp. Removed with its contents when the object goes away.
+// The directory the sweep's databases live in: under TestRoot() when
+// $DELSM_TEST_DIR or $TMPDIR names one, else in /dev/shm when it is there
+// (a real file system whose syncfs and fsync return at once: the sweep
+// opens databases thousands of times, and on a shared disk each Open's
+// sync waits for everybody's dirty data), else /tmp. Removed with its
+// contents when the object goes away.
 class SweepDir {
  public:
   SweepDir() {
-    const char* tmpdir = std::getenv("TMPDIR");
-    std::string root = "/tmp";
+    std::string root = delsm_test::TestRoot();
     struct stat st;
-    if (tmpdir != nullptr && *tmpdir != '\0') {
-      root = tmpdir;
-    } else if (stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
-               access("/dev/shm", W_OK) == 0) {
+    if (root == "/tmp" && stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+        access("/dev/shm", W_OK) == 0) {
       root = "/dev/shm";
     }
     std::string templ = root + "/delsm_recovery_sweep_XXXXXX";

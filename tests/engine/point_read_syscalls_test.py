@@ -29,7 +29,9 @@ def main():
     if strace is None:
         print("strace is not installed: skipped")
         return 77
-    with tempfile.TemporaryDirectory(prefix="point_read_syscalls.") as tmp:
+    with tempfile.TemporaryDirectory(
+            prefix="point_read_syscalls.",
+            dir=os.environ.get("DELSM_TEST_DIR") or None) as tmp:
         db = os.path.join(tmp, "db")
         common = [db_bench, "--db=" + db, "--num=%d" % NUM,
                   "--value_size=%d" % VALUE_SIZE, "--inline_threshold=0",

@@ -11,12 +11,12 @@
 #               that is not on any search path (tests/install/install.cmake)
 # Environment: CMAKE, CC, and CONSUMER_FLAGS (compiler and linker flags for
 # the consumers, e.g. the sanitizer a sanitized build was made with).
-# Everything happens under one scratch folder ($TMPDIR or /tmp), removed at
-# the end.
+# Everything happens under one scratch folder (under $DELSM_TEST_DIR, else
+# $TMPDIR, else /tmp), removed at the end.
 set -u
 BUILD=$1 SRC=$2 LIBDIR=$3 SO1_CLIENT=$4
 CMAKE=${CMAKE:-cmake}
-scratch=$(mktemp -d "${TMPDIR:-/tmp}/install_test.XXXXXX") || exit 2
+scratch=$(mktemp -d "${DELSM_TEST_DIR:-${TMPDIR:-/tmp}}/install_test.XXXXXX") || exit 2
 trap 'rm -rf "$scratch"' EXIT
 prefix=$scratch/prefix
 failed=0

@@ -195,7 +195,9 @@ static void OpenWithTuning(const char* scratch) {
 }
 
 int main(void) {
-  const char* tmp = getenv("TMPDIR");
+  /* Under $DELSM_TEST_DIR, else $TMPDIR, else /tmp, as the C++ tests. */
+  const char* tmp = getenv("DELSM_TEST_DIR");
+  if (tmp == NULL || tmp[0] == '\0') tmp = getenv("TMPDIR");
   char scratch[4096];
   snprintf(scratch, sizeof(scratch), "%s/c_tuning_test.XXXXXX",
            tmp != NULL && tmp[0] != '\0' ? tmp : "/tmp");

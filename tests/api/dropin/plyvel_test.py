@@ -24,7 +24,7 @@ compression, two child processes of this interpreter (it must be Debian's
 Afterwards the database must be in DeLSM's layout: no LevelDB table left and
 DeLSM's LOG reporting the committed conversion. The data is random: the seed
 is printed and DELSM_TEST_SEED=<n> (or PLYVEL_TEST_SEED) replays it. Working files go to a
-directory of their own under $TMPDIR (or /tmp), removed when the test passes.
+directory of their own under $DELSM_TEST_DIR (else $TMPDIR, else /tmp), removed when the test passes.
 A missing plyvel fails the test (CI installs python3-plyvel).
 """
 
@@ -250,7 +250,8 @@ def driver(dropin_dir):
     seed = int(given, 0) if given else random.randrange(2**32)
     print("plyvel_dropin: seed %d (replay with DELSM_TEST_SEED=%d)" %
           (seed, seed), flush=True)
-    work = tempfile.mkdtemp(prefix="plyvel_test.")
+    work = tempfile.mkdtemp(prefix="plyvel_test.",
+                            dir=os.environ.get("DELSM_TEST_DIR") or None)
     base_env = {k: v for k, v in os.environ.items()
                 if k not in ("LD_LIBRARY_PATH", "LD_PRELOAD")}
     dropin_env = dict(base_env, LD_LIBRARY_PATH=os.path.realpath(dropin_dir))

@@ -192,16 +192,11 @@ class Soak {
 
   void SetUpDirectory() {
     if (args_.dir.empty()) {
-      // Under $TMPDIR if set, like the tests' TempDir.
-      const char* root = std::getenv("TMPDIR");
-      std::string templ = std::string(root != nullptr && *root != '\0'
-                                          ? root
-                                          : "/tmp") +
-                          "/crash_soak_XXXXXX";
-      if (mkdtemp(&templ[0]) == nullptr) {
+      // Under delsm_test::TestRoot(), like the tests' TempDir.
+      dir_ = delsm_test::MakeTestDir("crash_soak");
+      if (dir_.empty()) {
         HarnessFailure(std::string("mkdtemp: ") + std::strerror(errno));
       }
-      dir_ = templ;
       own_dir_ = true;
     } else {
       dir_ = args_.dir;
