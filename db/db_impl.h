@@ -106,6 +106,11 @@ class DBImpl : public DB {
   // TEST_CompactRange). Returns the compaction's status.
   Status TEST_CompactRange(int level, const Slice* begin, const Slice* end)
       LOCKS_EXCLUDED(mutex_);
+  // Compactions no longer retire the kDeferred WALs their sync made
+  // unneeded (ReleaseDeferredLogs): they stay for the retention time, as a
+  // kSyncfs WAL stays until its durability round, so that a test can
+  // reopen with WALs whose flushes were compacted out of L0.
+  void TEST_KeepDeferredLogsPastCompactions() LOCKS_EXCLUDED(mutex_);
 
  private:
   struct Writer;
@@ -192,6 +197,19 @@ class DBImpl : public DB {
   // Move the manifest's log floor up to LogFloor(0) and delete the WALs
   // below it.
   void AdvanceLogFloor() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // kDeferred: a compaction (or trivial move) syncs the file system before
+  // its commit (CompactionDurability), which makes every flush committed
+  // before the sync durable. Before the sync, it notes how many WALs
+  // deferred_logs_ has ever held (DeferredLogsCommitted()); after it, it
+  // calls ReleaseDeferredLogs with that count and its edit: those WALs
+  // leave deferred_logs_ and the edit moves the log floor past them, so the
+  // commit that may drop a tombstone (at its base level) also retires the
+  // older WAL whose put it deleted. Kept, such a WAL would be replayed at
+  // Open over the compaction's output, and a damaged or lost later WAL
+  // (the delete's) would bring the put back.
+  uint64_t DeferredLogsCommitted() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  void ReleaseDeferredLogs(uint64_t committed_before_sync, VersionEdit* edit)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void CompactionThreadMain() LOCKS_EXCLUDED(mutex_);
   // Parallel flush (Tuning::flush_threads workers run FlushThreadMain).
   struct Immutable;
@@ -482,6 +500,10 @@ class DBImpl : public DB {
   // WALs kept by Durability::kDeferred after their flush: number -> time
   // (micros) after which they may be deleted.
   std::deque<std::pair<uint64_t, uint64_t>> deferred_logs_ GUARDED_BY(mutex_);
+  // How many entries have left deferred_logs_ (expired or released by a
+  // compaction's sync) since Open: with its size, the count ever pushed.
+  uint64_t deferred_logs_released_ GUARDED_BY(mutex_) = 0;
+  bool keep_deferred_logs_for_test_ GUARDED_BY(mutex_) = false;
   // WALs of flushes committed in Durability::kSyncfs mode whose SSTs have
   // not been made durable yet, oldest first: appended by the flush thread at
   // its commit, popped by the durability thread once a syncfs that started

@@ -141,6 +141,7 @@ Status DBImpl::TrivialMove(Compaction* c) {
   FileMetaData* f = c->input(0, 0);
   const std::string from = SstDirName(dbname_, level, f->dir);
   const std::string to = SstDirName(dbname_, level + 1, f->dir);
+  const uint64_t committed_before_sync = DeferredLogsCommitted();
   mutex_.Unlock();
   Status s = fs_->Rename(from, to);
   if (s.ok()) {
@@ -150,6 +151,7 @@ Status DBImpl::TrivialMove(Compaction* c) {
   }
   mutex_.Lock();
   if (!s.ok()) return s;
+  ReleaseDeferredLogs(committed_before_sync, c->edit());
   c->edit()->RemoveFile(level, f->number);
   c->edit()->AddFile(level + 1, *f);
   s = ApplyEdit(c->edit());
@@ -198,6 +200,7 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
     t.dir_entries = dir_entries[f->dir];
     targets.push_back(std::move(t));
   }
+  const uint64_t committed_before_sync = DeferredLogsCommitted();
   mutex_.Unlock();
 
   Status s;
@@ -239,6 +242,14 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
     s = dc.MakeDurable(CompactionDurability(tuning_.durability),
                        LevelDirName(dbname_, level + 1));
   }
+  if (s.ok() && dc.outputs().empty() &&
+      tuning_.durability == delsm::Durability::kDeferred) {
+    // Nothing written, so nothing synced; the sync is what lets the commit
+    // release the WALs of the flushes before it (ReleaseDeferredLogs),
+    // which a compaction that dropped everything needs most.
+    s = MakeDirectoriesDurable(fs_, delsm::Durability::kSyncfs,
+                               {LevelDirName(dbname_, level + 1)});
+  }
   for (Cache::Handle* h : handles) table_cache_->Release(h);
   bool undone = true;
   if (!s.ok()) {
@@ -249,6 +260,7 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
   mutex_.Lock();
   if (!undone) left_for_open_sweep_ = true;
   if (s.ok()) {
+    ReleaseDeferredLogs(committed_before_sync, c->edit());
     c->AddInputDeletions(c->edit());
     dc.AddOutputsTo(level + 1, c->edit());
     // If this fails the record may or may not be in the manifest: the
@@ -469,6 +481,11 @@ Status DBImpl::TEST_FlushMemTable() {
   }
   if (s.ok()) s = bg_error_;
   return s;
+}
+
+void DBImpl::TEST_KeepDeferredLogsPastCompactions() {
+  MutexLock l(&mutex_);
+  keep_deferred_logs_for_test_ = true;
 }
 
 Status DBImpl::TEST_WaitForBackgroundWork() {

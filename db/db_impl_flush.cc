@@ -61,6 +61,30 @@ void DBImpl::AdvanceLogFloor() {
   }
 }
 
+uint64_t DBImpl::DeferredLogsCommitted() {
+  mutex_.AssertHeld();
+  return deferred_logs_released_ + deferred_logs_.size();
+}
+
+void DBImpl::ReleaseDeferredLogs(uint64_t committed_before_sync,
+                                 VersionEdit* edit) {
+  mutex_.AssertHeld();
+  // An entry is pushed when its flush commits, after the flush built (and
+  // wrote) its SST: those counted before the sync were covered by it. A WAL
+  // of a memtable not yet committed is held by LogFloor through imms_.
+  bool released = false;
+  while (!keep_deferred_logs_for_test_ && !deferred_logs_.empty() &&
+         deferred_logs_released_ < committed_before_sync) {
+    deferred_logs_.pop_front();
+    deferred_logs_released_++;
+    released = true;
+  }
+  if (released) {
+    edit->SetPrevLogNumber(0);
+    edit->SetLogNumber(LogFloor(0));
+  }
+}
+
 // Every flush worker runs this loop. A worker takes the oldest memtable no
 // one has taken, builds its L0 SST directory with mutex_ released, then
 // commits whatever is built at the front of the queue, in queue order.
@@ -76,6 +100,7 @@ void DBImpl::FlushThreadMain() {
       // A retained WAL's time is up (Durability::kDeferred): move the
       // manifest's log floor past it so it is deleted.
       deferred_logs_.pop_front();
+      deferred_logs_released_++;
       AdvanceLogFloor();
       continue;
     }

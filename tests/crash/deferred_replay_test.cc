@@ -7,10 +7,14 @@
 // directory the L0 copy is later linked into. The crash soak found exactly
 // that: the L0 -> L1 compaction failed with EEXIST, which stopped writes.
 //
-// The test builds that state on a real file system with manual compactions
-// of one level at a time (a clean close keeps deferred WALs just as a
-// SIGKILL does) and checks that writes and compactions go on, every key
-// reads back its last value, and the database holds no orphan afterwards.
+// A compaction's sync retires the kDeferred WALs of the flushes before it,
+// but kSyncfs keeps a WAL until its durability round, which a compaction
+// may beat; the test keeps the WALs past compactions
+// (TEST_KeepDeferredLogsPastCompactions) to build that state
+// deterministically, on a real file system with manual compactions of one
+// level at a time (a clean close keeps retained WALs just as a SIGKILL
+// does), and checks that writes and compactions go on, every key reads
+// back its last value, and the database holds no orphan afterwards.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -84,6 +88,7 @@ class DeferredReplayTest : public testing::Test {
     DB* db = nullptr;
     ASSERT_TRUE(delsm::Open(options, DeferredTuning(), dbname_, &db).ok());
     db_.reset(db);
+    impl()->TEST_KeepDeferredLogsPastCompactions();
   }
   DBImpl* impl() { return static_cast<DBImpl*>(db_.get()); }
 

@@ -222,15 +222,6 @@ std::string KnownAtOpen(const PointFacts& f) {
   if (f.kind == "manifest" && f.damage == Damage::kTruncate) {
     return "manifest truncated: read as a torn tail";
   }
-  // KNOWN: with kDeferred, WALs whose data a flush already made durable are
-  // retained and replayed at Open. A damaged (or removed) retained WAL
-  // loses its deletes while an older retained WAL's puts are replayed, and
-  // the compaction that had dropped the tombstone left nothing below to
-  // hide them: deleted keys come back (and a put a WAL's damage cut short
-  // can read NotFound). An open DeLSM defect; excluded until fixed.
-  if (f.mode->durability == delsm::Durability::kDeferred && f.kind == "wal") {
-    return "kDeferred: damaged retained WAL";
-  }
   return "";
 }
 
@@ -269,11 +260,6 @@ std::string KnownAtRepair(const PointFacts& f) {
   // defect; excluded until fixed.
   if (f.mode->kill == Kill::kRepair && f.repair_committed) {
     return "RepairDB after a repair killed past its commit";
-  }
-  // As for the Open checks: a damaged retained WAL is replayed by RepairDB
-  // as by Open (the KNOWN: above KnownAtOpen's kDeferred case).
-  if (f.mode->durability == delsm::Durability::kDeferred && k == "wal") {
-    return "kDeferred: damaged retained WAL";
   }
   return "";
 }
