@@ -190,6 +190,9 @@ class DBImpl : public DB {
   static void CompactionThreadEntry(void* db);
   void FlushThreadMain() LOCKS_EXCLUDED(mutex_);
   static void DurabilityThreadEntry(void* db);
+  // Starts the flush workers, the compaction thread and (kSyncfs) the
+  // durability thread; an IOError if the Env could not start one.
+  Status StartBackgroundThreads() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void DurabilityThreadMain() LOCKS_EXCLUDED(mutex_);
   // The oldest WAL still needed: that of imms_[first_unflushed] (or the live
   // one), or a retained one (deferred_logs_, unsynced_logs_) if older.

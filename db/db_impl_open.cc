@@ -5,7 +5,10 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <new>
 #include <set>
+#include <string>
+#include <system_error>
 #include <vector>
 
 #include "compat/leveldb/conversion.h"
@@ -664,16 +667,64 @@ Status DBImpl::Open(const char* env_spec) {
     RemoveObsoleteFiles();
     if (sweep) RemoveUnownedDirEntries();
     CheckInodeHeadroom();
-    flush_threads_running_ = tuning_.flush_threads;
-    compaction_thread_running_ = true;
-    for (int i = 0; i < tuning_.flush_threads; i++) {
+    s = StartBackgroundThreads();
+  }
+  return s;
+}
+
+namespace {
+// Env::StartThread returns nothing; the POSIX Env's (std::thread) throws
+// std::system_error when the system will not make a thread (EAGAIN:
+// RLIMIT_NPROC, threads-max, memory for a stack), and an Env of the
+// caller's may throw alike. Runs `start` and returns that as an IOError
+// naming `what`: no exception leaves the API.
+template <typename Start>
+Status StartThreadChecked(const char* what, Start start) {
+  std::string error;
+  try {
+    start();
+  } catch (const std::system_error& e) {
+    error = e.what();
+  } catch (const std::bad_alloc& e) {
+    error = e.what();
+  }
+  if (error.empty()) return Status::OK();
+  return Status::IOError(std::string("cannot start the ") + what + " thread",
+                         error);
+}
+}  // namespace
+
+// Each thread is counted as running before it starts (it waits for mutex_,
+// held here, before it looks), and uncounted if it could not start, so
+// ~DBImpl, which Open's caller runs when Open fails, stops and waits for
+// exactly the threads that did start. Everything recovery committed is
+// durable by then; the next Open finds it.
+Status DBImpl::StartBackgroundThreads() {
+  mutex_.AssertHeld();
+  for (int i = 0; i < tuning_.flush_threads; i++) {
+    flush_threads_running_++;
+    Status s = StartThreadChecked("flush", [this] {
       env_->StartThread(&DBImpl::FlushThreadEntry, this);
+    });
+    if (!s.ok()) {
+      flush_threads_running_--;
+      return s;
     }
+  }
+  compaction_thread_running_ = true;
+  Status s = StartThreadChecked("compaction", [this] {
     env_->StartThread(&DBImpl::CompactionThreadEntry, this);
-    if (tuning_.durability == delsm::Durability::kSyncfs) {
-      durability_thread_running_ = true;
+  });
+  if (!s.ok()) {
+    compaction_thread_running_ = false;
+    return s;
+  }
+  if (tuning_.durability == delsm::Durability::kSyncfs) {
+    durability_thread_running_ = true;
+    s = StartThreadChecked("durability", [this] {
       env_->StartThread(&DBImpl::DurabilityThreadEntry, this);
-    }
+    });
+    if (!s.ok()) durability_thread_running_ = false;
   }
   return s;
 }
