@@ -399,6 +399,9 @@ class DBImpl : public DB {
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // Properties (db_impl_properties.cc).
+  // False for a memory Env's database, whose SST directories are on a
+  // memory FileSystem (FileSystemForEnv): the disk at dbname_ is not its.
+  bool FileSystemIsTheDisk() const;
   std::string StatsString() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The inode headroom (fs/inode_headroom.h) of the file system holding
   // the database, at the live SSTs' allocated bytes per inode.

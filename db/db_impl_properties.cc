@@ -1,13 +1,19 @@
 // DB::GetProperty: LevelDB's properties plus DeLSM's "delsm.*" counters.
 #include <cinttypes>
 #include <cstdio>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "db/db_impl.h"
 #include "db/filename.h"
 #include "db/memtable.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
+#include "fs/file_system.h"
 #include "fs/inode_headroom.h"
+#include "fs/mem_file_system.h"
 #include "fs/posix_file_system.h"
 #include "util/mutexlock.h"
 
@@ -25,7 +31,42 @@ bool ConsumeLevel(Slice* in, int* level) {
   *level = static_cast<int>(v);
   return in->empty();
 }
+
+// What lies below the directory `path` of `fs`, walked through `fs` itself:
+// allocated bytes and inodes, each inode once however many links the walk
+// meets. For a FileSystem that is not the disk (a memory Env's), where
+// DiskUsageBelow would read whatever the disk holds at that path.
+Status UsageBelow(FileSystem* fs, const std::string& path,
+                  std::set<uint64_t>* seen, uint64_t* allocated,
+                  uint64_t* inodes) {
+  std::unique_ptr<Directory> dir;
+  Status s = fs->OpenDirectory(path, &dir);
+  std::vector<std::string> names;
+  if (s.ok()) s = dir->List(&names);
+  for (size_t i = 0; s.ok() && i < names.size(); i++) {
+    KvFileInfo info;
+    s = dir->Stat(names[i], &info);
+    if (s.IsNotFound()) {  // gone since the listing
+      s = Status::OK();
+      continue;
+    }
+    if (!s.ok() || !seen->insert(info.inode).second) continue;
+    *allocated += info.blocks_512 * 512;
+    *inodes += 1;
+    const std::string child = path + "/" + names[i];
+    std::unique_ptr<Directory> sub;
+    if (fs->OpenDirectory(child, &sub).ok()) {
+      sub.reset();
+      s = UsageBelow(fs, child, seen, allocated, inodes);
+    }
+  }
+  return s;
+}
 }  // namespace
+
+bool DBImpl::FileSystemIsTheDisk() const {
+  return FileSystemForEnv(env_) == FileSystem::Default();
+}
 
 std::string DBImpl::StatsString() {
   mutex_.AssertHeld();
@@ -118,7 +159,10 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
       if (fs_->Exists(dir)) {
         // The level directory itself is not part of the level's data
         // (neither its inode nor its blocks).
-        Status s = DiskUsageBelow(dir, nullptr, &allocated, &inodes);
+        std::set<uint64_t> seen;
+        Status s = FileSystemIsTheDisk()
+                       ? DiskUsageBelow(dir, &seen, &allocated, &inodes)
+                       : UsageBelow(fs_, dir, &seen, &allocated, &inodes);
         if (!s.ok() && !s.IsNotFound()) return false;
       }
       *value = std::to_string(bytes ? allocated : inodes);
@@ -242,6 +286,9 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
       return true;
     }
     if (in == Slice("fs-free-inodes")) {
+      // A memory database has no file system to ask; the disk at its path
+      // is not its own.
+      if (!FileSystemIsTheDisk()) return false;
       FileSystemSpace space;
       if (!GetFileSystemSpace(dbname_, &space).ok()) return false;
       std::snprintf(buf, sizeof(buf), "%" PRIu64, space.free_inodes);

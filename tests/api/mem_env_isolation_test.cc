@@ -8,6 +8,8 @@
 //   * its path need not exist on disk, and nothing is created there.
 #include <sys/stat.h>
 
+#include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <memory>
 #include <string>
@@ -221,3 +223,69 @@ TEST(MemEnvIsolationTest, PathNeedNotExistOnDiskAndNothingIsCreatedThere) {
 }
 
 }  // namespace
+
+namespace {
+
+uint64_t Number(leveldb::DB* db, const std::string& property) {
+  std::string value;
+  EXPECT_TRUE(db->GetProperty(property, &value)) << property;
+  return std::strtoull(value.c_str(), nullptr, 10);
+}
+
+// The sum of a per-level property over the levels.
+uint64_t AllLevels(leveldb::DB* db, const std::string& property) {
+  uint64_t sum = 0;
+  for (int level = 0; level < 7; level++) {
+    sum += Number(db, property + std::to_string(level));
+  }
+  return sum;
+}
+
+}  // namespace
+
+// The space properties of a memory database describe its memory
+// FileSystem, never the disk at its path: a database on disk there (here
+// one of more than 200 KiB) must not show through, and the disk's
+// free inodes are not the memory database's.
+TEST(MemEnvIsolationTest, SpacePropertiesDoNotReadTheDiskAtItsPath) {
+  TempDir tmp("delsm_memenv_iso");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  constexpr int kKeys = 3000;
+  {
+    std::unique_ptr<leveldb::DB> disk =
+        OpenDb(SmallOptions(leveldb::Env::Default()), dbname);
+    ASSERT_TRUE(disk != nullptr);
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(disk->Put(leveldb::WriteOptions(), Key(i),
+                            Value(i, "disk") + std::string(300, 'd'))
+                      .ok());
+    }
+    disk->CompactRange(nullptr, nullptr);
+    ASSERT_GT(AllLevels(disk.get(), "delsm.allocated-bytes-at-level"),
+              uint64_t{200} << 10);
+  }
+  std::unique_ptr<leveldb::Env> env(
+      leveldb::NewMemEnv(leveldb::Env::Default()));
+  std::unique_ptr<leveldb::DB> db = OpenDb(SmallOptions(env.get()), dbname);
+  ASSERT_TRUE(db != nullptr);
+  // Empty: nothing at any level.
+  EXPECT_EQ(0u, AllLevels(db.get(), "delsm.allocated-bytes-at-level"));
+  EXPECT_EQ(0u, AllLevels(db.get(), "delsm.inodes-at-level"));
+  std::string free_inodes;
+  EXPECT_FALSE(db->GetProperty("delsm.fs-free-inodes", &free_inodes))
+      << "a memory database reported the disk's free inodes: " << free_inodes;
+  // Its own data shows: 200 values of 4 KiB in one L0 SST directory, each a
+  // KV file (the inline threshold is 2048), with the meta file.
+  for (int i = 0; i < 200; i++) {
+    ASSERT_TRUE(db->Put(leveldb::WriteOptions(), Key(i), std::string(4096, 'm'))
+                    .ok());
+  }
+  db->CompactRange(nullptr, nullptr);
+  const uint64_t bytes = AllLevels(db.get(), "delsm.allocated-bytes-at-level");
+  const uint64_t inodes = AllLevels(db.get(), "delsm.inodes-at-level");
+  EXPECT_GE(bytes, 200u * 4096);
+  EXPECT_LT(bytes, 200u * 4096 + (uint64_t{1} << 20));
+  EXPECT_GE(inodes, 202u);  // 200 KV files, a meta file, a directory
+  EXPECT_LT(inodes, 260u);
+}
