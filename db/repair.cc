@@ -107,7 +107,7 @@ class Repairer {
     if (options_.info_log == nullptr) OpenInfoLog();
     Log(options_.info_log, "RepairDB %s: starting\n", dbname_.c_str());
     s = FindFiles();
-    if (s.ok()) FindRetiredSsts();
+    if (s.ok()) s = FindRetiredSsts();
     if (s.ok()) s = LoadDirectories();
     if (s.ok()) s = RecoverHomeValues();
     if (s.ok()) s = ConvertLogs();
@@ -189,27 +189,46 @@ class Repairer {
   }
 
   // SSTs a manifest records as replaced: added by one edit and removed by
-  // a later one (a trivial move removes and re-adds in one edit). Numbers
+  // a later one (a trivial move removes and re-adds in one edit), or
+  // removed without being added (a RepairDB's manifest records so the old
+  // SSTs its merge replaced, for a RepairDB after it was killed). Numbers
   // are never reused, so what any readable prefix of any manifest retired
   // stays retired. Their meta files, when a crash between the commit and
   // their removal left them, must not be merged: a key whose newest
   // version and tombstone a compaction dropped would come back.
-  void FindRetiredSsts() {
+  // A manifest that cannot be read for another reason than damage (EMFILE,
+  // EIO) fails RepairDB: without its record, replaced SSTs would be merged.
+  Status FindRetiredSsts() {
+    struct ReadErrors : public log::Reader::Reporter {
+      Status error;  // the first failed read (damage is skipped)
+      void Corruption(size_t, const Status& s) override {
+        if (error.ok() && !s.IsCorruption()) error = s;
+      }
+    };
     for (const std::string& m : manifests_) {
+      const std::string path = dbname_ + "/" + m;
       SequentialFile* raw = nullptr;
-      if (!env_->NewSequentialFile(dbname_ + "/" + m, &raw).ok()) continue;
+      Status s = env_->NewSequentialFile(path, &raw);
+      if (s.IsNotFound() && !env_->FileExists(path)) continue;
+      if (!s.ok()) return s;
       std::unique_ptr<SequentialFile> file(raw);
-      log::Reader reader(file.get(), nullptr, true, 0);
+      ReadErrors errors;
+      log::Reader reader(file.get(), &errors, true, 0);
       std::set<std::pair<int, uint64_t>> live;
       std::set<uint64_t> added;
       std::string scratch;
       Slice record;
       size_t records = 0;
-      while (reader.ReadRecord(&record, &scratch)) {
+      while (reader.ReadRecord(&record, &scratch) && errors.error.ok()) {
         VersionEdit edit;
         if (!edit.DecodeFrom(record).ok()) break;
         records++;
-        for (const auto& gone : edit.deleted_files()) live.erase(gone);
+        for (const auto& gone : edit.deleted_files()) {
+          live.erase(gone);
+          // Removed without having been added here: a repair's record of
+          // the old SSTs its merge replaced (MergeAndCommit).
+          added.insert(gone.second);
+        }
         for (const auto& add : edit.new_files()) {
           live.insert({add.first, add.second.number});
           added.insert(add.second.number);
@@ -221,10 +240,12 @@ class Repairer {
       for (uint64_t n : added) {
         if (live_numbers.count(n) == 0 && retired_.insert(n).second) retired++;
       }
+      if (!errors.error.ok()) return errors.error;
       Log(options_.info_log,
           "RepairDB: %s: %zu records read, %zu SSTs it replaced\n", m.c_str(),
           records, retired);
     }
+    return Status::OK();
   }
 
   // Evidence before setting aside: a directory goes to lost/ only on
@@ -329,6 +350,9 @@ class Repairer {
       if (ParseMetaFileName(name, d.number, &sst_number)) {
         (retired_.count(sst_number) > 0 ? retired_metas : metas)
             .push_back(name);
+        if (retired_.count(sst_number) > 0) {
+          replaced_.push_back({d.level, sst_number});
+        }
       }
     }
     // The files only replaced SSTs name are not merged (they go to lost/).
@@ -342,6 +366,10 @@ class Repairer {
           retired_names.insert(std::move(name));
         }
         homes_.NoteReplaced(sst->contents());
+      } else if (!m.IsCorruption()) {
+        // Not damage (EMFILE, EIO, ENOENT for a name just listed): the
+        // values it names would be taken back by their names.
+        return m;
       }
       Log(options_.info_log,
           "RepairDB: %s/%s: replaced by a committed compaction, not merged "
@@ -357,6 +385,7 @@ class Repairer {
       if (s.ok()) s = CheckInlineValues(result->get());
       if (s.ok()) s = homes_.CheckPresent((*result)->contents());
       if (s.ok()) {
+        replaced_.push_back({d.level, d.number});
         homes_.NoteAllUsed((*result)->contents());
         old->used.insert(kMetaFileName);
         old->used.insert(kLongKeysFileName);
@@ -386,6 +415,9 @@ class Repairer {
       std::unique_ptr<SstDir> sst;
       Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
       if (m.ok()) {
+        uint64_t sst_number = 0;
+        ParseMetaFileName(meta, d.number, &sst_number);
+        replaced_.push_back({d.level, sst_number});
         loaded.push_back(std::move(sst));
       } else if (!m.IsCorruption()) {
         return m;  // not damage: RepairDB fails (LoadDirectories)
@@ -736,6 +768,10 @@ class Repairer {
 
     VersionEdit edit;
     edit.SetComparatorName(icmp_.user_comparator()->Name());
+    // The old SSTs the merge was given (and those a manifest recorded as
+    // replaced): the record that they are replaced, for a later RepairDB
+    // (FindRetiredSsts) if this one is killed before it has put them away.
+    for (const auto& old : replaced_) edit.RemoveFile(old.first, old.second);
     dc.AddOutputsTo(level, &edit);
     const uint64_t manifest_number = NewNumber();
     edit.SetLogNumber(next_number_);  // every existing WAL is converted
@@ -787,6 +823,16 @@ class Repairer {
     std::vector<std::string> names;
     Status s = sst_options_.fs->OpenDirectory(d.path, &dir);
     if (s.ok()) s = dir->List(&names);
+    // Meta and LONGKEYS files go last: killed in between, this directory
+    // keeps the meta files that name what is left of it, which the next
+    // RepairDB knows for replaced (this one's manifest records them so)
+    // and so does not take back the values they name.
+    std::stable_partition(names.begin(), names.end(),
+                          [&d](const std::string& name) {
+                            uint64_t n;
+                            return !ParseMetaFileName(name, d.number, &n) &&
+                                   !Slice(name).starts_with(kLongKeysFileName);
+                          });
     size_t unlinked = 0, kept = 0;
     for (size_t i = 0; s.ok() && i < names.size(); i++) {
       if (d.used.count(names[i]) > 0) {
@@ -854,6 +900,9 @@ class Repairer {
   std::vector<OldDir> old_dirs_;
   std::vector<std::string> new_dirs_;  // intermediate: rebuilt and WAL dirs
   std::vector<Input> inputs_;
+  // (level, number) of every old SST whose meta file was merged or that a
+  // manifest records as replaced: recorded as removed in the new manifest.
+  std::vector<std::pair<int, uint64_t>> replaced_;
   // Values in homes whose entries the merge dropped (committed).
   std::vector<HomeValue> dropped_home_values_;
 };

@@ -253,13 +253,14 @@ std::string KnownAtRepair(const PointFacts& f) {
   if (f.mode->kill == Kill::kCompaction) {
     return "RepairDB merges the SSTs a killed compaction replaced";
   }
-  // KNOWN: RepairDB of a database whose previous RepairDB was killed after
-  // its commit brings back deleted keys: the first repair's merge dropped
-  // their tombstones, and the old SST directories it had not yet put away
-  // are taken back (no manifest records them as replaced). An open DeLSM
-  // defect; excluded until fixed.
-  if (f.mode->kill == Kill::kRepair && f.repair_committed) {
-    return "RepairDB after a repair killed past its commit";
+  // KNOWN: a RepairDB killed after its commit records in its manifest the
+  // old SSTs its merge replaced, and the next RepairDB does not take back
+  // what is left of them; with that manifest damaged too, the record is
+  // lost, and the old SSTs are merged again (deleted keys back), as after
+  // a compaction killed past its commit.
+  if (f.mode->kill == Kill::kRepair && f.repair_committed &&
+      k == "manifest") {
+    return "RepairDB after a repair killed past its commit, manifest damaged";
   }
   return "";
 }
