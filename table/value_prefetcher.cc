@@ -129,7 +129,7 @@ void ValuePrefetcher::Advance(size_t index, int direction) {
        window_bytes_ < o.read_ahead_bytes;
        looked++, next_ += direction) {
     const size_t i = static_cast<size_t>(next_);
-    if (!HasKvFile(entries[i].storage) || dir_->ValueCached(i)) continue;
+    if (!HasKvFile(entries[i].storage)) continue;
     Schedule(i);
   }
 }

@@ -1,9 +1,8 @@
 // Reads the KV files of the entries ahead of a scan's cursor in parallel,
 // on a thread pool, so that a scan finds most values already read. Bounded
-// by a number of files and of bytes ahead; values already in the value
-// cache are not read ahead. Reads not started when the prefetcher is
-// cleared or destroyed are dropped; destruction waits for the reads
-// already running (so none outlives the SstDir it reads). Used by one
+// by a number of files and of bytes ahead. Reads not started when the
+// prefetcher is cleared or destroyed are dropped; destruction waits for
+// the reads already running (so none outlives the SstDir it reads). Used by one
 // iterator at a time (not thread-safe itself).
 #ifndef DELSM_TABLE_VALUE_PREFETCHER_H_
 #define DELSM_TABLE_VALUE_PREFETCHER_H_
