@@ -15,9 +15,10 @@
 // of the bytes read so that every mode is seen to read the same data.
 //
 // Usage: readahead_io_bench --mode=sync|pool|uring [--window=16]
-//          [--threads=4] DIR...
+//          [--threads=4] [--reverse] DIR...
 // Every file of each DIR whose name contains '@' (a KV file) is read, DIRs
-// in the order given, files in name order. The caller decides whether the
+// in the order given, files in name order (--reverse: all of it backwards,
+// as a reverse scan reads them). The caller decides whether the
 // caches are cold (benchmarks/readahead_io_ab.sh remounts the file system).
 #include <dirent.h>
 #include <fcntl.h>
@@ -224,6 +225,7 @@ int main(int argc, char** argv) {
   std::string mode;
   size_t window = 16;
   int threads = 4;
+  bool reverse = false;
   std::vector<std::string> dirs;
   for (int i = 1; i < argc; i++) {
     const std::string a = argv[i];
@@ -233,6 +235,8 @@ int main(int argc, char** argv) {
       window = std::strtoul(a.c_str() + 9, nullptr, 10);
     } else if (a.rfind("--threads=", 0) == 0) {
       threads = std::atoi(a.c_str() + 10);
+    } else if (a == "--reverse") {
+      reverse = true;
     } else if (a.rfind("--", 0) == 0) {
       std::fprintf(stderr, "readahead_io_bench: unknown flag %s\n", a.c_str());
       return 2;
@@ -244,11 +248,12 @@ int main(int argc, char** argv) {
       window == 0 || threads < 1) {
     std::fprintf(stderr,
                  "usage: readahead_io_bench --mode=sync|pool|uring "
-                 "[--window=N>0] [--threads=N>0] DIR...\n");
+                 "[--window=N>0] [--threads=N>0] [--reverse] DIR...\n");
     return 2;
   }
   std::vector<File> files;
   for (const std::string& d : dirs) ListKvFiles(d, &files);
+  if (reverse) std::reverse(files.begin(), files.end());
   uint64_t bytes = 0;
   for (const File& f : files) bytes += f.size;
 

@@ -207,15 +207,6 @@ bool SstDir::LookupCachedValue(size_t index, std::string* value) const {
   return true;
 }
 
-bool SstDir::ValueCached(size_t index) const {
-  Cache* cache = options_.value_cache;
-  if (cache == nullptr) return false;
-  Cache::Handle* h = cache->Lookup(CacheKey(index));
-  if (h == nullptr) return false;
-  cache->Release(h);
-  return true;
-}
-
 void SstDir::CacheValue(size_t index, const Slice& value) const {
   Cache* cache = options_.value_cache;
   if (cache == nullptr) return;

@@ -86,8 +86,6 @@ class SstDir {
                            std::string* value,
                            const Slice* stored_inline = nullptr,
                            bool* from_cache = nullptr) const;
-  // True if the value cache holds entries()[index]'s value.
-  bool ValueCached(size_t index) const;
   // Sets *value from the cache; false if not cached.
   bool LookupCachedValue(size_t index, std::string* value) const;
   void CacheValue(size_t index, const Slice& value) const;

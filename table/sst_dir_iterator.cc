@@ -4,8 +4,8 @@
 // been asked at two successive positions in one direction, the iterator
 // treats the access as a scan: it reads the meta file's value section in
 // pieces of up to read_ahead_bytes (inline values lie in key order there),
-// and, while its KV file reads wait for the device, has the ValuePrefetcher
-// read the next KV files in parallel.
+// and reads its KV files through the ValuePrefetcher, which reads the next
+// ones in parallel.
 #include <cassert>
 #include <memory>
 
@@ -123,13 +123,13 @@ class SstDirIterator final : public Iterator {
     last_loaded_ = index_;
     const bool scan = run_ >= 2;
 
-    // A scan takes inline values from its sequential buffer of the meta
-    // file and leaves the value cache alone: a lookup and an insert per
-    // entry (locks, hashing, an eviction) cost more than the read itself,
-    // most of a 256-byte readseq's time, and would only evict what point
-    // reads cached.
-    const bool inline_scan = scan && StoredInline(e.storage);
-    if (!inline_scan && dir_->LookupCachedValue(index_, &value_)) {
+    // A scan leaves the value cache alone: it takes inline values from its
+    // sequential buffer of the meta file and KV files from the file system
+    // (or the read-ahead). A lookup and an insert per entry (locks,
+    // hashing, a copy of the value, an eviction) cost most of a 256-byte
+    // readseq's time and a tenth of a 4 KiB one's, and would only evict
+    // what point reads cached.
+    if (!scan && dir_->LookupCachedValue(index_, &value_)) {
       return Status::OK();
     }
     Status s;
@@ -144,36 +144,14 @@ class SstDirIterator final : public Iterator {
       read = true;
     } else if (scan && dir_->options().read_ahead_pool != nullptr &&
                dir_->options().read_ahead_files > 0) {
-      // Reads served from memory gain nothing from other threads (the
-      // hand-over costs more than the read): read ahead only while reads
-      // of this scan wait for the device. Reads already made ahead are
-      // taken even after read-ahead stopped.
-      bool from_cache = false;
-      if (prefetcher_ != nullptr) {
-        read = prefetcher_->Take(index_, direction_, &value_, &s, &from_cache);
+      if (prefetcher_ == nullptr) {
+        prefetcher_.reset(new ValuePrefetcher(dir_, options_));
       }
-      if (!read) {
-        s = dir_->ReadValueUncached(options_, index_, &value_, nullptr,
-                                    &from_cache);
-        read = true;
-      }
-      if (s.ok() && !from_cache) {
-        read_ahead_ = true;
-        reads_from_memory_ = 0;
-      } else if (s.ok() && read_ahead_ &&
-                 ++reads_from_memory_ >= kReadsFromMemoryToStopReadAhead) {
-        read_ahead_ = false;  // the files are in memory again
-        reads_from_memory_ = 0;
-      }
-      if (read_ahead_) {
-        if (prefetcher_ == nullptr) {
-          prefetcher_.reset(new ValuePrefetcher(dir_, options_));
-        }
-        prefetcher_->Advance(index_, direction_);
-      }
+      s = prefetcher_->Read(index_, direction_, &value_);
+      read = true;
     }
     if (!read) s = dir_->ReadValueUncached(options_, index_, &value_);
-    if (s.ok() && options_.fill_cache && !inline_scan) {
+    if (s.ok() && options_.fill_cache && !scan) {
       dir_->CacheValue(index_, value_);
     }
     return s;
@@ -199,14 +177,8 @@ class SstDirIterator final : public Iterator {
   // A piece of the meta file's value section, at inline_buffer_offset_.
   mutable std::string inline_buffer_;
   mutable uint64_t inline_buffer_offset_ = 0;
-  // Set when a scan's read of a KV file had to wait for the device; from
-  // then on the prefetcher reads ahead, until kReadsFromMemoryToStopReadAhead
-  // reads in a row (counted in reads_from_memory_) found their file in
-  // memory.
-  mutable bool read_ahead_ = false;
-  mutable int reads_from_memory_ = 0;
-  // Created when read_ahead_ is first set; destroyed (stopping its reads)
-  // with the iterator, before the SstDir it reads is released.
+  // Created at a scan's first read of a KV file; destroyed (stopping its
+  // reads) with the iterator, before the SstDir it reads is released.
   mutable std::unique_ptr<ValuePrefetcher> prefetcher_;
 };
 

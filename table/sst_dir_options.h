@@ -50,10 +50,10 @@ struct SstDirOptions {
   int read_ahead_files = 16;
 };
 
-// A scan reads ahead on the pool from its first read of a KV file that had
-// to wait for the device, and stops again after this many reads ahead in a
-// row found their file in memory (handing a read that needs no device to
-// another thread and back costs more than the read).
+// A scan reads ahead with one pool thread beside its own while its KV
+// files are in memory (two cores' worth of open, read and close), and with
+// every pool thread from a read that had to wait for the device until this
+// many reads in a row found their file in memory again.
 constexpr int kReadsFromMemoryToStopReadAhead = 16;
 
 }  // namespace leveldb

@@ -1,9 +1,12 @@
 #include "table/value_prefetcher.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
+#include <vector>
 
 #include "table/sst_dir.h"
+#include "table/sst_dir_options.h"
 #include "util/thread_pool.h"
 
 namespace leveldb {
@@ -14,124 +17,211 @@ namespace {
 constexpr int64_t kMaxLookahead = 512;
 }  // namespace
 
-// One read ahead. Fields are guarded by Shared::mu.
-struct ValuePrefetcher::Slot {
-  size_t index = 0;
-  uint64_t bytes = 0;
-  bool started = false;
-  bool cancelled = false;  // never start it
-  bool done = false;
-  bool from_cache = false;  // the read did not wait for the device
-  std::string value;
-  Status status;
-};
-
+// The window: positions [head, tail) of the scan's plan (its KV-file
+// entries in scan order), position p in slots[p % slots.size()];
+// positions [head, claim) are claimed (being read, or read). Positions
+// only grow (Clear moves head and claim up to tail), so a read that
+// finishes after its position left the window finds the slot holding
+// another position (or a dropped one) and its result goes nowhere a scan
+// takes values from.
 struct ValuePrefetcher::Shared {
+  enum State { kQueued, kRunning, kDone };
+  struct Slot {
+    uint64_t pos = 0;
+    size_t index = 0;
+    uint64_t bytes = 0;
+    State state = kQueued;
+    std::string value;
+    Status status;
+  };
+
+  Shared(const SstDir* d, const ReadOptions& o, int files)
+      : dir(d), options(o), slots(static_cast<size_t>(std::max(files, 1))) {}
+
+  Slot& At(uint64_t pos) { return slots[pos % slots.size()]; }
+
+  // Reads position `pos`, which the caller just claimed, with mu released
+  // (`l` holds it on entry and on return); stores the outcome in its slot
+  // if the slot still holds `pos`.
+  void ReadClaimed(uint64_t pos, std::unique_lock<std::mutex>* l) {
+    Slot& slot = At(pos);
+    slot.state = kRunning;
+    const size_t index = slot.index;
+    l->unlock();
+    std::string value;
+    bool from_cache = false;
+    Status s =
+        dir->ReadValueUncached(options, index, &value, nullptr, &from_cache);
+    l->lock();
+    Note(s, from_cache);
+    if (slot.pos == pos) {
+      slot.value = std::move(value);
+      slot.status = s;
+      slot.state = kDone;
+    }
+    if (scan_waiting) cv.notify_all();
+  }
+
+  void Note(const Status& s, bool from_cache) {
+    if (!s.ok()) return;
+    if (!from_cache) {
+      reads_from_memory = 0;
+    } else if (reads_from_memory < kReadsFromMemoryToStopReadAhead) {
+      reads_from_memory++;
+    }
+  }
+
+  const SstDir* const dir;
+  const ReadOptions options;
   std::mutex mu;
-  std::condition_variable cv;  // signalled when a read finishes
-  int running = 0;             // reads started and not finished
+  // Signalled when a read finishes while the scan waits, and when a helper
+  // ends while the prefetcher is being destroyed.
+  std::condition_variable cv;
+  std::vector<Slot> slots;
+  uint64_t head = 0, claim = 0, tail = 0;
+  uint64_t bytes = 0;  // stored bytes of positions [head, tail)
+  int helpers = 0;     // helper tasks submitted and not finished
+  int running = 0;     // reads under way on helpers
+  // Reads in a row that found their file in memory (capped).
+  int reads_from_memory = kReadsFromMemoryToStopReadAhead;
+  bool scan_waiting = false;
+  bool stopping = false;  // the prefetcher is being destroyed
 };
 
 ValuePrefetcher::ValuePrefetcher(const SstDir* dir, const ReadOptions& options)
-    : dir_(dir), options_(options), shared_(std::make_shared<Shared>()) {}
+    : dir_(dir),
+      options_(options),
+      shared_(std::make_shared<Shared>(dir, options,
+                                       dir->options().read_ahead_files)) {}
 
 ValuePrefetcher::~ValuePrefetcher() {
   std::unique_lock<std::mutex> l(shared_->mu);
-  for (auto& slot : window_) slot->cancelled = true;
+  shared_->stopping = true;
   shared_->cv.wait(l, [this] { return shared_->running == 0; });
 }
 
 void ValuePrefetcher::Clear() {
   std::lock_guard<std::mutex> l(shared_->mu);
-  for (auto& slot : window_) slot->cancelled = true;
-  window_.clear();
-  window_bytes_ = 0;
+  shared_->head = shared_->claim = shared_->tail;
+  shared_->bytes = 0;
   direction_ = 0;
 }
 
-bool ValuePrefetcher::Take(size_t index, int direction, std::string* value,
-                           Status* status, bool* from_cache) {
-  std::unique_lock<std::mutex> l(shared_->mu);
-  if (direction != direction_) return false;
-  // Drop the reads of entries the scan went past (shadowed versions).
-  while (!window_.empty() && (direction > 0 ? window_.front()->index < index
-                                            : window_.front()->index > index)) {
-    window_.front()->cancelled = true;
-    window_bytes_ -= window_.front()->bytes;
-    window_.pop_front();
+Status ValuePrefetcher::Read(size_t index, int direction, std::string* value) {
+  if (direction != direction_) {
+    Clear();
+    direction_ = direction;
+    next_ = static_cast<int64_t>(index) + direction;
   }
-  if (window_.empty() || window_.front()->index != index) return false;
-  std::shared_ptr<Slot> slot = window_.front();
-  window_.pop_front();
-  window_bytes_ -= slot->bytes;
-  if (!slot->started) {
-    slot->cancelled = true;  // read it here rather than queue behind others
-    l.unlock();
-    *status =
-        dir_->ReadValueUncached(options_, index, value, nullptr, from_cache);
-    return true;
-  }
-  shared_->cv.wait(l, [&slot] { return slot->done; });
-  *value = std::move(slot->value);
-  *status = slot->status;
-  *from_cache = slot->from_cache;
-  return true;
-}
-
-void ValuePrefetcher::Schedule(size_t index) {
-  auto slot = std::make_shared<Slot>();
-  slot->index = index;
-  slot->bytes = dir_->contents().entries[index].stored_size;
-  window_.push_back(slot);
-  window_bytes_ += slot->bytes;
-  std::shared_ptr<Shared> shared = shared_;
-  const SstDir* dir = dir_;
-  const ReadOptions options = options_;
-  dir_->options().read_ahead_pool->Submit([shared, slot, dir, options] {
-    {
-      std::lock_guard<std::mutex> l(shared->mu);
-      if (slot->cancelled) return;
-      slot->started = true;
-      shared->running++;
+  Shared* const sh = shared_.get();
+  Status s;
+  bool taken = false;
+  {
+    std::unique_lock<std::mutex> l(sh->mu);
+    // Drop the positions of entries the scan went past.
+    while (sh->head < sh->tail) {
+      Shared::Slot& h = sh->At(sh->head);
+      if (direction > 0 ? h.index >= index : h.index <= index) break;
+      if (sh->claim == sh->head) sh->claim++;
+      sh->bytes -= h.bytes;
+      sh->head++;
     }
-    // The prefetcher waits for running reads before it (and so its
-    // iterator, which pins `dir`) goes away.
-    std::string value;
+    if (sh->head < sh->tail && sh->At(sh->head).index == index) {
+      const uint64_t pos = sh->head;
+      if (sh->claim == pos) {
+        sh->claim++;
+        sh->ReadClaimed(pos, &l);
+      }
+      // The slot stays pos's: only Advance, on this thread, refills.
+      while (sh->At(pos).state != Shared::kDone) {
+        if (sh->claim < sh->tail) {
+          // Read the next file rather than wait.
+          sh->ReadClaimed(sh->claim++, &l);
+          continue;
+        }
+        sh->scan_waiting = true;
+        sh->cv.wait(l);
+        sh->scan_waiting = false;
+      }
+      Shared::Slot& slot = sh->At(pos);
+      *value = std::move(slot.value);
+      slot.value.clear();
+      s = slot.status;
+      sh->bytes -= slot.bytes;
+      sh->head++;
+      taken = true;
+    }
+  }
+  if (!taken) {
     bool from_cache = false;
-    Status s = dir->ReadValueUncached(options, slot->index, &value, nullptr,
-                                      &from_cache);
-    std::lock_guard<std::mutex> l(shared->mu);
-    slot->from_cache = from_cache;
-    slot->value = std::move(value);
-    slot->status = s;
-    slot->done = true;
-    shared->running--;
-    shared->cv.notify_all();
-  });
+    s = dir_->ReadValueUncached(options_, index, value, nullptr, &from_cache);
+    std::lock_guard<std::mutex> l(sh->mu);
+    sh->Note(s, from_cache);
+  }
+  Advance(index, direction);
+  return s;
 }
 
 void ValuePrefetcher::Advance(size_t index, int direction) {
   const SstDirOptions& o = dir_->options();
   const auto& entries = dir_->contents().entries;
   const int64_t n = static_cast<int64_t>(entries.size());
-  if (direction != direction_) {
-    Clear();
-    direction_ = direction;
-  }
   const int64_t at = static_cast<int64_t>(index);
-  if (window_.empty() || (direction > 0 ? next_ <= at : next_ >= at)) {
-    next_ = at + direction;
+  if (direction > 0 ? next_ <= at : next_ >= at) next_ = at + direction;
+  Shared* const sh = shared_.get();
+  const uint64_t window = sh->slots.size();
+  int start = 0;
+  {
+    std::lock_guard<std::mutex> l(sh->mu);
+    for (int64_t looked = 0;
+         looked < kMaxLookahead && next_ >= 0 && next_ < n &&
+         sh->tail - sh->head < window && sh->bytes < o.read_ahead_bytes;
+         looked++, next_ += direction) {
+      const MetaEntry& e = entries[static_cast<size_t>(next_)];
+      if (!HasKvFile(e.storage)) continue;
+      Shared::Slot& slot = sh->At(sh->tail);
+      slot.pos = sh->tail;
+      slot.index = static_cast<size_t>(next_);
+      slot.bytes = e.stored_size;
+      slot.state = Shared::kQueued;
+      slot.value.clear();
+      slot.status = Status::OK();
+      sh->bytes += e.stored_size;
+      sh->tail++;
+    }
+    // In memory, one helper beside the scan, woken once per half window
+    // (or for the last files of the SST); waiting for the device, as many
+    // as the pool has, at once.
+    const bool in_memory =
+        sh->reads_from_memory >= kReadsFromMemoryToStopReadAhead;
+    const int want = in_memory ? 1 : o.read_ahead_pool->threads();
+    const uint64_t queued = sh->tail - sh->claim;
+    const bool plan_done = next_ < 0 || next_ >= n;
+    if (queued > 0 && (!in_memory || plan_done ||
+                       queued >= std::max<uint64_t>(1, window / 2))) {
+      start = static_cast<int>(std::min<uint64_t>(
+          queued, static_cast<uint64_t>(std::max(want - sh->helpers, 0))));
+    }
+    sh->helpers += start;
   }
-  std::lock_guard<std::mutex> l(shared_->mu);
-  for (int64_t looked = 0;
-       looked < kMaxLookahead && next_ >= 0 && next_ < n &&
-       static_cast<int>(window_.size()) < o.read_ahead_files &&
-       window_bytes_ < o.read_ahead_bytes;
-       looked++, next_ += direction) {
-    const size_t i = static_cast<size_t>(next_);
-    if (!HasKvFile(entries[i].storage) || dir_->ValueCached(i)) continue;
-    Schedule(i);
+  for (int i = 0; i < start; i++) {
+    std::shared_ptr<Shared> shared = shared_;
+    o.read_ahead_pool->Submit([shared] { RunHelper(shared); });
   }
+}
+
+void ValuePrefetcher::RunHelper(const std::shared_ptr<Shared>& sh) {
+  std::unique_lock<std::mutex> l(sh->mu);
+  // The prefetcher waits for `running` reads before it (and so its
+  // iterator, which pins the SstDir) goes away; a helper that starts after
+  // that reads nothing.
+  while (!sh->stopping && sh->claim < sh->tail) {
+    sh->running++;
+    sh->ReadClaimed(sh->claim++, &l);
+    sh->running--;
+  }
+  sh->helpers--;
+  if (sh->stopping) sh->cv.notify_all();
 }
 
 }  // namespace leveldb

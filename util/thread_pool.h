@@ -34,6 +34,9 @@ class ThreadPool {
   // Queue `task` to run on some worker. Tasks must not throw.
   void Submit(std::function<void()> task);
 
+  // The number of workers.
+  int threads() const { return static_cast<int>(workers_.size()); }
+
  private:
   ThreadPool() = default;
   void Work() LOCKS_EXCLUDED(mu_);

@@ -1,8 +1,9 @@
 // Reads on a real file system:
 // a scan with read-ahead sees exactly its snapshot while writes, overwrites
-// and compactions run; ReadOptions::fill_cache=false leaves the value cache
-// unchanged; the value cache never returns a stale value after an overwrite
-// (across flush, compaction, reopen, and DBs sharing one cache); and the
+// and compactions run; ReadOptions::fill_cache=false, and scans, leave the
+// value cache unchanged; the value cache never returns a stale value after
+// an overwrite (across flush, compaction, reopen, and DBs sharing one
+// cache); and the
 // per-level space properties agree with what stat says.
 //
 // Randomised tests print their seed; DELSM_SEED=<n> replays one.
@@ -248,6 +249,56 @@ TEST(ValueCacheTest, FillCacheFalseLeavesTheCacheUnchanged) {
   ASSERT_TRUE(db->Get(ReadOptions(), Key(1), &v).ok());
   EXPECT_GE(cache->TotalCharge() - before, 2000u);
   EXPECT_EQ(CacheProperty(db.get()), cache->TotalCharge());
+}
+
+// A scan reads KV files from the file system and inline values from the
+// meta file, never through the value cache: it neither evicts what point
+// reads cached nor pays a lookup and an insert per value. Only the first
+// value read at a position of each SST (not yet a scan) may go through it.
+TEST(ValueCacheTest, ScanLeavesTheCacheUnchanged) {
+  delsm_test::TempDir tmp;
+  const std::string dbname = tmp.path() + "/db";
+  std::unique_ptr<leveldb::Cache> cache(leveldb::NewLRUCache(64 << 20));
+  leveldb::Options options;
+  options.create_if_missing = true;
+  options.compression = leveldb::kNoCompression;
+  options.block_cache = cache.get();
+  delsm::Tuning tuning;
+  tuning.inline_threshold = 128;
+  std::unique_ptr<DB> db(OpenDb(options, tuning, dbname));
+  ASSERT_TRUE(db != nullptr);
+  Model model;
+  for (int i = 0; i < 600; i++) {
+    model[Key(i)] = MakeValue(Key(i), 0, i % 2 == 0 ? 100 : 2000);
+    ASSERT_TRUE(db->Put(WriteOptions(), Key(i), model[Key(i)]).ok());
+  }
+  ASSERT_TRUE(Impl(db.get())->TEST_FlushMemTable().ok());
+  std::string v;
+  ASSERT_TRUE(db->Get(ReadOptions(), Key(1), &v).ok());  // a point read
+  const size_t before = cache->TotalCharge();
+  ASSERT_GE(before, 2000u);
+  {
+    std::unique_ptr<leveldb::Iterator> it(db->NewIterator(ReadOptions()));
+    size_t n = 0;
+    for (it->SeekToFirst(); it->Valid(); it->Next(), n++) {
+      ASSERT_EQ(it->value().ToString(), model[it->key().ToString()]);
+    }
+    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+    ASSERT_EQ(n, model.size());
+    n = 0;
+    for (it->SeekToLast(); it->Valid(); it->Prev(), n++) {
+      ASSERT_EQ(it->value().ToString(), model[it->key().ToString()]);
+    }
+    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+    ASSERT_EQ(n, model.size());
+  }
+  // At most the two values the scans started at (one of each direction);
+  // 300 values of 2000 bytes were read from KV files.
+  EXPECT_LE(cache->TotalCharge() - before, 2 * 2200u);
+  // What the point read cached is still there.
+  ASSERT_TRUE(db->Get(ReadOptions(), Key(1), &v).ok());
+  EXPECT_EQ(v, model[Key(1)]);
+  EXPECT_LE(cache->TotalCharge() - before, 2 * 2200u);
 }
 
 TEST(ValueCacheTest, DefaultCacheHoldsAtMostEightMiB) {
