@@ -51,11 +51,8 @@ def main():
     ap.add_argument("--value-sizes", default=",".join(str(v) for v in VALUE_SIZES))
     args = ap.parse_args()
     started = time.monotonic()
-    num = paper.scaled(PAPER_N, args.scale)
     sizes = [int(v) for v in args.value_sizes.split(",") if v]
-    bins = paper.bin_dir(args)
-    engines = paper.engines(args, bins)
-    out = paper.out_dir(args, "fig5")
+    num, bins, engines, out = paper.setup(args, PAPER_N, "fig5")
     # One database at a time (compare removes each after its run); DeLSM
     # takes a block per KV file at worst.
     biggest = max(sizes)

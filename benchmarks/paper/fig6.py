@@ -55,11 +55,8 @@ def main():
                     help="percentages deleted (10,30,50,70,90)")
     args = ap.parse_args()
     started = time.monotonic()
-    num = paper.scaled(PAPER_N, args.scale)
     ratios = [int(r) for r in args.ratios.split(",") if r]
-    bins = paper.bin_dir(args)
-    engines = paper.engines(args, bins)
-    out = paper.out_dir(args, "fig6")
+    num, bins, engines, out = paper.setup(args, PAPER_N, "fig6")
     need = 2 * num * (4096 + 4096) * 2 + (2 << 30)
     store = paper.Storage(args, "fig6", need, int(num * 3) + 100_000)
     rows = {}

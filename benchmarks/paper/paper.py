@@ -117,6 +117,14 @@ def engines(args, bins):
     return out
 
 
+def setup(args, paper_n, name):
+    """What every figure's script starts from: the scaled number of pairs,
+    the binaries' folder, the engines that are built, and the output
+    folder."""
+    bins = bin_dir(args)
+    return scaled(paper_n, args.scale), bins, engines(args, bins), out_dir(args, name)
+
+
 def out_dir(args, name):
     d = args.out or os.path.join(
         REPO, "out", "paper-%s-%s" % (name, datetime.datetime.now().strftime("%Y%m%d-%H%M%S")))

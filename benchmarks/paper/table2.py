@@ -130,11 +130,8 @@ def main():
                     help="db_bench --compression (0, so user bytes are what is stored)")
     args = ap.parse_args()
     started = time.monotonic()
-    num = paper.scaled(PAPER_N, args.scale)
     sizes = [int(v) for v in args.value_sizes.split(",") if v]
-    bins = paper.bin_dir(args)
-    engines = paper.engines(args, bins)
-    out = paper.out_dir(args, "table2")
+    num, bins, engines, out = paper.setup(args, PAPER_N, "table2")
     os.makedirs(os.path.join(out, "logs"), exist_ok=True)
     need = 2 * num * (max(sizes) + 4096) * 2 + (2 << 30)
     store = paper.Storage(args, "table2", need, int(num * 2.5) + 100_000)
