@@ -25,7 +25,7 @@ per 16 KiB. Needs root. Engines: delsm (default mode), delsm-vsp
 (values_stay_put=1), leveldb (db_bench_leveldb: a Release LevelDB when
 benchmarks/peers/build.sh built one).
 
---fit CSV prints the runs as a markdown table and fits wall microseconds per put against log10(N) for each engine
+--fit CSV prints the runs as a markdown table and fits wall and CPU microseconds per put against log10(N) for each engine
 (least squares: us/op = a + b * log10 N, i.e. a constant per level a key
 descends) and projects 100M keys; it prints where the model misses a
 measured point by more than 15%.
@@ -255,26 +255,34 @@ def table(csv_path):
 
 def fit(csv_path):
     rows = list(csv.DictReader(open(csv_path)))
-    for engine in sorted(set(r["engine"] for r in rows)):
-        pts = [(math.log10(int(r["num"])), float(r["fill_us_op"]))
-               for r in rows if r["engine"] == engine and r["fill_us_op"]]
-        if len(pts) < 2:
-            print("%s: fewer than two points, no fit" % engine)
-            continue
-        n = len(pts)
-        mx = sum(x for x, _ in pts) / n
-        my = sum(y for _, y in pts) / n
-        sxx = sum((x - mx) ** 2 for x, _ in pts)
-        b = sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx else 0.0
-        a = my - b * mx
-        print("%s: us/put = %.2f + %.2f * log10(N); projected at 100M: %.1f"
-              % (engine, a, b, a + b * 8))
-        for x, y in pts:
-            model = a + b * x
-            flag = "  <-- misses by %+.0f%%" % ((y - model) / model * 100) \
-                if abs(y - model) > 0.15 * model else ""
-            print("   N=%-10d measured %8.2f  model %8.2f%s"
-                  % (round(10 ** x), y, model, flag))
+    # Wall time moves with the machine's load; CPU time per put does not,
+    # so both are fitted.
+    for column, what in (("fill_us_op", "wall us/put"),
+                         ("fill_cpu_us_op", "CPU us/put")):
+        for engine in sorted(set(r["engine"] for r in rows)):
+            fit_one(rows, engine, column, what)
+
+
+def fit_one(rows, engine, column, what):
+    pts = [(math.log10(int(r["num"])), float(r[column]))
+           for r in rows if r["engine"] == engine and r[column]]
+    if len(pts) < 2:
+        print("%s: fewer than two points, no fit" % engine)
+        return
+    n = len(pts)
+    mx = sum(x for x, _ in pts) / n
+    my = sum(y for _, y in pts) / n
+    sxx = sum((x - mx) ** 2 for x, _ in pts)
+    b = sum((x - mx) * (y - my) for x, y in pts) / sxx if sxx else 0.0
+    a = my - b * mx
+    print("%s, %s = %.2f + %.2f * log10(N); projected at 100M: %.1f"
+          % (engine, what, a, b, a + b * 8))
+    for x, y in pts:
+        model = a + b * x
+        flag = "  <-- misses by %+.0f%%" % ((y - model) / model * 100) \
+            if abs(y - model) > 0.15 * model else ""
+        print("   N=%-10d measured %8.2f  model %8.2f%s"
+              % (round(10 ** x), y, model, flag))
 
 
 def main():
