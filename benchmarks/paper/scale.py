@@ -25,9 +25,10 @@ per 16 KiB. Needs root. Engines: delsm (default mode), delsm-vsp
 (values_stay_put=1), leveldb (db_bench_leveldb: a Release LevelDB when
 benchmarks/peers/build.sh built one).
 
---fit CSV prints the runs as a markdown table and fits wall and CPU microseconds per put against log10(N) for each engine
-(least squares: us/op = a + b * log10 N, i.e. a constant per level a key
-descends) and projects 100M keys; it prints where the model misses a
+--fit CSV prints the runs as a markdown table and fits wall and CPU
+microseconds per put against log10(N) for each engine (least squares:
+us/op = a + b * log10 N, i.e. a constant per level a key descends) and
+projects 100M keys; it prints where the model misses a
 measured point by more than 15%.
 
   sudo benchmarks/paper/scale.py --nums 100000,1000000 --out scale-quick
