@@ -512,6 +512,22 @@ constexpr char kCleanCloseMarkerHeader[] = "DeLSM clean close";
 std::string CleanCloseMarkerPath(const std::string& dbname) {
   return dbname + "/" + kCleanCloseMarkerName;
 }
+
+// The marker's text for a manifest: `current` is what CURRENT holds (its
+// name and a newline), `size` the manifest's size in bytes.
+std::string CleanCloseMarkerText(const std::string& current, uint64_t size) {
+  return std::string(kCleanCloseMarkerHeader) + "\n" + current +
+         std::to_string(size) + "\n";
+}
+
+// Makes the DB directory's entries (the marker's rename or removal)
+// durable.
+Status SyncDbDirectory(FileSystem* fs, const std::string& dbname) {
+  std::unique_ptr<Directory> db_dir;
+  Status s = fs->OpenDirectory(dbname, &db_dir);
+  if (s.ok()) s = db_dir->Sync();
+  return s;
+}
 }  // namespace
 
 bool DBImpl::CloseLeftNothing() {
@@ -546,14 +562,11 @@ Status DBImpl::WriteCleanCloseMarker() {
   uint64_t size = 0;
   s = env_->GetFileSize(manifest, &size);
   if (!s.ok()) return s;
-  const std::string text = std::string(kCleanCloseMarkerHeader) + "\n" +
-                           current + std::to_string(size) + "\n";
+  const std::string text = CleanCloseMarkerText(current, size);
   const std::string tmp = TempFileName(dbname_, versions_->NewFileNumber());
   s = WriteStringToFileSync(env_, text, tmp);
   if (s.ok()) s = env_->RenameFile(tmp, CleanCloseMarkerPath(dbname_));
-  std::unique_ptr<Directory> db_dir;
-  if (s.ok()) s = fs_->OpenDirectory(dbname_, &db_dir);
-  if (s.ok()) s = db_dir->Sync();
+  if (s.ok()) s = SyncDbDirectory(fs_, dbname_);
   if (!s.ok()) {
     env_->RemoveFile(tmp);  // best effort; the error is s
     // A marker whose rename is not known durable must not stay either.
@@ -570,25 +583,20 @@ Status DBImpl::TakeCleanCloseMarker(bool* clean) {
   Status s = ReadFileToString(env_, path, &text);
   if (s.ok()) s = ReadFileToString(env_, CurrentFileName(dbname_), &current);
   if (s.ok()) {
-    const std::string header = std::string(kCleanCloseMarkerHeader) + "\n";
+    // The marker vouches for the database only if it names, at its current
+    // size, the manifest CURRENT names.
     uint64_t size = 0;
-    if (text.compare(0, header.size(), header) == 0 &&
-        text.compare(header.size(), current.size(), current) == 0 &&
-        current.size() > 1 && current.back() == '\n' &&
-        env_->GetFileSize(dbname_ + "/" + current.substr(0, current.size() - 1),
-                          &size)
-            .ok() &&
-        text.substr(header.size() + current.size()) ==
-            std::to_string(size) + "\n") {
-      *clean = true;
-    }
+    *clean = current.size() > 1 && current.back() == '\n' &&
+             env_->GetFileSize(
+                     dbname_ + "/" + current.substr(0, current.size() - 1),
+                     &size)
+                 .ok() &&
+             text == CleanCloseMarkerText(current, size);
   }
   // Whatever it said (an unreadable or stale marker vouches for nothing),
   // it goes, durably, before Open changes anything.
   Status removed = env_->RemoveFile(path);
-  std::unique_ptr<Directory> db_dir;
-  if (removed.ok()) removed = fs_->OpenDirectory(dbname_, &db_dir);
-  if (removed.ok()) removed = db_dir->Sync();
+  if (removed.ok()) removed = SyncDbDirectory(fs_, dbname_);
   if (!removed.ok()) {
     *clean = false;
     return removed;
