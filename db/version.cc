@@ -172,6 +172,32 @@ bool NewestFirst(const FileMetaData* a, const FileMetaData* b) {
   return a->number > b->number;
 }
 
+// Orders overlapping L0 SSTs so the first one holding a user key holds its
+// newest version. A higher number usually means newer writes, but not
+// after Open replays a retained WAL: the replay's SST gets a new number
+// while a later flush's intact SST keeps its own, so the replay's older
+// puts would hide that SST's deletes. Every SST this version builds
+// records its sequence range, which has no gaps but versions shadowed
+// inside it: if X's largest sequence is at least Y's, any version of a key
+// that Y holds and that is newer than X's newest version of it lies inside
+// X's range, so X holds it or a newer one. An SST from an older manifest,
+// without a recorded range, makes the whole set go by number, as before.
+void SortNewestFirst(std::vector<FileMetaData*>* l0) {
+  for (const FileMetaData* f : *l0) {
+    if (!f->has_sequence_range) {
+      std::sort(l0->begin(), l0->end(), NewestFirst);
+      return;
+    }
+  }
+  std::sort(l0->begin(), l0->end(),
+            [](const FileMetaData* a, const FileMetaData* b) {
+              if (a->largest_sequence != b->largest_sequence) {
+                return a->largest_sequence > b->largest_sequence;
+              }
+              return a->number > b->number;
+            });
+}
+
 }  // namespace
 
 Version::Version(VersionSet* vset)
@@ -240,7 +266,7 @@ void Version::ForEachOverlapping(const Slice& user_key,
       l0.push_back(f);
     }
   }
-  std::sort(l0.begin(), l0.end(), NewestFirst);
+  SortNewestFirst(&l0);
   for (FileMetaData* f : l0) {
     if (!(*fn)(arg, 0, f)) return;
   }

@@ -165,6 +165,73 @@ void DamagedWalAfterCompaction(int delete_every) {
   }
 }
 
+// Two flushes with no compaction between them leave two retained WALs and
+// two committed, intact L0 SSTs: the first holds puts, the second deletes
+// of some of them. With the second WAL damaged or lost, Open replays the
+// first WAL in full and replaces its SST by the replay's, which gets a
+// number above the second SST's; the replay's puts are older than the
+// second SST's deletes all the same, and a read must say so.
+void DamagedLaterWalWithBothFlushesInLevel0(int delete_every) {
+  delsm_test::TempDir tmp("delsm_retained_wal_l0");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  Model model;
+  {
+    std::unique_ptr<DB> db = OpenDb(dbname, true);
+    ASSERT_NE(nullptr, db);
+    DBImpl* impl = static_cast<DBImpl*>(db.get());
+    for (int i = 0; i < 20; i++) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i)));
+      model[i] = Value(i);
+    }
+    ASSERT_OK(impl->TEST_FlushMemTable());
+    for (int i = 0; i < 20; i += delete_every) {
+      ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
+      model[i] = "";
+    }
+    ASSERT_OK(impl->TEST_FlushMemTable());
+    ASSERT_OK(db->Put(WriteOptions(), Key(100), Value(100)));
+    model[100] = Value(100);
+    ASSERT_EQ("", Check(db.get(), model));
+  }
+  const std::vector<std::string> wals = Wals(dbname);
+  // The two flushed WALs and the live one.
+  ASSERT_EQ(3u, wals.size());
+  int copies = 0;
+  for (const bool remove : {true, false}) {
+    const std::string point =
+        (remove ? "removed " : "zero-filled ") + wals[1] + ": ";
+    const std::string copy = tmp.path() + "/copy" + std::to_string(copies++);
+    ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
+    const std::string wal = copy + "/" + wals[1];
+    if (remove) {
+      ASSERT_EQ(0, unlink(wal.c_str())) << wal;
+    } else {
+      const int fd = open(wal.c_str(), O_WRONLY);
+      ASSERT_GE(fd, 0) << wal;
+      const off_t size = lseek(fd, 0, SEEK_END);
+      ASSERT_EQ(0, ftruncate(fd, 0));
+      ASSERT_EQ(0, ftruncate(fd, size));
+      close(fd);
+    }
+    std::unique_ptr<DB> db = OpenDb(copy, false);
+    ASSERT_NE(nullptr, db) << point;
+    EXPECT_EQ("", Check(db.get(), model)) << point;
+    db.reset();
+    db = OpenDb(copy, false);
+    ASSERT_NE(nullptr, db) << point;
+    EXPECT_EQ("", Check(db.get(), model)) << point << "(second open)";
+    // A compaction of L0 merges by sequence, whatever the order reads take.
+    DBImpl* impl = static_cast<DBImpl*>(db.get());
+    ASSERT_OK(impl->TEST_CompactRange(0, nullptr, nullptr));
+    EXPECT_EQ("", Check(db.get(), model)) << point << "(after compaction)";
+  }
+}
+
+TEST(RetainedWalTest, DamagedLaterWalDoesNotLetTheEarlierReplayHideDeletes) {
+  DamagedLaterWalWithBothFlushesInLevel0(2);
+}
+
 TEST(RetainedWalTest, DamagedWalDoesNotBringBackWhatACompactionDropped) {
   DamagedWalAfterCompaction(2);
 }
