@@ -12,9 +12,8 @@
 // retained WALs as a SIGKILL does), and then, on a copy per WAL, removes or
 // zero-fills each WAL but the live one: every deleted key stays deleted and
 // every acknowledged write of the flushes reads its value.
-#include <gtest/gtest.h>
-
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -88,8 +87,8 @@ std::string Check(DB* db, const Model& model) {
                     (s.ok() ? "a value" : s.ToString()) + "); ";
       }
     } else if (!s.ok()) {
-      problems += "acknowledged key " + Key(kv.first) + ": " + s.ToString() +
-                  "; ";
+      problems +=
+          "acknowledged key " + Key(kv.first) + ": " + s.ToString() + "; ";
     } else if (got != kv.second) {
       problems += "key " + Key(kv.first) + " reads another value; ";
     }
@@ -139,8 +138,7 @@ void DamagedWalAfterCompaction(int delete_every) {
     for (const bool remove : {true, false}) {
       const std::string point =
           (remove ? "removed " : "zero-filled ") + wals[w] + ": ";
-      const std::string copy =
-          tmp.path() + "/copy" + std::to_string(copies++);
+      const std::string copy = tmp.path() + "/copy" + std::to_string(copies++);
       ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
       const std::string wal = copy + "/" + wals[w];
       if (remove) {
