@@ -146,7 +146,18 @@ class Repairer {
     }
   }
 
+  // Numbers for repair's own directories and manifest. They start past
+  // every number the database handed out that repair finds: those of the
+  // files and directories FindFiles lists, of every SST, directory and
+  // next file number a readable manifest records (FindRetiredSsts), and of
+  // every META-<n> file in an SST directory (LoadDirectory). An output
+  // numbered as an old SST would make the new manifest record that SST as
+  // live, not replaced, and a later RepairDB would merge the old SST again.
   uint64_t NewNumber() { return next_number_++; }
+
+  void NoteNumberUsed(uint64_t number) {
+    next_number_ = std::max(next_number_, number + 1);
+  }
 
   Status FindFiles() {
     std::vector<std::string> children;
@@ -223,7 +234,11 @@ class Repairer {
         VersionEdit edit;
         if (!edit.DecodeFrom(record).ok()) break;
         records++;
+        if (edit.has_next_file_number()) {
+          next_number_ = std::max(next_number_, edit.next_file_number());
+        }
         for (const auto& gone : edit.deleted_files()) {
+          NoteNumberUsed(gone.second);
           live.erase(gone);
           // Removed without having been added here: a repair's record of
           // the old SSTs its merge replaced and of its own intermediate
@@ -231,6 +246,8 @@ class Repairer {
           added.insert(gone.second);
         }
         for (const auto& add : edit.new_files()) {
+          NoteNumberUsed(add.second.number);
+          NoteNumberUsed(add.second.dir);
           live.insert({add.first, add.second.number});
           added.insert(add.second.number);
         }
@@ -304,6 +321,8 @@ class Repairer {
       d->loaded = true;
       AddInput(std::move(dir), d->number);
     };
+    // Every directory is loaded, and its META-<n> numbers noted, before
+    // the first rebuild takes a number (NewNumber).
     std::vector<std::unique_ptr<PendingRebuild>> pending;
     for (OldDir& d : old_dirs_) {
       std::unique_ptr<SstDir> dir;
@@ -349,6 +368,7 @@ class Repairer {
     for (const std::string& name : names) {
       uint64_t sst_number;
       if (ParseMetaFileName(name, d.number, &sst_number)) {
+        NoteNumberUsed(sst_number);
         (retired_.count(sst_number) > 0 ? retired_metas : metas)
             .push_back(name);
         if (retired_.count(sst_number) > 0) {
