@@ -10,6 +10,10 @@
 // first repair on the SST directories is in turn cut by a SIGKILL (a child
 // process on testing/power_loss_file_system.h), on a fresh copy; then a
 // second RepairDB runs to the end and the database must read as built.
+//
+// Also: a compaction killed after its commit, then the next Open killed at
+// each of its disk calls in turn, then RepairDB: the replaced SSTs the
+// compaction left must not come back either.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -25,7 +29,9 @@
 #include "delsm/delsm.h"
 #include "fs/file_system.h"
 #include "leveldb/db.h"
+#include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
+#include "tests/sigkill_child.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -219,6 +225,150 @@ TEST(RepairReplacedTest, KilledAfterCommitIntermediateDirectories) {
 // replaced and live.
 TEST(RepairReplacedTest, KilledAfterCommitOutputNumberedAsAnOldSst) {
   KillRepairAtEachCallThenRepairAgain(/*reopen=*/false);
+}
+
+// A compaction killed after its commit, before it removed the SSTs it
+// replaced; then an Open killed at each of its disk calls in turn; then
+// RepairDB. The compaction's manifest record is what tells RepairDB that
+// the replaced meta file left in the surviving L1 directory is not to be
+// merged (it holds the puts whose tombstones the compaction dropped).
+
+// Enough keys that some replaced KV file comes after the replaced meta
+// file in a directory listing.
+constexpr int kCompactionKeys = 60;
+constexpr int kEvery = 3;  // the deleted keys: every third one
+
+// The child that leaves a compaction killed after its commit:
+// DELSM_RR_COMPACT_DB is built (puts compacted into L1, every third key
+// deleted and flushed to L0), then L0 is compacted into L1 with every
+// unlink failing, so that the replaced SSTs stay; SIGKILL once it
+// committed.
+TEST(RepairReplacedCompactionChild, Child) {
+  const char* dbname = std::getenv("DELSM_RR_COMPACT_DB");
+  if (dbname == nullptr) return;
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  DB* raw = nullptr;
+  if (!OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &raw)
+           .ok()) {
+    _exit(2);
+  }
+  DBImpl* impl = Impl(raw);
+  Status s;
+  for (int i = 0; i < kCompactionKeys && s.ok(); i++) {
+    s = raw->Put(WriteOptions(), Key(i), Value("new", i));
+  }
+  if (s.ok()) s = impl->TEST_FlushMemTable();
+  if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+  for (int i = 0; i < kCompactionKeys && s.ok(); i += kEvery) {
+    s = raw->Delete(WriteOptions(), Key(i));
+  }
+  if (s.ok()) s = impl->TEST_FlushMemTable();
+  if (!s.ok()) _exit(3);
+  FaultSpec spec;
+  spec.sticky = true;
+  fs.Arm(FsOp::kUnlink, spec);
+  if (!impl->TEST_CompactRange(0, nullptr, nullptr).ok()) _exit(4);
+  raise(SIGKILL);
+}
+
+// The child that opens DELSM_RR_OPEN_DB, SIGKILLed at disk call
+// DELSM_RR_OPEN_KILL_AT of the SST directories; an Open that ends before
+// it exits with status 4.
+TEST(RepairReplacedOpenChild, Child) {
+  const char* dbname = std::getenv("DELSM_RR_OPEN_DB");
+  const char* shadow = std::getenv("DELSM_RR_OPEN_SHADOW");
+  const char* kill_at = std::getenv("DELSM_RR_OPEN_KILL_AT");
+  if (dbname == nullptr || shadow == nullptr || kill_at == nullptr) return;
+  PowerLossFileSystem fs(FileSystem::Default(), shadow);
+  fs.set_real_syncs(false);
+  fs.SetPowerCutHook([] { raise(SIGKILL); });
+  fs.CutPowerAtCall(std::strtoull(kill_at, nullptr, 10));
+  DB* raw = nullptr;
+  if (OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &raw).ok()) {
+    Impl(raw)->TEST_WaitForBackgroundWork();
+  }
+  _exit(4);
+}
+
+// "" if every third key is deleted and every other reads its new value.
+std::string CheckAfterCompaction(const std::string& dbname) {
+  Options o = DbOptions();
+  o.create_if_missing = false;
+  DB* raw = nullptr;
+  Status s = delsm::Open(o, ManualTuning(), dbname, &raw);
+  if (!s.ok()) return "open: " + s.ToString();
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < kCompactionKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (i % kEvery == 0) {
+      if (!s.IsNotFound()) {
+        return "deleted key " + Key(i) +
+               " came back: " + (s.ok() ? v.substr(0, 4) : s.ToString());
+      }
+    } else if (!s.ok() || v != Value("new", i)) {
+      return Key(i) + ": " + (s.ok() ? v.substr(0, 4) : s.ToString());
+    }
+  }
+  return "";
+}
+
+TEST(RepairReplacedTest, CompactionKilledAfterCommitThenOpenKilledThenRepair) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string pristine = tmp.path() + "/pristine";
+  ASSERT_EQ("", delsm_test::RunChildThatKillsItself(
+                    "RepairReplacedCompactionChild.Child",
+                    {{"DELSM_RR_COMPACT_DB", pristine}}));
+  {
+    // RepairDB right away knows the replaced SSTs from the manifest.
+    const std::string copy = tmp.path() + "/as_left";
+    ASSERT_EQ("", delsm_test::CopyTree(pristine, copy));
+    ASSERT_TRUE(RepairDB(copy, DbOptions()).ok());
+    ASSERT_EQ("", CheckAfterCompaction(copy))
+        << "RepairDB right after the kill";
+    delsm_test::RemoveTree(copy);
+  }
+
+  std::vector<std::string> violations;
+  int opens_cut = 0;
+  for (uint64_t kill_at = 1;; kill_at++) {
+    const std::string work = tmp.path() + "/work";
+    const std::string shadow = tmp.path() + "/child_shadow";
+    ASSERT_EQ("", delsm_test::CopyTree(pristine, work));
+    const pid_t pid = delsm_test::SpawnSelf(
+        "RepairReplacedOpenChild.Child",
+        {{"DELSM_RR_OPEN_DB", work},
+         {"DELSM_RR_OPEN_SHADOW", shadow},
+         {"DELSM_RR_OPEN_KILL_AT", std::to_string(kill_at)}});
+    ASSERT_GT(pid, 0);
+    const int status = delsm_test::WaitChild(pid);
+    const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    ASSERT_TRUE(killed || (WIFEXITED(status) && WEXITSTATUS(status) == 4))
+        << "kill at call " << kill_at << ": child status " << status;
+    if (killed) {
+      opens_cut++;
+      Status s = RepairDB(work, DbOptions());
+      const std::string problem =
+          s.ok() ? CheckAfterCompaction(work) : "RepairDB: " + s.ToString();
+      if (!problem.empty()) {
+        violations.push_back("Open killed at disk call " +
+                             std::to_string(kill_at) +
+                             ", then RepairDB: " + problem);
+      }
+    }
+    delsm_test::RemoveTree(work);
+    delsm_test::RemoveTree(shadow);
+    if (!killed) break;  // the Open (and its background work) ended first
+  }
+  std::printf("%d Opens cut, %zu violations\n", opens_cut, violations.size());
+  ASSERT_GT(opens_cut, 0);
+  for (size_t i = 0; i < violations.size() && i < 5; i++) {
+    ADD_FAILURE() << violations[i];
+  }
+  if (violations.size() > 5) {
+    ADD_FAILURE() << violations.size() - 5 << " more kill points";
+  }
 }
 
 }  // namespace
