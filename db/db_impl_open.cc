@@ -671,9 +671,13 @@ Status DBImpl::Open(const char* env_spec) {
     // Values no live entry names go before the meta files (of retired
     // SSTs, of dead directories) that may name them: a crash in between
     // then leaves no value that only a replaced meta file knows was dropped.
+    // The previous manifest goes (RemoveObsoleteFiles) only after the
+    // sweep of the live directories: until their replaced meta files are
+    // gone, it is RepairDB's only record that they were replaced (the
+    // manifest this Open wrote holds no history).
     if (sweep) RemoveUnreferencedValues();
-    RemoveObsoleteFiles();
     if (sweep) RemoveUnownedDirEntries();
+    RemoveObsoleteFiles();
     CheckInodeHeadroom();
     s = StartBackgroundThreads();
   }

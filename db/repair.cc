@@ -146,7 +146,18 @@ class Repairer {
     }
   }
 
+  // Numbers for repair's own directories and manifest. They start past
+  // every number the database handed out that repair finds: those of the
+  // files and directories FindFiles lists, of every SST, directory and
+  // next file number a readable manifest records (FindRetiredSsts), and of
+  // every META-<n> file in an SST directory (LoadDirectory). An output
+  // numbered as an old SST would make the new manifest record that SST as
+  // live, not replaced, and a later RepairDB would merge the old SST again.
   uint64_t NewNumber() { return next_number_++; }
+
+  void NoteNumberUsed(uint64_t number) {
+    next_number_ = std::max(next_number_, number + 1);
+  }
 
   Status FindFiles() {
     std::vector<std::string> children;
@@ -223,13 +234,20 @@ class Repairer {
         VersionEdit edit;
         if (!edit.DecodeFrom(record).ok()) break;
         records++;
+        if (edit.has_next_file_number()) {
+          next_number_ = std::max(next_number_, edit.next_file_number());
+        }
         for (const auto& gone : edit.deleted_files()) {
+          NoteNumberUsed(gone.second);
           live.erase(gone);
           // Removed without having been added here: a repair's record of
-          // the old SSTs its merge replaced (MergeAndCommit).
+          // the old SSTs its merge replaced and of its own intermediate
+          // directories (MergeAndCommit).
           added.insert(gone.second);
         }
         for (const auto& add : edit.new_files()) {
+          NoteNumberUsed(add.second.number);
+          NoteNumberUsed(add.second.dir);
           live.insert({add.first, add.second.number});
           added.insert(add.second.number);
         }
@@ -303,6 +321,8 @@ class Repairer {
       d->loaded = true;
       AddInput(std::move(dir), d->number);
     };
+    // Every directory is loaded, and its META-<n> numbers noted, before
+    // the first rebuild takes a number (NewNumber).
     std::vector<std::unique_ptr<PendingRebuild>> pending;
     for (OldDir& d : old_dirs_) {
       std::unique_ptr<SstDir> dir;
@@ -348,6 +368,7 @@ class Repairer {
     for (const std::string& name : names) {
       uint64_t sst_number;
       if (ParseMetaFileName(name, d.number, &sst_number)) {
+        NoteNumberUsed(sst_number);
         (retired_.count(sst_number) > 0 ? retired_metas : metas)
             .push_back(name);
         if (retired_.count(sst_number) > 0) {
@@ -446,8 +467,7 @@ class Repairer {
     Log(options_.info_log,
         "RepairDB: %zu values in homes no meta file names taken back%s\n",
         entries.size(),
-        homes_.meta_file_lost() ? ""
-                                : " (every meta file read: none is)");
+        homes_.meta_file_lost() ? "" : " (every meta file read: none is)");
     if (entries.empty()) return Status::OK();
     std::unique_ptr<SstDir> dir;
     Status s = BuildSstOf(&entries, nullptr, &dir);
@@ -631,7 +651,8 @@ class Repairer {
               [this](const MetaEntry& a, const MetaEntry& b) {
                 return icmp_.Compare(a.internal_key, b.internal_key) < 0;
               });
-    const std::string path = SstDirName(dbname_, 0, NewNumber());
+    const uint64_t number = NewNumber();
+    const std::string path = SstDirName(dbname_, 0, number);
     SstDirBuilder builder(sst_options_, path);
     Status s = builder.Begin();
     for (size_t i = 0; s.ok() && i < entries->size(); i++) {
@@ -646,7 +667,7 @@ class Repairer {
       builder.Abandon();
       return s;
     }
-    new_dirs_.push_back(path);
+    new_dirs_.push_back({number, path});
     return SstDir::Open(sst_options_, path, result);
   }
 
@@ -724,7 +745,7 @@ class Repairer {
       builder.Abandon();
       return s;
     }
-    new_dirs_.push_back(path);
+    new_dirs_.push_back({number, path});
     std::unique_ptr<SstDir> dir;
     s = SstDir::Open(sst_options_, path, &dir);
     // WAL data is newer than any directory: order it first.
@@ -772,6 +793,10 @@ class Repairer {
     // replaced): the record that they are replaced, for a later RepairDB
     // (FindRetiredSsts) if this one is killed before it has put them away.
     for (const auto& old : replaced_) edit.RemoveFile(old.first, old.second);
+    // So are its own intermediate directories, which it removes only after
+    // this commit: one a kill leaves holds a copy of old SSTs without the
+    // tombstones the merge dropped.
+    for (const auto& dir : new_dirs_) edit.RemoveFile(0, dir.first);
     dc.AddOutputsTo(level, &edit);
     const uint64_t manifest_number = NewNumber();
     edit.SetLogNumber(next_number_);  // every existing WAL is converted
@@ -851,10 +876,11 @@ class Repairer {
 
   void PutAwayOldFiles() {
     inputs_.clear();  // close directories before removing them
-    for (const std::string& path : new_dirs_) {
+    for (const auto& dir : new_dirs_) {
       // Intermediate: everything in them is linked from the old files or
-      // the WALs, which are kept or put away.
-      RemoveSstDirectory(sst_options_.fs, path, nullptr);
+      // the WALs, which are kept or put away. Killed before they are gone,
+      // the next RepairDB knows them for replaced (MergeAndCommit).
+      RemoveSstDirectory(sst_options_.fs, dir.second, nullptr);
     }
     for (const OldDir& d : old_dirs_) PutAwayOldDirectory(d);
     homes_.PutAway(
@@ -898,7 +924,9 @@ class Repairer {
   // directories, by internal key (RebuildDirectory).
   std::map<std::string, MetaEntry> named_files_;
   std::vector<OldDir> old_dirs_;
-  std::vector<std::string> new_dirs_;  // intermediate: rebuilt and WAL dirs
+  // Intermediate L0 SST directories (rebuilt ones, WALs converted, values
+  // in homes taken back), by number.
+  std::vector<std::pair<uint64_t, std::string>> new_dirs_;
   std::vector<Input> inputs_;
   // (level, number) of every old SST whose meta file was merged or that a
   // manifest records as replaced: recorded as removed in the new manifest.

@@ -144,9 +144,22 @@ Status RemoveUnownedEntries(Directory* dir,
                             const std::vector<SstInDir>& live,
                             uint64_t* unlinked) {
   const std::unordered_set<std::string> keep = NamesOwnedBy(live);
+  // Meta and LONGKEYS files last: cut short, the sweep leaves the meta
+  // files naming what is left, and RepairDB (which takes back a KV file no
+  // meta file names) knows those files for a replaced SST's.
+  std::vector<const std::string*> last;
   for (const std::string& name : names) {
     if (keep.count(name) > 0) continue;
+    if (Slice(name).starts_with(kMetaFileName) ||
+        Slice(name).starts_with(kLongKeysFileName)) {
+      last.push_back(&name);
+      continue;
+    }
     Status s = UnlinkIfPresent(dir, name, unlinked);
+    if (!s.ok()) return s;
+  }
+  for (const std::string* name : last) {
+    Status s = UnlinkIfPresent(dir, *name, unlinked);
     if (!s.ok()) return s;
   }
   return Status::OK();

@@ -39,8 +39,9 @@ Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
 // Unlink every entry of `dir` among `names` (its listing) that none of
 // `live` (every SST the version places in the directory) owns: links and meta
 // files an interrupted compaction added, or entries of a replaced SST whose
-// removal was cut short. *unlinked is increased by the number of entries
-// unlinked.
+// removal was cut short. Meta and LONGKEYS files go last, so that a
+// sweep cut short leaves no KV file without the meta file that names it.
+// *unlinked is increased by the number of entries unlinked.
 Status RemoveUnownedEntries(Directory* dir,
                             const std::vector<std::string>& names,
                             const std::vector<SstInDir>& live,

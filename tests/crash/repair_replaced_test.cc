@@ -1,0 +1,375 @@
+// RepairDB killed at any point and run again: a key deleted before the
+// first repair stays deleted. The first repair merges every old SST and
+// drops the tombstones; its manifest records what it replaced, so that the
+// second repair does not merge again what the first had not yet put away
+// (db/repair.cc, FindRetiredSsts).
+//
+// The database: a put of one key compacted down to L2, where a later
+// compaction (L1 into L2) wrote it into the existing directory as
+// META-<n>; then the key deleted and flushed to L0. Each disk call of the
+// first repair on the SST directories is in turn cut by a SIGKILL (a child
+// process on testing/power_loss_file_system.h), on a fresh copy; then a
+// second RepairDB runs to the end and the database must read as built.
+//
+// Also: a compaction killed after its commit, then the next Open killed at
+// each of its disk calls in turn, then RepairDB: the replaced SSTs the
+// compaction left must not come back either.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "fs/file_system.h"
+#include "leveldb/db.h"
+#include "testing/fault_injection_file_system.h"
+#include "testing/power_loss_file_system.h"
+#include "tests/sigkill_child.h"
+#include "tests/test_support.h"
+
+namespace leveldb {
+namespace {
+
+using delsm_test::Key;
+using delsm_test::TempDir;
+
+constexpr int kKeys = 12;
+constexpr int kDeleted = 5;
+
+// Compactions only when asked.
+delsm::Tuning ManualTuning() {
+  delsm::Tuning t;
+  t.l0_compaction_entries = 1 << 30;
+  t.l0_compaction_dirs = 1 << 20;
+  t.l0_slowdown_dirs = 1 << 20;
+  t.l0_stop_dirs = 1 << 20;
+  t.l1_entries = 1 << 30;
+  return t;
+}
+
+Options DbOptions() {
+  Options o;
+  o.create_if_missing = true;
+  return o;
+}
+
+// Large enough for a KV file of its own.
+std::string Value(const char* version, int i) {
+  return std::string(version) + std::to_string(i) + std::string(3000, 'v');
+}
+
+DBImpl* Impl(DB* db) { return static_cast<DBImpl*>(db); }
+
+// Builds the database described at the top. Returns "" or what failed.
+std::string Build(const std::string& dbname) {
+  DB* raw = nullptr;
+  Status s = delsm::Open(DbOptions(), ManualTuning(), dbname, &raw);
+  if (!s.ok()) return "open: " + s.ToString();
+  std::unique_ptr<DB> db(raw);
+  DBImpl* impl = Impl(raw);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    s = db->Put(WriteOptions(), Key(i), Value("old", i));
+  }
+  // L0 -> L1 -> L2: the old puts in an L2 directory of their own.
+  if (s.ok()) s = impl->TEST_FlushMemTable();
+  if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+  if (s.ok()) s = impl->TEST_CompactRange(1, nullptr, nullptr);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    if (i != kDeleted) s = db->Put(WriteOptions(), Key(i), Value("new", i));
+  }
+  if (s.ok()) s = impl->TEST_FlushMemTable();
+  if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+  // The delete, in an L0 SST.
+  if (s.ok()) s = db->Delete(WriteOptions(), Key(kDeleted));
+  if (s.ok()) s = impl->TEST_FlushMemTable();
+  // L1 into L2: the output (with the old put of kDeleted) is written into
+  // the L2 directory as META-<n>.
+  if (s.ok()) s = impl->TEST_CompactRange(1, nullptr, nullptr);
+  if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
+  return s.ok() ? "" : s.ToString();
+}
+
+// "" if the database reads as Build left it, else the first problem.
+std::string Check(const std::string& dbname) {
+  Options o = DbOptions();
+  o.create_if_missing = false;
+  DB* raw = nullptr;
+  Status s = delsm::Open(o, ManualTuning(), dbname, &raw);
+  if (!s.ok()) return "open: " + s.ToString();
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (i == kDeleted) {
+      if (!s.IsNotFound()) {
+        return "deleted key " + Key(i) +
+               " came back: " + (s.ok() ? v.substr(0, 4) : s.ToString());
+      }
+    } else if (!s.ok() || v != Value("new", i)) {
+      return Key(i) + ": " + (s.ok() ? v.substr(0, 4) : s.ToString());
+    }
+  }
+  return "";
+}
+
+// The child: RepairDB on DELSM_REPAIR_CHILD_DB, SIGKILLed at disk call
+// DELSM_REPAIR_CHILD_KILL_AT of the SST directories; a repair that ends
+// before it exits with status 4.
+TEST(RepairReplacedChild, Child) {
+  const char* db = std::getenv("DELSM_REPAIR_CHILD_DB");
+  const char* shadow = std::getenv("DELSM_REPAIR_CHILD_SHADOW");
+  const char* kill_at = std::getenv("DELSM_REPAIR_CHILD_KILL_AT");
+  if (db == nullptr || shadow == nullptr || kill_at == nullptr) return;
+  PowerLossFileSystem fs(FileSystem::Default(), shadow);
+  fs.set_real_syncs(false);  // a kill, not a power loss: the disk keeps all
+  fs.SetPowerCutHook([] { raise(SIGKILL); });
+  fs.CutPowerAtCall(std::strtoull(kill_at, nullptr, 10));
+  RepairDBWithFileSystem(db, DbOptions(), &fs);
+  _exit(4);
+}
+
+// Builds the database, opens a copy of it first if `reopen` (an Open hands
+// out new numbers, past META-<n>), then kills a first RepairDB at each of
+// its disk calls in turn, on a fresh copy each time, and runs a second one
+// to the end. Reports every kill point after which the database does not
+// read as built.
+void KillRepairAtEachCallThenRepairAgain(bool reopen) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string pristine = tmp.path() + "/pristine";
+  ASSERT_EQ("", Build(pristine));
+  {
+    const std::string copy = tmp.path() + "/as_built";
+    ASSERT_EQ("", delsm_test::CopyTree(pristine, copy));
+    ASSERT_EQ("", Check(copy)) << "the database as built";
+    if (reopen) {
+      delsm_test::RemoveTree(pristine);
+      ASSERT_EQ(0, rename(copy.c_str(), pristine.c_str()));
+    } else {
+      delsm_test::RemoveTree(copy);
+    }
+  }
+
+  // How many disk calls of the SST directories an uninterrupted repair
+  // makes; it leaves the database as built.
+  uint64_t calls = 0;
+  {
+    const std::string copy = tmp.path() + "/measure";
+    ASSERT_EQ("", delsm_test::CopyTree(pristine, copy));
+    PowerLossFileSystem fs(FileSystem::Default(), tmp.path() + "/shadow");
+    fs.set_real_syncs(false);
+    ASSERT_TRUE(RepairDBWithFileSystem(copy, DbOptions(), &fs).ok());
+    calls = fs.DiskCalls();
+    ASSERT_EQ("", Check(copy)) << "after one uninterrupted repair";
+    delsm_test::RemoveTree(copy);
+    delsm_test::RemoveTree(tmp.path() + "/shadow");
+  }
+  ASSERT_GT(calls, 0u);
+
+  std::vector<std::string> violations;
+  for (uint64_t kill_at = 1; kill_at <= calls; kill_at++) {
+    const std::string work = tmp.path() + "/work";
+    const std::string shadow = tmp.path() + "/child_shadow";
+    ASSERT_EQ("", delsm_test::CopyTree(pristine, work));
+    const pid_t pid = delsm_test::SpawnSelf(
+        "RepairReplacedChild.Child",
+        {{"DELSM_REPAIR_CHILD_DB", work},
+         {"DELSM_REPAIR_CHILD_SHADOW", shadow},
+         {"DELSM_REPAIR_CHILD_KILL_AT", std::to_string(kill_at)}});
+    ASSERT_GT(pid, 0);
+    const int status = delsm_test::WaitChild(pid);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        << "kill at call " << kill_at << ": child status " << status;
+    // The user runs RepairDB again, to the end (no real syncs: nothing
+    // here is a power loss).
+    PowerLossFileSystem fs(FileSystem::Default(), tmp.path() + "/shadow");
+    fs.set_real_syncs(false);
+    Status s = RepairDBWithFileSystem(work, DbOptions(), &fs);
+    const std::string problem =
+        s.ok() ? Check(work) : "second RepairDB: " + s.ToString();
+    if (!problem.empty()) {
+      violations.push_back("first RepairDB killed at disk call " +
+                           std::to_string(kill_at) + " of " +
+                           std::to_string(calls) + ": " + problem);
+    }
+    delsm_test::RemoveTree(work);
+    delsm_test::RemoveTree(shadow);
+    delsm_test::RemoveTree(tmp.path() + "/shadow");
+  }
+  std::printf("%llu kill points, %zu violations\n",
+              static_cast<unsigned long long>(calls), violations.size());
+  for (size_t i = 0; i < violations.size() && i < 5; i++) {
+    ADD_FAILURE() << violations[i];
+  }
+  if (violations.size() > 5) {
+    ADD_FAILURE() << violations.size() - 5 << " more kill points";
+  }
+}
+
+// The first repair's intermediate directories (old directories rebuilt, WALs
+// converted) are removed after its commit; one a kill leaves holds a copy
+// of an old SST, under a number no manifest records as replaced.
+TEST(RepairReplacedTest, KilledAfterCommitIntermediateDirectories) {
+  KillRepairAtEachCallThenRepairAgain(/*reopen=*/true);
+}
+
+// As built, META-<n> bears the last number handed out: the first repair's
+// output may be numbered n too, and its manifest then records n as both
+// replaced and live.
+TEST(RepairReplacedTest, KilledAfterCommitOutputNumberedAsAnOldSst) {
+  KillRepairAtEachCallThenRepairAgain(/*reopen=*/false);
+}
+
+// A compaction killed after its commit, before it removed the SSTs it
+// replaced; then an Open killed at each of its disk calls in turn; then
+// RepairDB. The compaction's manifest record is what tells RepairDB that
+// the replaced meta file left in the surviving L1 directory is not to be
+// merged (it holds the puts whose tombstones the compaction dropped).
+
+// Enough keys that some replaced KV file comes after the replaced meta
+// file in a directory listing.
+constexpr int kCompactionKeys = 60;
+constexpr int kEvery = 3;  // the deleted keys: every third one
+
+// The child that leaves a compaction killed after its commit:
+// DELSM_RR_COMPACT_DB is built (puts compacted into L1, every third key
+// deleted and flushed to L0), then L0 is compacted into L1 with every
+// unlink failing, so that the replaced SSTs stay; SIGKILL once it
+// committed.
+TEST(RepairReplacedCompactionChild, Child) {
+  const char* dbname = std::getenv("DELSM_RR_COMPACT_DB");
+  if (dbname == nullptr) return;
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  DB* raw = nullptr;
+  if (!OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &raw)
+           .ok()) {
+    _exit(2);
+  }
+  DBImpl* impl = Impl(raw);
+  Status s;
+  for (int i = 0; i < kCompactionKeys && s.ok(); i++) {
+    s = raw->Put(WriteOptions(), Key(i), Value("new", i));
+  }
+  if (s.ok()) s = impl->TEST_FlushMemTable();
+  if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+  for (int i = 0; i < kCompactionKeys && s.ok(); i += kEvery) {
+    s = raw->Delete(WriteOptions(), Key(i));
+  }
+  if (s.ok()) s = impl->TEST_FlushMemTable();
+  if (!s.ok()) _exit(3);
+  FaultSpec spec;
+  spec.sticky = true;
+  fs.Arm(FsOp::kUnlink, spec);
+  if (!impl->TEST_CompactRange(0, nullptr, nullptr).ok()) _exit(4);
+  raise(SIGKILL);
+}
+
+// The child that opens DELSM_RR_OPEN_DB, SIGKILLed at disk call
+// DELSM_RR_OPEN_KILL_AT of the SST directories; an Open that ends before
+// it exits with status 4.
+TEST(RepairReplacedOpenChild, Child) {
+  const char* dbname = std::getenv("DELSM_RR_OPEN_DB");
+  const char* shadow = std::getenv("DELSM_RR_OPEN_SHADOW");
+  const char* kill_at = std::getenv("DELSM_RR_OPEN_KILL_AT");
+  if (dbname == nullptr || shadow == nullptr || kill_at == nullptr) return;
+  PowerLossFileSystem fs(FileSystem::Default(), shadow);
+  fs.set_real_syncs(false);
+  fs.SetPowerCutHook([] { raise(SIGKILL); });
+  fs.CutPowerAtCall(std::strtoull(kill_at, nullptr, 10));
+  DB* raw = nullptr;
+  if (OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &raw).ok()) {
+    Impl(raw)->TEST_WaitForBackgroundWork();
+  }
+  _exit(4);
+}
+
+// "" if every third key is deleted and every other reads its new value.
+std::string CheckAfterCompaction(const std::string& dbname) {
+  Options o = DbOptions();
+  o.create_if_missing = false;
+  DB* raw = nullptr;
+  Status s = delsm::Open(o, ManualTuning(), dbname, &raw);
+  if (!s.ok()) return "open: " + s.ToString();
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < kCompactionKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (i % kEvery == 0) {
+      if (!s.IsNotFound()) {
+        return "deleted key " + Key(i) +
+               " came back: " + (s.ok() ? v.substr(0, 4) : s.ToString());
+      }
+    } else if (!s.ok() || v != Value("new", i)) {
+      return Key(i) + ": " + (s.ok() ? v.substr(0, 4) : s.ToString());
+    }
+  }
+  return "";
+}
+
+TEST(RepairReplacedTest, CompactionKilledAfterCommitThenOpenKilledThenRepair) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string pristine = tmp.path() + "/pristine";
+  ASSERT_EQ("", delsm_test::RunChildThatKillsItself(
+                    "RepairReplacedCompactionChild.Child",
+                    {{"DELSM_RR_COMPACT_DB", pristine}}));
+  {
+    // RepairDB right away knows the replaced SSTs from the manifest.
+    const std::string copy = tmp.path() + "/as_left";
+    ASSERT_EQ("", delsm_test::CopyTree(pristine, copy));
+    ASSERT_TRUE(RepairDB(copy, DbOptions()).ok());
+    ASSERT_EQ("", CheckAfterCompaction(copy))
+        << "RepairDB right after the kill";
+    delsm_test::RemoveTree(copy);
+  }
+
+  std::vector<std::string> violations;
+  int opens_cut = 0;
+  for (uint64_t kill_at = 1;; kill_at++) {
+    const std::string work = tmp.path() + "/work";
+    const std::string shadow = tmp.path() + "/child_shadow";
+    ASSERT_EQ("", delsm_test::CopyTree(pristine, work));
+    const pid_t pid = delsm_test::SpawnSelf(
+        "RepairReplacedOpenChild.Child",
+        {{"DELSM_RR_OPEN_DB", work},
+         {"DELSM_RR_OPEN_SHADOW", shadow},
+         {"DELSM_RR_OPEN_KILL_AT", std::to_string(kill_at)}});
+    ASSERT_GT(pid, 0);
+    const int status = delsm_test::WaitChild(pid);
+    const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
+    ASSERT_TRUE(killed || (WIFEXITED(status) && WEXITSTATUS(status) == 4))
+        << "kill at call " << kill_at << ": child status " << status;
+    if (killed) {
+      opens_cut++;
+      Status s = RepairDB(work, DbOptions());
+      const std::string problem =
+          s.ok() ? CheckAfterCompaction(work) : "RepairDB: " + s.ToString();
+      if (!problem.empty()) {
+        violations.push_back("Open killed at disk call " +
+                             std::to_string(kill_at) +
+                             ", then RepairDB: " + problem);
+      }
+    }
+    delsm_test::RemoveTree(work);
+    delsm_test::RemoveTree(shadow);
+    if (!killed) break;  // the Open (and its background work) ended first
+  }
+  std::printf("%d Opens cut, %zu violations\n", opens_cut, violations.size());
+  ASSERT_GT(opens_cut, 0);
+  for (size_t i = 0; i < violations.size() && i < 5; i++) {
+    ADD_FAILURE() << violations[i];
+  }
+  if (violations.size() > 5) {
+    ADD_FAILURE() << violations.size() - 5 << " more kill points";
+  }
+}
+
+}  // namespace
+}  // namespace leveldb
