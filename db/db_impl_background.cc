@@ -338,7 +338,13 @@ void DBImpl::RemoveObsoleteFiles() {
         keep = number >= log_number || number == prev_log_number;
         break;
       case kDescriptorFile:
-        keep = number >= manifest_number;
+        // An older manifest is RepairDB's only record that an SST was
+        // replaced once the manifest this Open wrote (a snapshot, without
+        // history) is current. While a sweep of leftovers is owed (an
+        // entry of a replaced SST may still be on disk), the older
+        // manifests stay; the first Open whose sweeps all succeed removes
+        // them.
+        keep = number >= manifest_number || left_for_open_sweep_;
         break;
       case kTempFile:
         keep = live.count(number) > 0 || number >= fence;

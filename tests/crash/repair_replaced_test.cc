@@ -371,5 +371,35 @@ TEST(RepairReplacedTest, CompactionKilledAfterCommitThenOpenKilledThenRepair) {
   }
 }
 
+// The same, with Open's sweep of L1 failing (every unlink there EIO)
+// instead of being killed: Open succeeds, the replaced L0 SST's directory
+// (its tombstones) goes, and the replaced L1 SST's meta file stays. The
+// previous manifest, the only record that their SSTs were replaced, must stay
+// with them until a sweep has removed them.
+TEST(RepairReplacedTest,
+     CompactionKilledAfterCommitThenOpenSweepFailsThenRepair) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  ASSERT_EQ("", delsm_test::RunChildThatKillsItself(
+                    "RepairReplacedCompactionChild.Child",
+                    {{"DELSM_RR_COMPACT_DB", dbname}}));
+  {
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    FaultSpec spec;
+    spec.sticky = true;
+    spec.path_contains = "/L1/";
+    fs.Arm(FsOp::kUnlink, spec);
+    DB* raw = nullptr;
+    Status s =
+        OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    delete raw;
+  }
+  Status s = RepairDB(dbname, DbOptions());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", CheckAfterCompaction(dbname));
+}
+
 }  // namespace
 }  // namespace leveldb
