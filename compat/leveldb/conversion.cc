@@ -83,6 +83,34 @@ bool ReadLiveSsts(Env* env, const std::string& path, std::set<uint64_t>* live) {
   return true;
 }
 
+uint64_t ManifestNumberBound(Env* env, const std::string& path) {
+  SequentialFile* raw;
+  if (!env->NewSequentialFile(path, &raw).ok()) return 0;
+  std::unique_ptr<SequentialFile> file(raw);
+  struct Reporter : public log::Reader::Reporter {
+    void Corruption(size_t, const Status&) override {}
+  } reporter;
+  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
+  uint64_t bound = 0;
+  Slice record;
+  std::string scratch;
+  while (reader.ReadRecord(&record, &scratch)) {
+    VersionEdit edit;
+    if (!edit.DecodeFrom(record).ok()) continue;
+    if (edit.has_next_file_number()) {
+      bound = std::max(bound, edit.next_file_number());
+    }
+    for (const auto& gone : edit.deleted_files()) {
+      bound = std::max(bound, gone.second + 1);
+    }
+    for (const auto& added : edit.new_files()) {
+      bound = std::max(bound, added.second.number + 1);
+      bound = std::max(bound, added.second.dir + 1);
+    }
+  }
+  return bound;
+}
+
 }  // namespace conversion_internal
 
 namespace {

@@ -30,6 +30,14 @@ Status ReadCurrent(Env* env, const std::string& dbname, std::string* name);
 // applied); false if it cannot be read whole or is not DeLSM's.
 bool ReadLiveSsts(Env* env, const std::string& path, std::set<uint64_t>* live);
 
+// One more than the largest number the DeLSM manifest `path` hands out or
+// names (its next file number, every SST and directory it adds or
+// removes), over the records that read; 0 if none does. A number a
+// manifest names, even of an SST long removed, must not be given to a new
+// SST: RepairDB reads the manifests it finds, and takes an SST they record
+// as replaced for a replaced one.
+uint64_t ManifestNumberBound(Env* env, const std::string& path);
+
 }  // namespace conversion_internal
 }  // namespace leveldb
 

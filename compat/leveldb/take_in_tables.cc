@@ -20,6 +20,7 @@
 #include "leveldb/comparator.h"
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
+#include "table/meta_file.h"
 #include "table/sst_dir_builder.h"
 
 namespace leveldb {
@@ -27,6 +28,7 @@ namespace leveldb {
 namespace {
 
 using conversion_internal::ConversionDurability;
+using conversion_internal::ManifestNumberBound;
 using conversion_internal::ReadCurrent;
 using conversion_internal::ReadLiveSsts;
 
@@ -73,7 +75,19 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
     if (!s.ok()) return s;
     for (const std::string& name : names) {
       uint64_t number;
-      if (ParseSstDirName(name, &number)) next = std::max(next, number + 1);
+      if (!ParseSstDirName(name, &number)) continue;
+      next = std::max(next, number + 1);
+      // And the SSTs a compaction wrote into the directory (META-<n>).
+      std::vector<std::string> entries;
+      s = o.fs->ListDirectory(dir + "/" + name, &entries);
+      if (!s.ok()) return s;
+      for (const std::string& entry : entries) {
+        uint64_t sst;
+        if (ParseMetaFileName(entry, number, &sst) ||
+            ParseLongKeysFileName(entry, number, &sst)) {
+          next = std::max(next, sst + 1);
+        }
+      }
     }
   }
   const std::string values = dbname + "/" + kValuesDirName;
@@ -100,6 +114,27 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
                                       "'; RepairDB changed nothing");
     }
     next = std::max(next, state.next_file);
+  }
+
+  // Every number DeLSM's manifests name: LevelDB's repair moved them to
+  // lost/, from where they come back below for DeLSM's repair to read.
+  std::vector<std::string> lost_names;
+  if (env->GetChildren(dbname + "/lost", &lost_names).ok()) {
+    for (const std::string& name : lost_names) {
+      uint64_t number;
+      FileType type;
+      if (ParseFileName(name, &number, &type) && type == kDescriptorFile) {
+        next =
+            std::max(next, ManifestNumberBound(env, dbname + "/lost/" + name));
+      }
+    }
+  }
+  for (const std::string& child : children) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(child, &number, &type) && type == kDescriptorFile) {
+      next = std::max(next, ManifestNumberBound(env, dbname + "/" + child));
+    }
   }
 
   // Every table becomes an L0 SST. A table damaged part way gives the

@@ -239,6 +239,10 @@ enum WalsAtRepair {
   kWalTail,          // writes no SST has, overwriting and deleting older ones
   kFlushedWalsKept,  // kDeferred: WALs outlive their flushes, so the tables
                      // repeat what SST directories hold (exact duplicates)
+  kFlushedWalsKeptManySsts,  // the same with SSTs of 100 entries: the
+                             // compactions hand out numbers past every WAL's,
+                             // so LevelDB's tables take numbers DeLSM's SSTs
+                             // and manifests use
 };
 
 class LevelDbRepairedTest : public LevelDbLifecycleTest,
@@ -246,14 +250,15 @@ class LevelDbRepairedTest : public LevelDbLifecycleTest,
 
 TEST_P(LevelDbRepairedTest, OpenRefusesAndRepairDbRecoversEveryKey) {
   const bool wal_tail = GetParam() == kWalTail;
-  if (GetParam() == kFlushedWalsKept) {
-    tuning_.durability = delsm::Durability::kDeferred;
-  }
+  const bool wals_kept =
+      GetParam() == kFlushedWalsKept || GetParam() == kFlushedWalsKeptManySsts;
+  if (wals_kept) tuning_.durability = delsm::Durability::kDeferred;
+  if (GetParam() == kFlushedWalsKeptManySsts) tuning_.sst_entries = 100;
   Contents model;
   {
     std::unique_ptr<leveldb::DB> db;
     ASSERT_TRUE(OpenDelsm(true, &db).ok());
-    if (GetParam() == kFlushedWalsKept) {
+    if (wals_kept) {
       // A compaction retires the WALs of the flushes before it; this case
       // needs WALs that outlive their flushes' trip out of L0, as a crash
       // before that compaction leaves them.
@@ -307,7 +312,7 @@ TEST_P(LevelDbRepairedTest, OpenRefusesAndRepairDbRecoversEveryKey) {
   const delsm_test::OracleRun dump = Oracle({"dump", db_});
   ASSERT_TRUE(dump.ok) << dump.err;
   ASSERT_TRUE(delsm_test::ParseOracleDump(dump.out, &leveldb_view));
-  if (GetParam() != kFlushedWalsKept) {
+  if (!wals_kept) {
     EXPECT_LT(leveldb_view.size(), model.size());
   }
 
@@ -329,8 +334,28 @@ TEST_P(LevelDbRepairedTest, OpenRefusesAndRepairDbRecoversEveryKey) {
 
   // DeLSM's RepairDB brings every key back.
   leveldb::Options options;
+  const std::vector<std::string> dirs_before = SstDirs(db_);
   leveldb::Status s = leveldb::RepairDB(db_, options);
   ASSERT_TRUE(s.ok()) << s.ToString();
+  // Each LevelDB table became an L0 SST directory that did not exist
+  // before; none may take a number DeLSM's manifest records as replaced
+  // (the merge would skip it and lose what it holds).
+  {
+    std::ifstream log(db_ + "/LOG");
+    std::string line;
+    while (std::getline(log, line)) {
+      if (line.find("replaced by a committed compaction") == std::string::npos)
+        continue;
+      const size_t at = line.find("/L0/");
+      if (at == std::string::npos) continue;
+      const std::string dir =
+          line.substr(at + 1, line.find('/', at + 4) - at - 1);
+      EXPECT_NE(dirs_before.end(),
+                std::find(dirs_before.begin(), dirs_before.end(), dir))
+          << "a LevelDB table taken in as " << dir
+          << " was not merged: " << line;
+    }
+  }
   EXPECT_TRUE(LevelDbTables(db_).empty());
   for (int pass = 0; pass < 2; pass++) {
     std::unique_ptr<leveldb::DB> db;
@@ -353,12 +378,14 @@ TEST_P(LevelDbRepairedTest, OpenRefusesAndRepairDbRecoversEveryKey) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Wals, LevelDbRepairedTest,
-                         testing::Values(kNoWalData, kWalTail,
-                                         kFlushedWalsKept),
+                         testing::Values(kNoWalData, kWalTail, kFlushedWalsKept,
+                                         kFlushedWalsKeptManySsts),
                          [](const testing::TestParamInfo<WalsAtRepair>& info) {
                            return info.param == kNoWalData ? "SstsOnly"
                                   : info.param == kWalTail ? "WithWalTail"
-                                                           : "FlushedWalsKept";
+                                  : info.param == kFlushedWalsKept
+                                      ? "FlushedWalsKept"
+                                      : "FlushedWalsKeptManySsts";
                          });
 
 }  // namespace
