@@ -13,8 +13,10 @@ each on a file system of its own, and reports per run:
           (/sys/block/<loop>/stat after sync), peak RSS (VmHWM), and the
           kernel's dentry and ext4 inode caches after the fill
           (/proc/slabinfo, megabytes);
-  open    wall seconds of a process that opens the filled database and
-          closes it, after every cache of the file system was dropped;
+  open    wall seconds of a process that opens the filled database, prints
+          its stats (db_bench --benchmarks=stats) and closes it, after every
+          cache of the file system was dropped (it includes any compaction
+          the Open starts and the Close waits for);
   read    random-read latency (mean, P50, P99) of --reads gets after that.
 
 Each run gets a fresh ext4 (default mkfs.ext4 options, journal, no
