@@ -274,7 +274,7 @@ class DBImpl : public DB {
   // Remove SST directories, logs and manifests no live version needs.
   void RemoveObsoleteFiles() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  // The clean-close marker (db_impl_open.cc, docs/DESIGN.md "Open and
+  // The clean-close marker (db_impl_clean_close.cc, docs/DESIGN.md "Open and
   // recovery"). Close writes it only when nothing is left for the open
   // sweeps (CloseLeftNothing); it names the manifest and its size then.
   // True if the DB closed that way: nothing is left that only the sweeps
