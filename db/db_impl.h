@@ -292,7 +292,7 @@ class DBImpl : public DB {
   Status TakeCleanCloseMarker(bool* clean) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // SSTs a compaction replaced, whose directories may live on
-  // (db_impl_retired.cc).
+  // (db_impl_removal.cc).
   struct RetiredSst {
     uint64_t number;
     uint64_t dir;
@@ -330,7 +330,7 @@ class DBImpl : public DB {
   // removed). A directory whose meta files cannot be read is left alone
   // (its reads report the damage).
   void RemoveUnownedDirEntries() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Values that stay put (db_impl_homes.cc). KV files in homes whose
+  // Values that stay put (db_impl_removal.cc). KV files in homes whose
   // entries a compaction dropped, with the number of the version that
   // compaction installed: no version from before it may still be read
   // when they are unlinked (a pinned older version may hold the entry in
