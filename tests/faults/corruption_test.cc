@@ -18,12 +18,17 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "tests/file_bytes.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
+using delsm_test::FileSize;
+using delsm_test::FlipByte;
 using delsm_test::ListDir;
+using delsm_test::ReadWhole;
 using delsm_test::TempDir;
+using delsm_test::WriteWhole;
 
 constexpr int kCompactedKeys = 1200;  // end up below L0
 constexpr int kL0Keys = 200;          // one flush to L0
@@ -42,43 +47,6 @@ std::string Value(int i) {
   std::snprintf(&v[0], v.size(), "%06d", i);
   v[6] = '.';
   return v;
-}
-
-uint64_t FileSize(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return 0;
-  return static_cast<uint64_t>(st.st_size);
-}
-
-bool ReadWhole(const std::string& path, std::string* out) {
-  out->clear();
-  int fd = open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  char buf[8192];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out->append(buf, n);
-  close(fd);
-  return n == 0;
-}
-
-bool WriteWhole(const std::string& path, const std::string& data) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return false;
-  bool ok =
-      write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size());
-  return close(fd) == 0 && ok;
-}
-
-// Inverts every bit of the byte at `offset` of `path`, in place (so every
-// hard link of the file sees the change).
-bool FlipByte(const std::string& path, uint64_t offset) {
-  int fd = open(path.c_str(), O_RDWR);
-  if (fd < 0) return false;
-  char c;
-  bool ok = pread(fd, &c, 1, offset) == 1;
-  c = static_cast<char>(~c);
-  ok = ok && pwrite(fd, &c, 1, offset) == 1;
-  return close(fd) == 0 && ok;
 }
 
 // A physical record of the log format (WAL and MANIFEST): where its payload
