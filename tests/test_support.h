@@ -111,6 +111,18 @@ inline std::vector<std::string> ListDir(const std::string& path) {
   return names;
 }
 
+// Every file in every home (values/<home>/, values that stay put) of the
+// DeLSM database `dbname`, as "home/name".
+inline std::set<std::string> HomeFiles(const std::string& dbname) {
+  std::set<std::string> files;
+  for (const std::string& home : ListDir(dbname + "/values")) {
+    for (const std::string& name : ListDir(dbname + "/values/" + home)) {
+      files.insert(home + "/" + name);
+    }
+  }
+  return files;
+}
+
 // The directory every test makes its databases under: $DELSM_TEST_DIR if
 // set (the file system under test, e.g. a mount made by
 // scripts/test_on_fs.sh), else $TMPDIR if set, else /tmp.

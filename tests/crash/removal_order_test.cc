@@ -47,6 +47,7 @@
 namespace leveldb {
 namespace {
 
+using delsm_test::HomeFiles;
 using delsm_test::ListDir;
 using delsm_test::ManualCompactionKvFiles;
 using delsm_test::TempDir;
@@ -90,17 +91,6 @@ Status FlushToRunRemovalAgain(DB* db) {
   if (s.ok()) s = Impl(db)->TEST_FlushMemTable();
   if (s.ok()) s = Impl(db)->TEST_WaitForBackgroundWork();
   return s;
-}
-
-// Every file in every home, as "home/name".
-std::set<std::string> HomeFiles(const std::string& dbname) {
-  std::set<std::string> files;
-  for (const std::string& home : ListDir(dbname + "/values")) {
-    for (const std::string& name : ListDir(dbname + "/values/" + home)) {
-      files.insert(home + "/" + name);
-    }
-  }
-  return files;
 }
 
 // The files in homes that no meta file on disk names (live or replaced:

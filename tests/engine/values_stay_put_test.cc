@@ -45,6 +45,7 @@
 
 namespace {
 
+using delsm_test::HomeFiles;
 using delsm_test::ListDir;
 using delsm_test::TempDir;
 using leveldb::DB;
@@ -112,17 +113,6 @@ void PutAndFlush(DB* db, int n) {
     ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
   }
   ASSERT_OK(Impl(db)->TEST_FlushMemTable());
-}
-
-// Every file under <db>/values/<home>/, as "home/name".
-std::set<std::string> HomeFiles(const std::string& dbname) {
-  std::set<std::string> files;
-  for (const std::string& home : ListDir(dbname + "/values")) {
-    for (const std::string& name : ListDir(dbname + "/values/" + home)) {
-      files.insert(home + "/" + name);
-    }
-  }
-  return files;
 }
 
 // KV files (names holding '@') in SST directories.
