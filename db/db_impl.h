@@ -274,7 +274,7 @@ class DBImpl : public DB {
   // Remove SST directories, logs and manifests no live version needs.
   void RemoveObsoleteFiles() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
-  // The clean-close marker (db_impl_open.cc, docs/DESIGN.md "Open and
+  // The clean-close marker (db_impl_clean_close.cc, docs/DESIGN.md "Open and
   // recovery"). Close writes it only when nothing is left for the open
   // sweeps (CloseLeftNothing); it names the manifest and its size then.
   // True if the DB closed that way: nothing is left that only the sweeps
@@ -292,7 +292,7 @@ class DBImpl : public DB {
   Status TakeCleanCloseMarker(bool* clean) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // SSTs a compaction replaced, whose directories may live on
-  // (db_impl_retired.cc).
+  // (db_impl_removal.cc).
   struct RetiredSst {
     uint64_t number;
     uint64_t dir;
@@ -330,7 +330,7 @@ class DBImpl : public DB {
   // removed). A directory whose meta files cannot be read is left alone
   // (its reads report the damage).
   void RemoveUnownedDirEntries() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Values that stay put (db_impl_homes.cc). KV files in homes whose
+  // Values that stay put (db_impl_removal.cc). KV files in homes whose
   // entries a compaction dropped, with the number of the version that
   // compaction installed: no version from before it may still be read
   // when they are unlinked (a pinned older version may hold the entry in

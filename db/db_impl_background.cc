@@ -1,9 +1,9 @@
 // The DB's background work shared by flush and compaction (retries, the
-// sticky background error, ApplyEdit, removing obsolete files) and the
-// compaction thread, which runs dentry compactions (or renames) between
-// levels. Flushes and the grouped durability round are in
-// db_impl_flush.cc. Both commit through ApplyEdit, and obsolete
-// directories and files are removed only once no live version needs them.
+// sticky background error, ApplyEdit) and the compaction thread, which runs
+// dentry compactions (or renames) between levels. Flushes and the grouped
+// durability round are in db_impl_flush.cc. Both commit through ApplyEdit,
+// and obsolete directories and files are removed only once no live version
+// needs them (db_impl_removal.cc).
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -11,15 +11,14 @@
 
 #include "db/compaction.h"
 #include "db/db_impl.h"
+#include "db/dentry_compaction.h"
 #include "db/filename.h"
 #include "db/memtable.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "db/version_set.h"
-#include "db/dentry_compaction.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
-#include "db/sst_dir_removal.h"
 #include "table/sst_dir.h"
 #include "util/mutexlock.h"
 
@@ -280,7 +279,8 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
   LevelStats stats;
   stats.micros = env_->NowMicros() - start_micros;
   stats.entries_read = dc.entries_read();
-  for (const auto& out : dc.outputs()) stats.entries_written += out.meta.entries;
+  for (const auto& out : dc.outputs())
+    stats.entries_written += out.meta.entries;
   stats.links = dc.links();
   stats_[level + 1].Add(stats);
   dentry_stats_.links += dc.links();
@@ -294,118 +294,6 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
       static_cast<unsigned long long>(dc.links()),
       static_cast<int>(dc.outputs().size()), s.ToString().c_str());
   return s;
-}
-
-// ---------------------------------------------------------------------------
-// Obsolete files
-
-void DBImpl::RemoveObsoleteFiles() {
-  mutex_.AssertHeld();
-  if (!bg_error_.ok()) {
-    // After an error it is unknown whether the last edit committed; keep
-    // everything until the next open sorts it out.
-    return;
-  }
-  removals_in_flight_++;
-  uint64_t unlinked = 0;
-  uint64_t dirs_removed = 0;
-  // Dead values before the meta files naming them: after a crash in
-  // between, repair still knows them for dropped values. Those not
-  // unlinked yet hold their compaction's inputs (`held_*`).
-  RemoveRemovableDeadValues(&unlinked, &dirs_removed);
-  std::set<uint64_t> held_ssts, held_dirs;
-  DeadValueNamers(&held_ssts, &held_dirs);
-  std::set<uint64_t> live = pending_outputs_;
-  versions_->AddLiveFiles(&live);
-  // Directories numbered from here on are created after `live` was taken;
-  // never touch them.
-  const uint64_t fence = versions_->NewFileNumber();
-  const uint64_t log_number = versions_->LogNumber();
-  const uint64_t prev_log_number = versions_->PrevLogNumber();
-  const uint64_t manifest_number = versions_->ManifestFileNumber();
-
-  std::vector<std::string> files_to_delete;
-  std::vector<std::pair<uint64_t, std::string>> dirs_to_delete;
-  std::vector<std::string> children;
-  env_->GetChildren(dbname_, &children);  // errors just leave files behind
-  for (const std::string& child : children) {
-    uint64_t number;
-    FileType type;
-    if (!ParseFileName(child, &number, &type)) continue;
-    bool keep = true;
-    switch (type) {
-      case kLogFile:
-        keep = number >= log_number || number == prev_log_number;
-        break;
-      case kDescriptorFile:
-        // An older manifest is RepairDB's only record that an SST was
-        // replaced once the manifest this Open wrote (a snapshot, without
-        // history) is current. While a sweep of leftovers is owed (an
-        // entry of a replaced SST may still be on disk), the older
-        // manifests stay; the first Open whose sweeps all succeed removes
-        // them.
-        keep = number >= manifest_number || left_for_open_sweep_;
-        break;
-      case kTempFile:
-        keep = live.count(number) > 0 || number >= fence;
-        break;
-      default:
-        break;
-    }
-    if (!keep && files_being_removed_.insert(child).second) {
-      files_to_delete.push_back(child);
-    }
-  }
-  for (int level = 0; level < config::kNumLevels; level++) {
-    const std::string level_dir = LevelDirName(dbname_, level);
-    std::vector<std::string> dirs;
-    fs_->ListDirectory(level_dir, &dirs);  // errors leave directories behind
-    for (const std::string& d : dirs) {
-      uint64_t number;
-      if (ParseSstDirName(d, &number) && number < fence &&
-          live.count(number) == 0 && held_dirs.count(number) == 0 &&
-          dirs_being_removed_.insert(number).second) {
-        dirs_to_delete.push_back({number, level_dir + "/" + d});
-      }
-    }
-  }
-  std::vector<RetiredRemoval> retired =
-      TakeRemovableRetiredSsts(live, held_ssts);
-  std::vector<uint64_t> discarded_homes;
-  discarded_homes.swap(discarded_homes_);
-
-  mutex_.Unlock();
-  bool dead_dir_failed = false;
-  std::vector<uint64_t> homes_failed;
-  RemoveDiscardedHomes(discarded_homes, &homes_failed, &unlinked,
-                       &dirs_removed);
-  std::vector<RetiredSst> retired_failed =
-      RemoveRetiredSsts(retired, &unlinked);
-  for (const std::string& f : files_to_delete) {
-    Log(options_.info_log, "Delete %s\n", f.c_str());
-    env_->RemoveFile(dbname_ + "/" + f);
-  }
-  for (const auto& d : dirs_to_delete) {
-    Status s = RemoveSstDirectory(fs_, d.second, &unlinked);
-    if (s.ok()) {
-      dirs_removed++;
-    } else {
-      dead_dir_failed = true;
-      Log(options_.info_log, "Removing %s: %s\n", d.second.c_str(),
-          s.ToString().c_str());
-    }
-  }
-  mutex_.Lock();
-  if (dead_dir_failed) left_for_open_sweep_ = true;
-  RequeueRetiredSsts(std::move(retired_failed));
-  discarded_homes_.insert(discarded_homes_.end(), homes_failed.begin(),
-                          homes_failed.end());
-  for (const std::string& f : files_to_delete) files_being_removed_.erase(f);
-  for (const auto& d : dirs_to_delete) dirs_being_removed_.erase(d.first);
-  removals_in_flight_--;
-  background_cv_.SignalAll();
-  dentry_stats_.unlinks += unlinked;
-  dentry_stats_.dirs_removed += dirs_removed;
 }
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Opening a DB: creating a new one, recovering an existing one from its
 // manifest and WALs, and cleaning what an interrupted flush or compaction
-// left on disk. Also DestroyDB.
+// left on disk.
 #include <algorithm>
 #include <cstdlib>
 #include <map>
@@ -19,14 +19,12 @@
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
 #include "db/replayed_sequences.h"
-#include "db/sst_dir_removal.h"
 #include "db/table_cache.h"
 #include "db/version_edit.h"
 #include "db/version_set.h"
 #include "db/write_batch_internal.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
-#include "fs/mem_file_system.h"
 #include "leveldb/write_batch.h"
 #include "table/key_codec.h"
 #include "table/sst_dir.h"
@@ -495,118 +493,6 @@ Status DBImpl::PlaceLiveDirectories(std::set<uint64_t>* missing_level0) {
   return Status::OK();
 }
 
-// The clean-close marker: CLOSED in the DB directory, written by a Close
-// that left nothing for the open sweeps. Its text:
-//   DeLSM clean close
-//   MANIFEST-nnnnnn      (the manifest CURRENT named at close)
-//   size                 (that manifest's size in bytes at close)
-// Any writer after the close changes the manifest (a new one, or a record
-// appended to it) or, if interrupted before its first record, leaves a
-// directory or home numbered past what the manifest knows (Recover): so
-// the marker vouches only for the database exactly as that Close left it.
-// DeLSM itself removes the marker durably before it changes anything.
-namespace {
-constexpr char kCleanCloseMarkerName[] = "CLOSED";
-constexpr char kCleanCloseMarkerHeader[] = "DeLSM clean close";
-
-std::string CleanCloseMarkerPath(const std::string& dbname) {
-  return dbname + "/" + kCleanCloseMarkerName;
-}
-
-// The marker's text for a manifest: `current` is what CURRENT holds (its
-// name and a newline), `size` the manifest's size in bytes.
-std::string CleanCloseMarkerText(const std::string& current, uint64_t size) {
-  return std::string(kCleanCloseMarkerHeader) + "\n" + current +
-         std::to_string(size) + "\n";
-}
-
-// Makes the DB directory's entries (the marker's rename or removal)
-// durable.
-Status SyncDbDirectory(FileSystem* fs, const std::string& dbname) {
-  std::unique_ptr<Directory> db_dir;
-  Status s = fs->OpenDirectory(dbname, &db_dir);
-  if (s.ok()) s = db_dir->Sync();
-  return s;
-}
-}  // namespace
-
-bool DBImpl::CloseLeftNothing() {
-  mutex_.AssertHeld();
-  // bg_error_: the last edit may or may not be committed and
-  // RemoveObsoleteFiles kept everything. The queues hold what failed to
-  // go or is still pinned: retired SSTs' entries, dead values (and the
-  // SSTs naming them), homes of discarded flushes. A pending output is a
-  // directory (and home) nothing committed.
-  return bg_error_.ok() && !left_for_open_sweep_ && retired_ssts_.empty() &&
-         dead_values_.empty() && discarded_homes_.empty() &&
-         pending_outputs_.empty() && removals_in_flight_ == 0;
-}
-
-Status DBImpl::WriteCleanCloseMarker() {
-  mutex_.AssertHeld();
-  // The removals made while open (unlinks in SST directories and homes)
-  // must not come back after a power loss once the marker says they are
-  // done: one syncfs of the file system holding them first.
-  Status s = MakeDirectoriesDurable(fs_, delsm::Durability::kSyncfs,
-                                    {LevelDirName(dbname_, 0)});
-  if (!s.ok()) return s;
-  std::string current;
-  s = ReadFileToString(env_, CurrentFileName(dbname_), &current);
-  if (!s.ok()) return s;
-  const std::string manifest =
-      DescriptorFileName(dbname_, versions_->ManifestFileNumber());
-  if (current != manifest.substr(dbname_.size() + 1) + "\n") {
-    return Status::Corruption(CurrentFileName(dbname_),
-                              "does not name the manifest in use");
-  }
-  uint64_t size = 0;
-  s = env_->GetFileSize(manifest, &size);
-  if (!s.ok()) return s;
-  const std::string text = CleanCloseMarkerText(current, size);
-  const std::string tmp = TempFileName(dbname_, versions_->NewFileNumber());
-  s = WriteStringToFileSync(env_, text, tmp);
-  if (s.ok()) s = env_->RenameFile(tmp, CleanCloseMarkerPath(dbname_));
-  if (s.ok()) s = SyncDbDirectory(fs_, dbname_);
-  if (!s.ok()) {
-    env_->RemoveFile(tmp);  // best effort; the error is s
-    // A marker whose rename is not known durable must not stay either.
-    env_->RemoveFile(CleanCloseMarkerPath(dbname_));
-  }
-  return s;
-}
-
-Status DBImpl::TakeCleanCloseMarker(bool* clean) {
-  *clean = false;
-  const std::string path = CleanCloseMarkerPath(dbname_);
-  if (!env_->FileExists(path)) return Status::OK();
-  std::string text, current;
-  Status s = ReadFileToString(env_, path, &text);
-  if (s.ok()) s = ReadFileToString(env_, CurrentFileName(dbname_), &current);
-  if (s.ok()) {
-    // The marker vouches for the database only if it names, at its current
-    // size, the manifest CURRENT names.
-    uint64_t size = 0;
-    *clean = current.size() > 1 && current.back() == '\n' &&
-             env_->GetFileSize(
-                     dbname_ + "/" + current.substr(0, current.size() - 1),
-                     &size)
-                 .ok() &&
-             text == CleanCloseMarkerText(current, size);
-  }
-  // Whatever it said (an unreadable or stale marker vouches for nothing),
-  // it goes, durably, before Open changes anything.
-  Status removed = env_->RemoveFile(path);
-  if (removed.ok()) removed = SyncDbDirectory(fs_, dbname_);
-  if (!removed.ok()) {
-    *clean = false;
-    return removed;
-  }
-  Log(options_.info_log, "%s: %s\n", path.c_str(),
-      *clean ? "the last Close left nothing to sweep"
-             : "stale or unreadable, removed");
-  return Status::OK();
-}
-
 Status DBImpl::Open(const char* env_spec) {
   MutexLock l(&mutex_);
   if (!read_ahead_start_.ok()) return read_ahead_start_;
@@ -744,88 +630,6 @@ Status DBImpl::StartBackgroundThreads() {
 Status DB::Open(const Options& options, const std::string& name, DB** dbptr) {
   return delsm::Open(options, delsm::Tuning(), name, dbptr);
 }
-
-Status DestroyDB(const std::string& dbname, const Options& options) {
-  return DestroyDBWithFileSystem(dbname, options,
-                                 FileSystemForEnv(options.env));
-}
-
-// What DestroyDB removes is what it can classify as the database's:
-//  - the files LevelDB's own DestroyDB removes, all names it knows:
-//    CURRENT, LOCK, LOG, LOG.old, MANIFEST-n, n.log, n.dbtmp and LevelDB's
-//    tables n.ldb and n.sst (a LevelDB database not yet converted, a
-//    conversion's tables not yet removed, or tables LevelDB's RepairDB
-//    made of DeLSM's WALs), and the clean-close marker CLOSED;
-//  - DeLSM's own directories: in L0..L6 the SST directories, under values/
-//    the homes, in leveldb-conversion/ the staged SST directories and the
-//    PLAN of a conversion (committed or not); then each of these
-//    directories, if that left it empty.
-// Anything else stays, and so does the directory holding it: the user's
-// own files, lost/ (which both engines' repairs fill for the user, and
-// LevelDB's DestroyDB keeps too). A removal that fails fails the call.
-Status DestroyDBWithFileSystem(const std::string& dbname,
-                               const Options& options, FileSystem* fs) {
-  Env* env = options.env;
-  // The directories live on `fs`, which need not be where the Env keeps
-  // the WAL and manifest (NewMemEnv): look for them there.
-  std::vector<std::string> dirs;
-  for (int level = 0; level < config::kNumLevels; level++) {
-    dirs.push_back(LevelDirName(dbname, level));
-  }
-  dirs.push_back(dbname + "/" + kValuesDirName);
-  dirs.push_back(dbname + "/" + kLevelDbConversionDirName);
-  std::vector<std::string> present;
-  for (const std::string& dir : dirs) {
-    if (fs->Exists(dir)) present.push_back(dir);
-  }
-  std::vector<std::string> children;
-  Status result = env->GetChildren(dbname, &children);
-  if (!result.ok() && present.empty()) return Status::OK();  // nothing
-
-  FileLock* lock;
-  const std::string lockname = LockFileName(dbname);
-  result = env->LockFile(lockname, &lock);
-  if (!result.ok()) return result;
-  for (const std::string& child : children) {
-    uint64_t number;
-    FileType type;
-    const bool ours = ParseFileName(child, &number, &type)
-                          ? type != kDBLockFile && type != kLevelDir
-                          : ParseLevelDbTableFileName(child, &number) ||
-                                child == kCleanCloseMarkerName;
-    if (!ours) continue;
-    Status del = env->RemoveFile(dbname + "/" + child);
-    if (result.ok() && !del.ok()) result = del;
-  }
-  for (const std::string& dir : present) {
-    const bool values = dir == dbname + "/" + kValuesDirName;
-    const bool staging = dir == dbname + "/" + kLevelDbConversionDirName;
-    std::vector<std::string> names;
-    Status del = fs->ListDirectory(dir, &names);
-    bool emptied = true;
-    for (size_t i = 0; del.ok() && i < names.size(); i++) {
-      uint64_t n;
-      if (values ? ParseHomeDirName(names[i], &n)
-                 : ParseSstDirName(names[i], &n)) {
-        del = RemoveSstDirectory(fs, dir + "/" + names[i], nullptr);
-      } else if (staging && names[i] == "PLAN") {
-        del = env->RemoveFile(dir + "/" + names[i]);
-      } else {
-        emptied = false;  // not the database's: it stays, with `dir`
-      }
-    }
-    if (del.ok() && emptied) del = fs->RemoveDir(dir);
-    if (result.ok() && !del.ok()) result = del;
-  }
-  env->UnlockFile(lock);
-  env->RemoveFile(lockname);
-  env->RemoveDir(dbname);  // fails if the user left other files there
-  return result;
-}
-
-}  // namespace leveldb
-
-namespace leveldb {
 
 Status OpenWithFileSystem(const Options& options,
                           const delsm::Tuning& requested,

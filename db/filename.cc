@@ -28,6 +28,8 @@ bool WholeNumber(Slice in, uint64_t* number) {
 
 }  // namespace
 
+const char kCleanCloseMarkerName[] = "CLOSED";
+
 std::string LogFileName(const std::string& dbname, uint64_t number) {
   return NumberedName(dbname, number, ".log");
 }

@@ -1,7 +1,8 @@
 // Names of the files and directories inside a database directory:
 //   dbname/CURRENT, LOCK, LOG, LOG.old, MANIFEST-nnnnnn, nnnnnn.log,
 //   nnnnnn.dbtmp, and the level directories L0..L6 holding SST directories
-//   Ln/nnnnnn.sst. Numbers are zero-padded to at least six digits.
+//   Ln/nnnnnn.sst, and the clean-close marker CLOSED. Numbers are
+//   zero-padded to at least six digits.
 #ifndef DELSM_DB_FILENAME_H_
 #define DELSM_DB_FILENAME_H_
 
@@ -35,6 +36,11 @@ std::string InfoLogFileName(const std::string& dbname);
 std::string OldInfoLogFileName(const std::string& dbname);
 std::string LevelDirName(const std::string& dbname, int level);
 std::string SstDirName(const std::string& dbname, int level, uint64_t number);
+
+// The clean-close marker's name inside the database directory (no path).
+// ParseFileName does not classify it: only Close writes it, only Open
+// removes it, and DestroyDB removes it by this name.
+extern const char kCleanCloseMarkerName[];
 
 // Classifies `filename`, a name directly inside the database directory
 // (no path). Returns false for names that are not ours. For kLevelDir,

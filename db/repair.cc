@@ -2,18 +2,18 @@
 // directories, KV files and WALs survive, and writes a fresh manifest.
 //
 // 1. Every SST directory under L0..L6 that holds just its own META, and
-//    whose META loads, is used as is. Any other is rebuilt: the entries of
-//    every readable meta file in it (META-<n> files are SSTs a compaction
-//    added) whose KV files are still there, plus every listed KV file no
-//    meta file names: KV file names carry the user key (or, for hashed
-//    names, LONGKEYS does), the sequence number and whether the bytes are
-//    compressed. A listed file whose key and sequence number a loaded
-//    meta file of another directory names is a second link to that
-//    entry's file (a compaction killed before its commit links KV files
-//    into its outputs' directories) or a stray copy: it is taken back only
-//    if its bytes match that entry's size and checksum. Tombstones live
-//    only in meta files, so those of an
-//    unreadable meta file are lost. Meta files of SSTs that any readable
+//    whose META loads, is used as is. Any other is rebuilt from what
+//    survives in it (db/repair_salvage.h): the entries of every readable
+//    meta file in it (META-<n> files are SSTs a compaction added) whose KV
+//    files are still there, plus every listed KV file no meta file names:
+//    KV file names carry the user key (or, for hashed names, LONGKEYS
+//    does), the sequence number and whether the bytes are compressed. A
+//    listed file whose key and sequence number a loaded meta file of
+//    another directory names is a second link to that entry's file (a
+//    compaction killed before its commit links KV files into its outputs'
+//    directories) or a stray copy: it is taken back only if its bytes
+//    match that entry's size and checksum. Tombstones live only in meta
+//    files, so those of an unreadable meta file are lost. Meta files of SSTs that any readable
 //    manifest records as replaced (a crash between a compaction's commit
 //    and their removal left them) are left out, with the KV files only
 //    they name: merged, they would bring back keys the compaction had
@@ -61,6 +61,7 @@
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
 #include "db/repair_homes.h"
+#include "db/repair_salvage.h"
 #include "db/sst_dir_removal.h"
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
@@ -75,8 +76,6 @@
 #include "table/key_codec.h"
 #include "table/sst_dir.h"
 #include "table/sst_dir_builder.h"
-#include "util/coding.h"
-#include "util/crc32c.h"
 
 namespace leveldb {
 
@@ -500,145 +499,18 @@ class Repairer {
     inputs_.push_back({order, std::move(dir)});
   }
 
-  // Full keys of hash-named KV files, from one of the directory's LONGKEYS
-  // files.
-  // Corruption if the file is damaged (hashed-name files it alone names
-  // go to lost/); the read's error if it could not be read.
-  static Status ReadLongKeys(
-      Directory* dir, const std::string& file_name,
-      std::vector<std::pair<std::string, std::string>>* out) {
-    std::string data;
-    Status s = dir->ReadFile(file_name, &data);
-    if (!s.ok()) return s;
-    const size_t body = data.size() < 4 ? 0 : data.size() - 4;
-    if (data.size() < 4 || crc32c::Unmask(DecodeFixed32(data.data() + body)) !=
-                               crc32c::Value(data.data(), body)) {
-      return Status::Corruption(dir->path() + "/" + file_name,
-                                "damaged LONGKEYS file");
-    }
-    Slice in(data.data(), body);
-    Slice name, key;
-    while (GetLengthPrefixedSlice(&in, &name) &&
-           GetLengthPrefixedSlice(&in, &key)) {
-      out->push_back({name.ToString(), key.ToString()});
-    }
-    return Status::OK();
-  }
-
-  // Build a new directory from the entries of `src`: those of its readable
-  // meta files whose KV files are still there, plus a value entry for every
-  // listed KV file none of them names and `retired` does not hold. Link
-  // them in and open the result. Adds to *used the names whose contents the
-  // result holds.
-  // Evidence for leaving a listed file out (it goes to lost/, nothing is
-  // deleted): a file whose key and sequence number a loaded meta file
-  // elsewhere names (named_files_) is that entry's value; bytes that do
-  // not match that entry's size and checksum are not that value (a damaged
-  // link of the same inode or a stray copy), and taken back from its name
-  // alone they would be served with a checksum of their damage.
+  // Build a new directory from what SalvageSstDir takes back of `src`,
+  // linking its KV files in, and open the result. Adds to *used the names
+  // whose contents the result holds.
   Status RebuildDirectory(Directory* src, const std::vector<std::string>& names,
                           const std::vector<std::unique_ptr<SstDir>>& metas,
                           const std::set<std::string>& retired,
                           std::set<std::string>* used,
                           std::unique_ptr<SstDir>* result) {
-    std::set<std::string> present(names.begin(), names.end());
-    std::set<std::string> seen_keys;  // internal keys taken so far
-    std::set<std::string> named;      // KV files some meta entry names
     std::vector<MetaEntry> entries;
-    for (const auto& meta : metas) {
-      bool meta_whole = true;  // false once an inline value is lost
-      for (const MetaEntry& e : meta->contents().entries) {
-        ParsedInternalKey k;
-        if (!ParseInternalKey(e.internal_key, &k)) continue;
-        if (StoredInFile(e.storage)) {
-          std::string name = KvStoredFileName(
-              k.user_key, k.sequence, e.storage == ValueStorage::kFileSnappy);
-          if (present.count(name) == 0) continue;  // removed since
-          named.insert(std::move(name));
-        }
-        if (StoredInHome(e.storage) && !homes_.Present(e)) continue;
-        if (!seen_keys.insert(e.internal_key).second) continue;
-        homes_.NoteUsed(e);
-        entries.push_back(e);
-        if (StoredInline(e.storage)) {
-          // Bring the inline value along; a damaged one loses its entry.
-          const size_t index =
-              static_cast<size_t>(&e - &meta->contents().entries[0]);
-          std::string buffer;
-          uint64_t offset = 0;
-          Slice stored;
-          if (!meta->ReadInlineStored(index, 0, 0, &buffer, &offset, &stored)
-                   .ok()) {
-            entries.pop_back();
-            meta_whole = false;
-            continue;
-          }
-          entries.back().inline_value = stored.ToString();
-        }
-      }
-      if (meta_whole) used->insert(meta->meta_name());
-    }
-    std::vector<std::pair<std::string, std::string>> long_keys;
-    for (const std::string& name : names) {
-      uint64_t n;
-      if (!ParseLongKeysFileName(name, 0, &n)) continue;
-      Status s = ReadLongKeys(src, name, &long_keys);
-      if (s.ok()) {
-        used->insert(name);
-      } else if (!s.IsCorruption()) {
-        return s;
-      }
-    }
-    used->insert(named.begin(), named.end());
-
-    for (const std::string& name : names) {
-      std::string user_key;
-      uint64_t sequence;
-      bool hashed, compressed;
-      if (named.count(name) > 0 || retired.count(name) > 0 ||
-          !ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
-                                 &compressed)) {
-        continue;
-      }
-      if (hashed) {
-        auto it =
-            std::find_if(long_keys.begin(), long_keys.end(),
-                         [&name](const std::pair<std::string, std::string>& p) {
-                           return p.first + "z" == name || p.first == name;
-                         });
-        if (it == long_keys.end()) continue;
-        user_key = it->second;
-      }
-      std::string stored;
-      Status r = src->ReadFile(name, &stored);
-      if (!r.ok()) return r;  // listed a moment ago: not damage
-      MetaEntry e;
-      std::string internal_key;
-      AppendInternalKey(&internal_key,
-                        ParsedInternalKey(user_key, sequence, kTypeValue));
-      auto named_elsewhere = named_files_.find(internal_key);
-      if (named_elsewhere != named_files_.end()) {
-        const MetaEntry& n = named_elsewhere->second;
-        if (n.stored_size != stored.size() ||
-            compressed != (n.storage == ValueStorage::kFileSnappy) ||
-            crc32c::Unmask(n.stored_crc) !=
-                crc32c::Value(stored.data(), stored.size())) {
-          Log(options_.info_log,
-              "RepairDB: %s/%s: does not match the checksum of the entry "
-              "another meta file has for it; not taken back\n",
-              src->path().c_str(), name.c_str());
-          continue;
-        }
-        e = n;
-      } else if (!TakeBackEntry(user_key, sequence, compressed, stored, 0,
-                                &e)) {
-        continue;
-      }
-      used->insert(name);
-      if (seen_keys.insert(e.internal_key).second) {
-        entries.push_back(std::move(e));
-      }
-    }
+    Status s = SalvageSstDir(src, names, metas, retired, named_files_, &homes_,
+                             options_.info_log, used, &entries);
+    if (!s.ok()) return s;
     return BuildSstOf(&entries, src, result);
   }
 

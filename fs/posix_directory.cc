@@ -69,9 +69,11 @@ int PreadFully(int fd, uint64_t offset, size_t n, std::string* contents,
   return 0;
 }
 
-class DescriptorBudget {
+// A count of something the process holds at once, at most `limit`,
+// taken and given back without a lock.
+class CountBudget {
  public:
-  DescriptorBudget() : limit_(ComputeLimit()), available_(limit_) {}
+  explicit CountBudget(int limit) : limit_(limit), available_(limit) {}
 
   bool Acquire() {
     int n = available_.load(std::memory_order_relaxed);
@@ -90,47 +92,31 @@ class DescriptorBudget {
   }
 
  private:
-  static int ComputeLimit() {
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 50;
-    if (rl.rlim_cur == RLIM_INFINITY) return INT_MAX;
-    return static_cast<int>(
-        std::min<rlim_t>(rl.rlim_cur / 5, static_cast<rlim_t>(INT_MAX)));
-  }
-
   const int limit_;
-  std::atomic<int> available_;  // limit_ minus the descriptors held
+  std::atomic<int> available_;  // limit_ minus what is held
 };
+
+// The descriptor budget (DirectoryDescriptorBudget, posix_directory.h).
+int DescriptorLimit() {
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 50;
+  if (rl.rlim_cur == RLIM_INFINITY) return INT_MAX;
+  return static_cast<int>(
+      std::min<rlim_t>(rl.rlim_cur / 5, static_cast<rlim_t>(INT_MAX)));
+}
 
 // Mappings of meta files (OpenMappedFile) held by the process, within
 // Linux's default vm.max_map_count (65530) with room for everything else;
 // past it files are read through descriptors.
-class MappingBudget {
- public:
-  static constexpr int kLimit = 16384;
-  bool Acquire() {
-    int n = available_.load(std::memory_order_relaxed);
-    while (n > 0) {
-      if (available_.compare_exchange_weak(n, n - 1,
-                                           std::memory_order_relaxed)) {
-        return true;
-      }
-    }
-    return false;
-  }
-  void Release() { available_.fetch_add(1, std::memory_order_relaxed); }
+constexpr int kMappingLimit = 16384;
 
- private:
-  std::atomic<int> available_{kLimit};
-};
-
-MappingBudget* Mappings() {
-  static MappingBudget* const budget = new MappingBudget();
+CountBudget* Mappings() {
+  static CountBudget* const budget = new CountBudget(kMappingLimit);
   return budget;
 }
 
-DescriptorBudget* Budget() {
-  static DescriptorBudget* const budget = new DescriptorBudget();
+CountBudget* Budget() {
+  static CountBudget* const budget = new CountBudget(DescriptorLimit());
   return budget;
 }
 
@@ -488,7 +474,7 @@ class PosixDirectory final : public Directory {
   }
 
   const std::string path_;
-  const int fd_;  // O_DIRECTORY descriptor, owned, or -1; fixed for life.
+  const int fd_;        // O_DIRECTORY descriptor, owned, or -1; fixed for life.
   const bool symlink_;  // opened at a symbolic link: Sync only
   const std::vector<std::string> moved_to_;
   port::Mutex mu_;

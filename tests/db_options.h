@@ -6,9 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "delsm/delsm.h"
 #include "leveldb/options.h"
+#include "leveldb/status.h"
 
 namespace delsm_test {
 
@@ -45,6 +49,32 @@ inline delsm::Tuning ManualCompactionOnly() {
   t.l0_slowdown_dirs = 1 << 20;
   t.l0_stop_dirs = 1 << 20;
   return t;
+}
+
+// ManualCompactionOnly() with every value in a KV file (none inline), at
+// most 32 entries an SST, and values that stay put if `stay_put`: for the
+// tests that count what flushes and compactions leave in SST directories
+// and homes.
+inline delsm::Tuning ManualCompactionKvFiles(bool stay_put = true) {
+  delsm::Tuning t = ManualCompactionOnly();
+  t.values_stay_put = stay_put;
+  t.inline_threshold = 0;
+  t.sst_entries = 32;
+  return t;
+}
+
+// Sets each (name, value) of `fields` in *tuning with delsm::SetTuningField,
+// as DELSM_OPTIONS would. Returns "" or "<name>: <error>" for the first
+// field it refuses.
+inline std::string SetTuningFields(
+    const std::vector<std::pair<std::string, std::string>>& fields,
+    delsm::Tuning* tuning) {
+  for (const auto& field : fields) {
+    const leveldb::Status s =
+        delsm::SetTuningField(field.first, field.second, tuning);
+    if (!s.ok()) return field.first + ": " + s.ToString();
+  }
+  return "";
 }
 
 }  // namespace delsm_test

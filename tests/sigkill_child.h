@@ -12,11 +12,15 @@
 #include <unistd.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "leveldb/db.h"
+#include "leveldb/status.h"
+#include "leveldb/write_batch.h"
 #include "tests/test_support.h"
 
 namespace delsm_test {
@@ -49,6 +53,36 @@ inline bool WriterChildArgsFromEnv(const std::string& prefix,
 // (status 3) if the pipe cannot take it.
 inline void AckBatchOrExit(int fd, uint64_t batch_no) {
   if (write(fd, &batch_no, sizeof(batch_no)) != sizeof(batch_no)) _exit(3);
+}
+
+// Ends a writer child (status 2) unless `s`, the status of opening its
+// database, is OK.
+inline void ExitUnlessOpened(const leveldb::Status& s) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "writer: open failed: %s\n", s.ToString().c_str());
+    _exit(2);
+  }
+}
+
+// A writer child's loop: for each batch number from args.start on, fills a
+// batch with fill(batch_no, &batch), writes it to `db` with `wo` and
+// acknowledges it (AckBatchOrExit). Ends the process (status 2) if a write
+// fails; otherwise runs until the parent kills it.
+template <typename Fill>
+[[noreturn]] void WriteBatchesUntilKilled(leveldb::DB* db,
+                                          const WriterChildArgs& args,
+                                          const leveldb::WriteOptions& wo,
+                                          Fill fill) {
+  for (uint64_t batch_no = args.start;; batch_no++) {
+    leveldb::WriteBatch batch;
+    fill(batch_no, &batch);
+    const leveldb::Status s = db->Write(wo, &batch);
+    if (!s.ok()) {
+      std::fprintf(stderr, "writer: write failed: %s\n", s.ToString().c_str());
+      _exit(2);
+    }
+    AckBatchOrExit(args.fd, batch_no);
+  }
 }
 
 // Runs this binary's test `gtest_filter` in a child process with `env` and

@@ -23,12 +23,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <random>
 #include <set>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "leveldb/db.h"
+#include "leveldb/iterator.h"
+#include "leveldb/options.h"
 
 // Fails the test (fatally) with the status's message unless `expr`, a
 // leveldb::Status, is OK. Needs gtest and leveldb/status.h where used.
@@ -104,6 +109,18 @@ inline std::vector<std::string> ListDir(const std::string& path) {
   closedir(dir);
   std::sort(names.begin(), names.end());
   return names;
+}
+
+// Every file in every home (values/<home>/, values that stay put) of the
+// DeLSM database `dbname`, as "home/name".
+inline std::set<std::string> HomeFiles(const std::string& dbname) {
+  std::set<std::string> files;
+  for (const std::string& home : ListDir(dbname + "/values")) {
+    for (const std::string& name : ListDir(dbname + "/values/" + home)) {
+      files.insert(home + "/" + name);
+    }
+  }
+  return files;
 }
 
 // The directory every test makes its databases under: $DELSM_TEST_DIR if
@@ -292,8 +309,7 @@ inline std::string RunWriterUntilKilled(
   if (error.empty() &&
       !(killed && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)) {
     error = "writer ended on its own (status " + std::to_string(status) +
-            ") after " + std::to_string(result->acks) +
-            " acknowledged batches";
+            ") after " + std::to_string(result->acks) + " acknowledged batches";
   }
   return error;
 }
@@ -315,6 +331,34 @@ inline bool ParseIndexKey(const std::string& key, uint64_t* index) {
     *index = *index * 10 + (key[i] - '0');
   }
   return true;
+}
+
+// Scans `db`, whose keys must all be IndexKeys, each holding value(index)
+// (`value` maps an index to its value): sets *max_batch to the largest
+// index / keys_per_batch (-1 if the database is empty) and adds every index
+// found to *present. Returns "" or the first thing wrong: a key that is not
+// an IndexKey, a wrong value, an iteration error.
+template <typename ValueOf>
+std::string ScanIndexKeys(leveldb::DB* db, uint64_t keys_per_batch,
+                          ValueOf value, int64_t* max_batch,
+                          std::set<uint64_t>* present) {
+  *max_batch = -1;
+  std::unique_ptr<leveldb::Iterator> it(
+      db->NewIterator(leveldb::ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    uint64_t index;
+    const std::string key = it->key().ToString();
+    if (!ParseIndexKey(key, &index)) {
+      return "unexpected key of " + std::to_string(key.size()) + " bytes";
+    }
+    if (it->value().ToString() != value(index)) {
+      return "wrong value under " + key;
+    }
+    *max_batch = std::max<int64_t>(*max_batch, index / keys_per_batch);
+    present->insert(index);
+  }
+  if (!it->status().ok()) return "iteration: " + it->status().ToString();
+  return "";
 }
 
 }  // namespace delsm_test

@@ -1,5 +1,6 @@
 // What a directory tree holds, for tests that show a command changed
-// nothing: a snapshot of every path's identity and bytes, and a whole file.
+// nothing: a snapshot of every path's identity and bytes (and, from
+// file_bytes.h, a whole file).
 #ifndef DELSM_TESTS_TREE_SNAPSHOT_H_
 #define DELSM_TESTS_TREE_SNAPSHOT_H_
 
@@ -12,15 +13,10 @@
 #include <string>
 #include <vector>
 
+#include "tests/file_bytes.h"
 #include "tests/test_support.h"
 
 namespace delsm_test {
-
-// The bytes of the file at `path` ("" if it cannot be read).
-inline std::string ReadWholeFile(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(f), {});
-}
 
 // Every path under `root` (relative, "" for root itself) with what
 // identifies its state: type, size, inode, link count, mtime and, for

@@ -17,12 +17,28 @@
 #define DELSM_TESTS_WRITE_MODEL_H_
 
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace delsm_test {
+
+// The durability tests' keys: "key" and `k` zero-padded to `digits`
+// digits.
+inline std::string NumberedKey(uint32_t k, int digits) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "key%0*u", digits, k);
+  return buf;
+}
+
+// NumberedKey(k, digits) for every k in [0, count).
+inline std::vector<std::string> NumberedKeys(int count, int digits) {
+  std::vector<std::string> keys;
+  for (int k = 0; k < count; k++) keys.push_back(NumberedKey(k, digits));
+  return keys;
+}
 
 // One write to one key as the model knows it. `index` orders writes
 // globally (a batch's writes share one index).
@@ -55,6 +71,19 @@ class Model {
 
   void AddBatch(uint64_t index, std::vector<std::string> keys) {
     batches_.push_back({index, std::move(keys)});
+  }
+
+  // Adds the writes of batch `index` (key and value, "" for a delete; one
+  // per key), each as Add does with `promised` and `failed`, and the batch.
+  void AddBatch(uint64_t index,
+                const std::vector<std::pair<std::string, std::string>>& writes,
+                bool promised, bool failed) {
+    std::vector<std::string> keys;
+    for (const auto& w : writes) {
+      Add(w.first, index, w.second.empty(), w.second, promised, failed);
+      keys.push_back(w.first);
+    }
+    AddBatch(index, std::move(keys));
   }
 
   // The state recovered becomes the new starting point: one promised write

@@ -1,9 +1,7 @@
 // Format detection. LevelDB's manifest is read with LevelDB 1.23's own
-// version-edit layout (db/version_edit.cc of LevelDB: tags 1 comparator,
-// 2 log number, 3 next file number, 4 last sequence, 5 compaction pointer,
-// 6 deleted file, 7 new file, 9 previous log number; 7 levels). A manifest
-// is LevelDB's only if every record parses that way and the first one names
-// a comparator, as LevelDB's first record always does.
+// version-edit layout (IsLevelDbEdit, manifest.h). A manifest is LevelDB's
+// only if every record parses that way and the first one names a
+// comparator, as LevelDB's first record always does.
 #include "compat/leveldb/directory_kind.h"
 
 #include <cstdio>
@@ -11,83 +9,18 @@
 #include <vector>
 
 #include "compat/leveldb/conversion.h"
+#include "compat/leveldb/manifest.h"
 #include "db/filename.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
 #include "leveldb/comparator.h"
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
-#include "util/coding.h"
 #include "util/logging.h"
 
 namespace leveldb {
 
 namespace {
-
-constexpr int kLevelDbLevels = 7;
-
-bool GetLevelDbLevel(Slice* in) {
-  uint32_t level;
-  return GetVarint32(in, &level) && level < kLevelDbLevels;
-}
-
-bool GetLevelDbInternalKey(Slice* in) {
-  Slice key;
-  return GetLengthPrefixedSlice(in, &key) && key.size() >= 8;
-}
-
-// True if `record` is a well-formed LevelDB 1.23 version edit. Sets
-// *has_comparator if it names a comparator.
-bool IsLevelDbEdit(Slice in, bool* has_comparator) {
-  *has_comparator = false;
-  if (in.empty()) return false;
-  while (!in.empty()) {
-    uint32_t tag;
-    uint64_t number;
-    Slice name;
-    if (!GetVarint32(&in, &tag)) return false;
-    switch (tag) {
-      case 1:
-        if (!GetLengthPrefixedSlice(&in, &name)) return false;
-        *has_comparator = true;
-        break;
-      case 2:
-      case 3:
-      case 4:
-      case 9:
-        if (!GetVarint64(&in, &number)) return false;
-        break;
-      case 5:
-        if (!GetLevelDbLevel(&in) || !GetLevelDbInternalKey(&in)) return false;
-        break;
-      case 6:
-        if (!GetLevelDbLevel(&in) || !GetVarint64(&in, &number)) return false;
-        break;
-      case 7:
-        if (!GetLevelDbLevel(&in) || !GetVarint64(&in, &number) ||
-            !GetVarint64(&in, &number) || !GetLevelDbInternalKey(&in) ||
-            !GetLevelDbInternalKey(&in)) {
-          return false;
-        }
-        break;
-      default:
-        return false;
-    }
-  }
-  return true;
-}
-
-// LevelDB's table files: <number>.ldb, or <number>.sst from before 1.14.
-// DeLSM keeps its SSTs as directories inside L<n>/, never here.
-bool IsLevelDbTableName(const std::string& name) {
-  const size_t dot = name.find('.');
-  if (dot == 0 || dot == std::string::npos) return false;
-  for (size_t i = 0; i < dot; i++) {
-    if (name[i] < '0' || name[i] > '9') return false;
-  }
-  const std::string ext = name.substr(dot);
-  return ext == ".ldb" || ext == ".sst";
-}
 
 // The first of DeLSM's SST directories (in a level directory listed in
 // `children`) or homes (under values/) found, as "L2/000010.sst" or
@@ -135,10 +68,11 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
   std::string leveldb_table;
   bool has_level_dir = false;
   for (const std::string& child : children) {
-    if (leveldb_table.empty() && IsLevelDbTableName(child)) {
+    uint64_t number;
+    // DeLSM keeps its SSTs as directories inside L<n>/, never here.
+    if (leveldb_table.empty() && ParseLevelDbTableFileName(child, &number)) {
       leveldb_table = child;
     }
-    uint64_t number;
     FileType type;
     if (ParseFileName(child, &number, &type) && type == kLevelDir) {
       has_level_dir = true;

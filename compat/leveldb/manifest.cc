@@ -161,6 +161,14 @@ bool DecodeLevelDbEdit(const Slice& record, LevelDbState* state) {
   return true;
 }
 
+bool IsLevelDbEdit(const Slice& record, bool* names_comparator) {
+  *names_comparator = false;
+  ParsedEdit e;
+  if (record.empty() || !Parse(record, &e)) return false;
+  *names_comparator = e.has_comparator;
+  return true;
+}
+
 Status ReadLevelDbManifest(Env* env, const std::string& path,
                            LevelDbState* state) {
   *state = LevelDbState();

@@ -58,6 +58,11 @@ std::string EncodeLevelDbVersionEdit(const std::string& comparator_name,
 // `state` is non-null.
 bool DecodeLevelDbEdit(const Slice& record, LevelDbState* state);
 
+// True if `record` is a LevelDB edit DecodeLevelDbEdit accepts and not
+// empty; sets *names_comparator if it names a comparator. For telling
+// LevelDB's manifest from others.
+bool IsLevelDbEdit(const Slice& record, bool* names_comparator);
+
 // Reads the manifest at `path` with `env` and applies every edit. A damaged
 // log record or a record that is not a LevelDB edit is a Corruption naming
 // the file; so is a manifest without log number, next file number or last

@@ -33,11 +33,13 @@
 #include "leveldb/filter_policy.h"
 #include "leveldb/helpers/memenv.h"
 #include "leveldb/iterator.h"
+#include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
+using delsm_test::FileSize;
 using delsm_test::ListDir;
 using delsm_test::TempDir;
 
@@ -47,11 +49,6 @@ std::string Value(int i, int gen, size_t size = 100) {
   std::string v = std::to_string(i) + "/" + std::to_string(gen) + ":";
   while (v.size() < size) v.push_back(static_cast<char>('a' + (i + gen) % 26));
   return v;
-}
-
-uint64_t FileSize(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 ? static_cast<uint64_t>(st.st_size) : 0;
 }
 
 bool EndsWith(const std::string& s, const std::string& suffix) {
@@ -72,9 +69,8 @@ std::vector<std::string> Named(const std::string& dbname,
 
 int FilesAtLevel(DB* db, int level) {
   std::string v;
-  EXPECT_TRUE(db->GetProperty("leveldb.num-files-at-level" +
-                                  std::to_string(level),
-                              &v));
+  EXPECT_TRUE(db->GetProperty(
+      "leveldb.num-files-at-level" + std::to_string(level), &v));
   return std::stoi(v);
 }
 
@@ -179,8 +175,7 @@ TEST_F(ScenarioTest, MissingSstDirectoryFailsOpen) {
     ASSERT_FALSE(s.ok()) << "opened without " << victim_rel;
     EXPECT_TRUE(s.IsCorruption()) << s.ToString();
     EXPECT_NE(std::string::npos, s.ToString().find("issing")) << s.ToString();
-    EXPECT_NE(std::string::npos, s.ToString().find(victim_rel))
-        << s.ToString();
+    EXPECT_NE(std::string::npos, s.ToString().find(victim_rel)) << s.ToString();
     // A refused open changes nothing: no sweep, no new manifest.
     EXPECT_TRUE(before == SstTree(dbname_));
     EXPECT_EQ(manifests, Named(dbname_, "MANIFEST-", ""));
@@ -291,8 +286,8 @@ TEST_F(ScenarioTest, CaseInsensitiveComparatorMatchesLevelDb) {
   {
     std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
     for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      dump += Hex(it->key().ToString()) + " " + Hex(it->value().ToString()) +
-              "\n";
+      dump +=
+          Hex(it->key().ToString()) + " " + Hex(it->value().ToString()) + "\n";
       std::string lower = it->key().ToString();
       for (char& c : lower) c = static_cast<char>(std::tolower(c));
       visible[lower] = it->value().ToString();
@@ -337,8 +332,8 @@ TEST_F(ScenarioTest, CaseInsensitiveComparatorMatchesLevelDb) {
   count = 0;
   std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    again += Hex(it->key().ToString()) + " " + Hex(it->value().ToString()) +
-             "\n";
+    again +=
+        Hex(it->key().ToString()) + " " + Hex(it->value().ToString()) + "\n";
     count++;
   }
   ASSERT_OK(it->status());
@@ -496,10 +491,10 @@ TEST_F(ScenarioTest, ReopenWithDifferentFilterPolicy) {
 }
 
 // NewMemEnv as Options::env: WAL, manifest, CURRENT and LOG live in memory,
-// and so do the SST directories, in the Env's own memory FileSystem (docs/CONTRACT.md,
-// "What is and is not in the contract"). A reopen in the same Env finds
-// everything: SSTs through the in-memory manifest, and the memtable's
-// writes replayed from the in-memory WAL. (DestroyDB of such a DB:
+// and so do the SST directories, in the Env's own memory FileSystem
+// (docs/CONTRACT.md, "What is and is not in the contract"). A reopen in the
+// same Env finds everything: SSTs through the in-memory manifest, and the
+// memtable's writes replayed from the in-memory WAL. (DestroyDB of such a DB:
 // tests/mem_env_test.cc; its isolation from the disk and from other memory
 // Envs: tests/mem_env_isolation_test.cc.)
 TEST_F(ScenarioTest, MemEnvReopen) {
@@ -564,12 +559,11 @@ TEST_P(ObsoleteFilesTest, WalAndManifestDeleted) {
     }
     ASSERT_FALSE(current.empty());
     current.pop_back();  // '\n'
-    const std::vector<std::string> manifests =
-        Named(dbname_, "MANIFEST-", "");
+    const std::vector<std::string> manifests = Named(dbname_, "MANIFEST-", "");
     EXPECT_EQ(std::vector<std::string>{current}, manifests);
     const std::vector<std::string> logs = Named(dbname_, "", ".log");
-    EXPECT_EQ(1u, logs.size()) << logs.size() << " WALs, first "
-                               << (logs.empty() ? "" : logs[0]);
+    EXPECT_EQ(1u, logs.size())
+        << logs.size() << " WALs, first " << (logs.empty() ? "" : logs[0]);
   };
   constexpr int kKeys = 1500;
   for (int round = 0; round < 3; round++) {
@@ -589,15 +583,13 @@ TEST_P(ObsoleteFilesTest, WalAndManifestDeleted) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Durability, ObsoleteFilesTest,
-                         testing::Values(delsm::Durability::kSyncfs,
-                                         delsm::Durability::kFsync),
-                         [](const testing::TestParamInfo<delsm::Durability>&
-                                info) {
-                           return info.param == delsm::Durability::kSyncfs
-                                      ? std::string("Syncfs")
-                                      : std::string("Fsync");
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    Durability, ObsoleteFilesTest,
+    testing::Values(delsm::Durability::kSyncfs, delsm::Durability::kFsync),
+    [](const testing::TestParamInfo<delsm::Durability>& info) {
+      return info.param == delsm::Durability::kSyncfs ? std::string("Syncfs")
+                                                      : std::string("Fsync");
+    });
 
 }  // namespace
 }  // namespace leveldb

@@ -30,6 +30,7 @@
 #include "table/home_dirs.h"
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
+#include "tests/db_options.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
@@ -41,6 +42,7 @@ namespace leveldb {
 namespace {
 
 using delsm_test::ListDir;
+using delsm_test::ManualCompactionKvFiles;
 using delsm_test::TempDir;
 
 std::string Key(int i) { return delsm_test::IndexKey(i); }
@@ -49,26 +51,7 @@ std::string Value(int i, int version) {
          std::string(900 + i % 300, 'a' + (i + version) % 26);
 }
 
-Options DbOptions() {
-  Options o;
-  o.create_if_missing = true;
-  o.write_buffer_size = 64 << 10;
-  return o;
-}
-
-// Every value a KV file; compactions only when asked for, so nothing runs
-// in the background while a test counts calls.
-delsm::Tuning ManualTuning(bool stay_put) {
-  delsm::Tuning t;
-  t.values_stay_put = stay_put;
-  t.inline_threshold = 0;
-  t.l0_compaction_entries = 1 << 30;
-  t.l0_compaction_dirs = 1 << 20;
-  t.l0_slowdown_dirs = 1 << 20;
-  t.l0_stop_dirs = 1 << 20;
-  t.sst_entries = 32;
-  return t;
-}
+Options DbOptions() { return delsm_test::NewDbOptions(64 << 10); }
 
 DBImpl* Impl(DB* db) { return static_cast<DBImpl*>(db); }
 
@@ -132,8 +115,8 @@ uint64_t SweepListingsOfOpen(FaultInjectionFileSystem* fs,
     count_only.path_contains = where;
     fs->Arm(FsOp::kReaddir, count_only);
     DB* raw = nullptr;
-    Status s = OpenWithFileSystem(DbOptions(), ManualTuning(stay_put), dbname,
-                                  fs, &raw);
+    Status s = OpenWithFileSystem(
+        DbOptions(), ManualCompactionKvFiles(stay_put), dbname, fs, &raw);
     EXPECT_TRUE(s.ok()) << s.ToString();
     if (!s.ok()) return ~uint64_t{0};
     n += fs->Matches();
@@ -150,7 +133,8 @@ uint64_t SweepListingsOfOpen(FaultInjectionFileSystem* fs,
 // Builds the workload's database at `dbname` and closes it.
 void BuildAndClose(const std::string& dbname, bool stay_put) {
   DB* raw = nullptr;
-  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(stay_put), dbname, &raw));
+  ASSERT_OK(delsm::Open(DbOptions(), ManualCompactionKvFiles(stay_put), dbname,
+                        &raw));
   std::unique_ptr<DB> db(raw);
   Workload(db.get());
 }
@@ -273,7 +257,8 @@ TEST(CleanCloseHomes, AHomeUnknownToTheManifestIsSwept) {
   ASSERT_EQ(0, mkdir(home.c_str(), 0755));
   std::ofstream(home + "/planted-value") << "never committed";
   DB* raw = nullptr;
-  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(true), dbname, &raw));
+  ASSERT_OK(
+      delsm::Open(DbOptions(), ManualCompactionKvFiles(true), dbname, &raw));
   std::unique_ptr<DB> db(raw);
   EXPECT_FALSE(Exists(home)) << "the home no entry names survived the Open";
   ExpectWorkload(db.get(), "reopened");
@@ -284,8 +269,8 @@ TEST(CleanCloseHomes, AHomeUnknownToTheManifestIsSwept) {
 TEST_P(CleanCloseTest, CloseWhoseRemovalFailedWritesNoMarker) {
   {
     DB* raw = nullptr;
-    ASSERT_OK(OpenWithFileSystem(DbOptions(), ManualTuning(stay_put()),
-                                 dbname_, &fs_, &raw));
+    ASSERT_OK(OpenWithFileSystem(
+        DbOptions(), ManualCompactionKvFiles(stay_put()), dbname_, &fs_, &raw));
     std::unique_ptr<DB> db(raw);
     for (int i = 0; i < 300; i++) {
       ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
@@ -338,8 +323,8 @@ TEST(CleanCloseKillMidCompaction, Child) {
   PowerLossFileSystem fs(FileSystem::Default(), shadow);
   fs.SetPowerCutHook([] { raise(SIGKILL); });
   DB* db = nullptr;
-  if (!OpenWithFileSystem(DbOptions(), ManualTuning(stay_put), dbname, &fs,
-                          &db)
+  if (!OpenWithFileSystem(DbOptions(), ManualCompactionKvFiles(stay_put),
+                          dbname, &fs, &db)
            .ok()) {
     _exit(2);
   }

@@ -57,10 +57,6 @@ constexpr int kCycles = 15;
 
 std::string Key(uint64_t index) { return delsm_test::IndexKey(index); }
 
-bool ParseKey(const std::string& key, uint64_t* index) {
-  return delsm_test::ParseIndexKey(key, index);
-}
-
 // 100 bytes to 4 KiB, a function of the index.
 std::string Value(uint64_t index) {
   uint64_t h = index * 0x9E3779B97F4A7C15ull;
@@ -80,9 +76,7 @@ bool ShouldExist(uint64_t index, int64_t max_batch) {
   return index % 2 == 0 || index > 2 * m + 1;
 }
 
-Options DbOptions() {
-  return delsm_test::NewDbOptions(32 << 10);
-}
+Options DbOptions() { return delsm_test::NewDbOptions(32 << 10); }
 
 delsm::Tuning DbTuning() {
   delsm::Tuning t = delsm_test::SmallLevels(64, 32, 128);
@@ -97,28 +91,18 @@ TEST(CompactionCrashWriter, Child) {
   if (!delsm_test::WriterChildArgsFromEnv("COMPCRASH", &args)) {
     GTEST_SKIP() << "helper for CompactionCrashTest";
   }
-  uint64_t batch_no = args.start;
   DB* db = nullptr;
-  Status s = delsm::Open(DbOptions(), DbTuning(), args.db, &db);
-  if (!s.ok()) {
-    std::fprintf(stderr, "writer: open failed: %s\n", s.ToString().c_str());
-    _exit(2);
-  }
-  leveldb::WriteOptions wo;
-  for (;; batch_no++) {
-    leveldb::WriteBatch batch;
-    for (int j = 0; j < kKeysPerBatch; j++) {
-      uint64_t index = batch_no * kKeysPerBatch + j;
-      batch.Put(Key(index), Value(index));
-    }
-    batch.Delete(Key(2 * batch_no + 1));
-    s = db->Write(wo, &batch);
-    if (!s.ok()) {
-      std::fprintf(stderr, "writer: write failed: %s\n", s.ToString().c_str());
-      _exit(2);
-    }
-    delsm_test::AckBatchOrExit(args.fd, batch_no);
-  }
+  delsm_test::ExitUnlessOpened(
+      delsm::Open(DbOptions(), DbTuning(), args.db, &db));
+  delsm_test::WriteBatchesUntilKilled(
+      db, args, leveldb::WriteOptions(),
+      [](uint64_t batch_no, leveldb::WriteBatch* batch) {
+        for (int j = 0; j < kKeysPerBatch; j++) {
+          uint64_t index = batch_no * kKeysPerBatch + j;
+          batch->Put(Key(index), Value(index));
+        }
+        batch->Delete(Key(2 * batch_no + 1));
+      });
 }
 
 class CompactionCrashTest : public testing::Test {
@@ -137,26 +121,11 @@ class CompactionCrashTest : public testing::Test {
 
     int64_t max_batch = -1;
     std::set<uint64_t> present;
-    {
-      std::unique_ptr<leveldb::Iterator> it(db->NewIterator(ReadOptions()));
-      for (it->SeekToFirst(); it->Valid(); it->Next()) {
-        uint64_t index;
-        std::string key = it->key().ToString();
-        if (!ParseKey(key, &index)) {
-          ADD_FAILURE() << "unexpected key of " << key.size() << " bytes";
-          return -2;
-        }
-        if (it->value().ToString() != Value(index)) {
-          ADD_FAILURE() << "wrong value under " << key;
-          return -2;
-        }
-        max_batch = std::max<int64_t>(max_batch, index / kKeysPerBatch);
-        present.insert(index);
-      }
-      if (!it->status().ok()) {
-        ADD_FAILURE() << "iteration: " << it->status().ToString();
-        return -2;
-      }
+    const std::string scan = delsm_test::ScanIndexKeys(
+        db.get(), kKeysPerBatch, Value, &max_batch, &present);
+    if (!scan.empty()) {
+      ADD_FAILURE() << scan;
+      return -2;
     }
     EXPECT_GE(max_batch, last_acked) << "acknowledged batches are missing";
     const uint64_t limit =

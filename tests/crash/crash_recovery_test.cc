@@ -29,6 +29,7 @@
 #include <cstring>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 
 #include "leveldb/db.h"
@@ -53,10 +54,6 @@ constexpr size_t kWriteBuffer = 64 << 10;
 
 std::string Key(uint64_t index) { return delsm_test::IndexKey(index); }
 
-bool ParseKey(const std::string& key, uint64_t* index) {
-  return delsm_test::ParseIndexKey(key, index);
-}
-
 // Mostly small values, sometimes a few KiB, rarely 40 KB, so that memtables
 // fill at irregular moments.
 std::string Value(uint64_t index) {
@@ -71,9 +68,7 @@ std::string Value(uint64_t index) {
   return v;
 }
 
-Options DbOptions() {
-  return delsm_test::NewDbOptions(kWriteBuffer);
-}
+Options DbOptions() { return delsm_test::NewDbOptions(kWriteBuffer); }
 
 // The writer process. Runs only when started by the test below.
 TEST(CrashWriter, Child) {
@@ -81,31 +76,20 @@ TEST(CrashWriter, Child) {
   if (!delsm_test::WriterChildArgsFromEnv("CRASHTEST", &args)) {
     GTEST_SKIP() << "helper for CrashRecoveryTest";
   }
-  uint64_t batch_no = args.start;
   DB* db = nullptr;
-  Status s = DB::Open(DbOptions(), args.db, &db);
-  if (!s.ok()) {
-    std::fprintf(stderr, "writer: open failed: %s\n", s.ToString().c_str());
-    _exit(2);
-  }
+  delsm_test::ExitUnlessOpened(DB::Open(DbOptions(), args.db, &db));
   leveldb::WriteOptions wo;
   wo.sync = false;
-  for (;; batch_no++) {
-    leveldb::WriteBatch batch;
-    for (int j = 0; j < kKeysPerBatch; j++) {
-      uint64_t index = batch_no * kKeysPerBatch + j;
-      batch.Put(Key(index), Value(index));
-    }
-    if (batch_no > 0) {
-      batch.Delete(Key((batch_no - 1) * kKeysPerBatch + kDeletedSlot));
-    }
-    s = db->Write(wo, &batch);
-    if (!s.ok()) {
-      std::fprintf(stderr, "writer: write failed: %s\n", s.ToString().c_str());
-      _exit(2);
-    }
-    delsm_test::AckBatchOrExit(args.fd, batch_no);
-  }
+  delsm_test::WriteBatchesUntilKilled(
+      db, args, wo, [](uint64_t batch_no, leveldb::WriteBatch* batch) {
+        for (int j = 0; j < kKeysPerBatch; j++) {
+          uint64_t index = batch_no * kKeysPerBatch + j;
+          batch->Put(Key(index), Value(index));
+        }
+        if (batch_no > 0) {
+          batch->Delete(Key((batch_no - 1) * kKeysPerBatch + kDeletedSlot));
+        }
+      });
 }
 
 class CrashRecoveryTest : public testing::Test {
@@ -124,26 +108,14 @@ class CrashRecoveryTest : public testing::Test {
 
     // Pass 1: every key well-formed with the right value; find M.
     int64_t max_batch = -1;
-    uint64_t count = 0;
-    std::unique_ptr<leveldb::Iterator> it(db->NewIterator(ReadOptions()));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      uint64_t index;
-      std::string key = it->key().ToString();
-      if (!ParseKey(key, &index)) {
-        ADD_FAILURE() << "unexpected key of " << key.size() << " bytes";
-        return -2;
-      }
-      if (it->value().ToString() != Value(index)) {
-        ADD_FAILURE() << "wrong value under " << key;
-        return -2;
-      }
-      max_batch = std::max<int64_t>(max_batch, index / kKeysPerBatch);
-      count++;
-    }
-    if (!it->status().ok()) {
-      ADD_FAILURE() << "iteration: " << it->status().ToString();
+    std::set<uint64_t> present;
+    const std::string scan = delsm_test::ScanIndexKeys(
+        db.get(), kKeysPerBatch, Value, &max_batch, &present);
+    if (!scan.empty()) {
+      ADD_FAILURE() << scan;
       return -2;
     }
+    const uint64_t count = present.size();
     EXPECT_GE(max_batch, last_acked) << "acknowledged batches are missing";
 
     // Pass 2: batches 0..M are all there, each deleted key is gone, and

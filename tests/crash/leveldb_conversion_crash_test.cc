@@ -50,23 +50,19 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
 
 namespace {
+
+using delsm_test::ReadWholeFile;
 
 using Contents = std::map<std::string, std::string>;
 
 bool IsDir(const std::string& path) {
   struct stat st;
   return lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 // Copies the regular files of `from` (not its subdirectories, which
@@ -297,7 +293,7 @@ class LevelDbConversionCrash : public testing::Test {
                reinterpret_cast<void*>(options)) != 0) {
       return give_up("PTRACE_SETOPTIONS");
     }
-    long deliver = 0;  // a signal the child got, passed on when resuming
+    long deliver = 0;      // a signal the child got, passed on when resuming
     bool in_call = false;  // between the entry and exit of a counted call
     bool committed = false;
     for (;;) {

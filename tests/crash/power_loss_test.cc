@@ -5,8 +5,8 @@
 // (counted across both wrappers, so the cut lands at the same point of the
 // engine's work in every replay of a seed): during the workload's last
 // writes or during the flush or compaction they left running. From then on
-// every such call fails, while the database keeps running. The DB object is then
-// deleted -- whatever it still tries to write fails -- and both wrappers
+// every such call fails, while the database keeps running. The DB object is
+// then deleted -- whatever it still tries to write fails -- and both wrappers
 // roll the disk back to what had been made durable. This is exactly the
 // disk a power failure at the cut would have left (in its most pessimistic
 // form), so the checks need no assumption about what the destructor does.
@@ -39,36 +39,32 @@
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
 #include "fs/file_system.h"
-#include "testing/power_loss_file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/write_batch.h"
+#include "testing/fault_injection_env.h"
+#include "testing/power_loss_file_system.h"
 #include "tests/db_options.h"
 #include "tests/durability_harness.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 #include "tests/write_model.h"
-#include "testing/fault_injection_env.h"
 #include "util/random.h"
 
 namespace leveldb {
 namespace {
 
 using delsm::Durability;
-using delsm_test::ModeName;
 using delsm_test::Model;
+using delsm_test::ModeName;
 using delsm_test::ReadAll;
 using delsm_test::TempDir;
 
 constexpr int kKeySpace = 300;
 constexpr int kCyclesPerRun = 3;
 
-std::string KeyName(uint32_t k) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "key%05u", k);
-  return buf;
-}
+std::string KeyName(uint32_t k) { return delsm_test::NumberedKey(k, 5); }
 
 // A value unique to the write that stores it.
 std::string ValueFor(uint64_t index, Random* rnd) {
@@ -80,9 +76,7 @@ std::string ValueFor(uint64_t index, Random* rnd) {
   return v;
 }
 
-Options DbOptions() {
-  return delsm_test::NewDbOptions(32 << 10);
-}
+Options DbOptions() { return delsm_test::NewDbOptions(32 << 10); }
 
 delsm::Tuning DbTuning(Durability mode) {
   delsm::Tuning t = delsm_test::SmallLevels(200, 48, 300);
@@ -291,8 +285,7 @@ TEST_P(PowerLossTest, RandomWorkloadCrashesAtRandomPoints) {
       "changes, %d cut in background work), %llu acknowledged writes (%llu "
       "with sync), %llu explicit flushes\n",
       ModeName(mode), stats.cycles, stats.cycles_rolled_back,
-      stats.cut_in_background,
-      static_cast<unsigned long long>(stats.acked),
+      stats.cut_in_background, static_cast<unsigned long long>(stats.acked),
       static_cast<unsigned long long>(stats.synced),
       static_cast<unsigned long long>(stats.flushes));
   // The checks above mean something only if crashes did lose state.

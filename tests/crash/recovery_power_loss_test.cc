@@ -35,8 +35,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <memory>
 #include <string>
@@ -66,16 +66,10 @@ constexpr int kKeySpace = 200;
 constexpr int kRounds = 4;
 constexpr int kCutRecoveries = 5;
 
-std::string KeyName(uint32_t k) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "key%05u", k);
-  return buf;
-}
+std::string KeyName(uint32_t k) { return delsm_test::NumberedKey(k, 5); }
 
 std::vector<std::string> AllKeys() {
-  std::vector<std::string> keys;
-  for (int k = 0; k < kKeySpace; k++) keys.push_back(KeyName(k));
-  return keys;
+  return delsm_test::NumberedKeys(kKeySpace, 5);
 }
 
 // A value unique to the write that stores it, never all zeros.
@@ -260,7 +254,7 @@ TEST_P(RecoveryPowerLossTest, RecoveryCutByPowerLoss) {
       // some cuts fail Open however the rest of its calls split between
       // recovery and best-effort cleanup (slow builds shift it: under TSan
       // every random cut once landed in the cleanup).
-      const uint64_t range = c == 0 ? std::min<uint64_t>(open_calls, 3)
+      const uint64_t range = c == 0         ? std::min<uint64_t>(open_calls, 3)
                              : rnd.OneIn(4) ? calls + 2
                                             : open_calls;
       const uint64_t cut_at = 1 + rnd.Uniform(static_cast<int>(range));

@@ -47,7 +47,9 @@
 namespace leveldb {
 namespace {
 
+using delsm_test::HomeFiles;
 using delsm_test::ListDir;
+using delsm_test::ManualCompactionKvFiles;
 using delsm_test::TempDir;
 
 std::string Key(int i) { return delsm_test::IndexKey(i); }
@@ -59,16 +61,6 @@ std::string Value(int i, int version) {
 
 Options DbOptions(size_t write_buffer = 1 << 20) {
   return delsm_test::NewDbOptions(write_buffer);
-}
-
-// Values that stay put (or not), every value a KV file, compactions only
-// when asked for.
-delsm::Tuning ManualTuning(bool stay_put = true) {
-  delsm::Tuning t = delsm_test::ManualCompactionOnly();
-  t.values_stay_put = stay_put;
-  t.inline_threshold = 0;
-  t.sst_entries = 32;
-  return t;
 }
 
 DBImpl* Impl(DB* db) { return static_cast<DBImpl*>(db); }
@@ -99,17 +91,6 @@ Status FlushToRunRemovalAgain(DB* db) {
   if (s.ok()) s = Impl(db)->TEST_FlushMemTable();
   if (s.ok()) s = Impl(db)->TEST_WaitForBackgroundWork();
   return s;
-}
-
-// Every file in every home, as "home/name".
-std::set<std::string> HomeFiles(const std::string& dbname) {
-  std::set<std::string> files;
-  for (const std::string& home : ListDir(dbname + "/values")) {
-    for (const std::string& name : ListDir(dbname + "/values/" + home)) {
-      files.insert(home + "/" + name);
-    }
-  }
-  return files;
 }
 
 // The files in homes that no meta file on disk names (live or replaced:
@@ -181,7 +162,9 @@ TEST(RemovalOrderKillWithOldIteratorPinned, Child) {
   if (dbname == nullptr) GTEST_SKIP() << "helper for RemovalOrderTest";
   FaultInjectionFileSystem fs(FileSystem::Default());
   DB* db = nullptr;
-  if (!OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &db).ok()) {
+  if (!OpenWithFileSystem(DbOptions(), ManualCompactionKvFiles(), dbname, &fs,
+                          &db)
+           .ok()) {
     _exit(2);
   }
   if (!db->Put(WriteOptions(), "a-first-key", Value(0, 0)).ok()) _exit(3);
@@ -254,7 +237,7 @@ void RemovalOrderTest::KillRepairAndCheck(bool fail_unlinks) {
 
   ASSERT_OK(RepairDB(dbname_, DbOptions()));
   DB* db = nullptr;
-  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
+  ASSERT_OK(delsm::Open(DbOptions(), ManualCompactionKvFiles(), dbname_, &db));
   std::unique_ptr<DB> holder(db);
   ExpectHundredKeysWithEverySeventhDeleted(db, "repaired");
 }
@@ -273,7 +256,8 @@ TEST_F(RemovalOrderTest, DeadValuesThatCannotBeUnlinkedKeepTheirMetaFiles) {
 TEST_F(RemovalOrderTest, RepairDoesNotTakeBackAHomeNoMetaFileNames) {
   {
     DB* db = nullptr;
-    ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
+    ASSERT_OK(
+        delsm::Open(DbOptions(), ManualCompactionKvFiles(), dbname_, &db));
     std::unique_ptr<DB> holder(db);
     ASSERT_OK(PutKeys(db, 0, 100, 1, 1));
     ASSERT_OK(Impl(db)->TEST_FlushMemTable());
@@ -290,7 +274,7 @@ TEST_F(RemovalOrderTest, RepairDoesNotTakeBackAHomeNoMetaFileNames) {
   }
   ASSERT_OK(RepairDB(dbname_, DbOptions()));
   DB* db = nullptr;
-  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
+  ASSERT_OK(delsm::Open(DbOptions(), ManualCompactionKvFiles(), dbname_, &db));
   std::unique_ptr<DB> holder(db);
   ExpectHundredKeysWithEverySeventhDeleted(db, "repaired");
   // Not deleted: put away in lost/.
@@ -309,7 +293,7 @@ TEST_F(RemovalOrderTest, RetriedFlushesLeaveNoHomeBehind) {
   const uint64_t seed = delsm_test::RandomSeed("RetriedFlushesLeaveNoHome");
   std::mt19937 rng(seed);
   FaultInjectionFileSystem fs(FileSystem::Default());
-  delsm::Tuning t = ManualTuning();
+  delsm::Tuning t = ManualCompactionKvFiles();
   t.flush_threads = 2;
   DB* db = nullptr;
   ASSERT_OK(OpenWithFileSystem(DbOptions(64 << 10), t, dbname_, &fs, &db));
@@ -360,7 +344,7 @@ TEST_F(RemovalOrderTest, CloseRemovesWhatNoVersionUses) {
       TempDir tmp("delsm_removal_order");
       ASSERT_FALSE(tmp.path().empty());
       const std::string dbname = tmp.path() + "/db";
-      delsm::Tuning t = ManualTuning(stay_put);
+      delsm::Tuning t = ManualCompactionKvFiles(stay_put);
       t.inline_threshold = inline_threshold;
       DB* db = nullptr;
       ASSERT_OK(delsm::Open(DbOptions(64 << 10), t, dbname, &db));
@@ -392,8 +376,8 @@ TEST_F(RemovalOrderTest, CloseRemovesWhatNoVersionUses) {
 TEST_F(RemovalOrderTest, FailedRetiredSstRemovalIsRetried) {
   FaultInjectionFileSystem fs(FileSystem::Default());
   DB* db = nullptr;
-  ASSERT_OK(
-      OpenWithFileSystem(DbOptions(), ManualTuning(false), dbname_, &fs, &db));
+  ASSERT_OK(OpenWithFileSystem(DbOptions(), ManualCompactionKvFiles(false),
+                               dbname_, &fs, &db));
   std::unique_ptr<DB> holder(db);
   ASSERT_OK(PutKeys(db, 0, 300, 1, 1));
   db->CompactRange(nullptr, nullptr);  // L1, the targets below
@@ -413,7 +397,8 @@ TEST_F(RemovalOrderTest, FailedRetiredSstRemovalIsRetried) {
 TEST_F(RemovalOrderTest, FailedDeadValueRemovalIsRetried) {
   FaultInjectionFileSystem fs(FileSystem::Default());
   DB* db = nullptr;
-  ASSERT_OK(OpenWithFileSystem(DbOptions(), ManualTuning(), dbname_, &fs, &db));
+  ASSERT_OK(OpenWithFileSystem(DbOptions(), ManualCompactionKvFiles(), dbname_,
+                               &fs, &db));
   std::unique_ptr<DB> holder(db);
   ASSERT_OK(PutKeys(db, 0, 100, 1, 1));
   ASSERT_OK(Impl(db)->TEST_FlushMemTable());
@@ -434,7 +419,8 @@ TEST_F(RemovalOrderTest, FailedDeadValueRemovalIsRetried) {
 TEST_F(RemovalOrderTest, OpenSweepOfHomesComparesNames) {
   {
     DB* db = nullptr;
-    ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
+    ASSERT_OK(
+        delsm::Open(DbOptions(), ManualCompactionKvFiles(), dbname_, &db));
     std::unique_ptr<DB> holder(db);
     ASSERT_OK(PutKeys(db, 0, 100, 1, 1));
     db->CompactRange(nullptr, nullptr);
@@ -452,7 +438,7 @@ TEST_F(RemovalOrderTest, OpenSweepOfHomesComparesNames) {
   // Open that there is nothing to sweep.
   ASSERT_EQ(0, unlink((dbname_ + "/CLOSED").c_str()));
   DB* db = nullptr;
-  ASSERT_OK(delsm::Open(DbOptions(), ManualTuning(), dbname_, &db));
+  ASSERT_OK(delsm::Open(DbOptions(), ManualCompactionKvFiles(), dbname_, &db));
   std::unique_ptr<DB> holder(db);
   ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
   struct stat st;

@@ -23,6 +23,7 @@
 #include "delsm/delsm.h"
 #include "leveldb/db.h"
 #include "leveldb/options.h"
+#include "tests/db_options.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
@@ -71,21 +72,17 @@ TEST(DirectoryBoundTest, DirectoriesStayWithinTheBound) {
   delsm_test::TempDir parent("delsm_dirbound");
   ASSERT_FALSE(parent.path().empty());
   const std::string dbname = parent.path() + "/db";
-  Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = 32 << 10;
+  const Options options = delsm_test::NewDbOptions(32 << 10);
   delsm::Tuning tuning;
-  const std::pair<std::string, std::string> fields[] = {
-      // Pure mode: every value a KV file, so directories fill with entries.
-      {"inline_threshold", "0"},
-      {"sst_entries", "32"},
-      {"l0_compaction_entries", "256"},
-      {"l1_entries", "600"},
-      {"max_dir_entries", std::to_string(kMaxDirEntries)}};
-  for (const auto& field : fields) {
-    Status s = delsm::SetTuningField(field.first, field.second, &tuning);
-    ASSERT_TRUE(s.ok()) << field.first << ": " << s.ToString();
-  }
+  const std::string refused = delsm_test::SetTuningFields(
+      {// Pure mode: every value a KV file, so directories fill with entries.
+       {"inline_threshold", "0"},
+       {"sst_entries", "32"},
+       {"l0_compaction_entries", "256"},
+       {"l1_entries", "600"},
+       {"max_dir_entries", std::to_string(kMaxDirEntries)}},
+      &tuning);
+  ASSERT_TRUE(refused.empty()) << refused;
   auto open = [&](std::unique_ptr<DB>* db) {
     DB* raw = nullptr;
     Status s = delsm::Open(options, tuning, dbname, &raw);

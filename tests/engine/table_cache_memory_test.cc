@@ -16,6 +16,7 @@
 #include "delsm/delsm.h"
 #include "leveldb/db.h"
 #include "leveldb/options.h"
+#include "tests/db_options.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -51,21 +52,17 @@ TEST(TableCacheMemoryTest, ResidentMetaBytesStayWithinTheBudget) {
   delsm_test::TempDir parent("delsm_tcmem");
   ASSERT_FALSE(parent.path().empty());
   const std::string dbname = parent.path() + "/db";
-  Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = 64 << 10;
+  const Options options = delsm_test::NewDbOptions(64 << 10);
   delsm::Tuning tuning;
   // Inline values make each entry's resident share large (about 135 bytes),
   // and small SSTs make many of them: about 3 MB of meta in 94 SSTs of 256
   // entries, all of which LevelDB's descriptor bound alone would keep open.
-  const std::pair<std::string, std::string> fields[] = {
-      {"inline_threshold", "128"},
-      {"sst_entries", "256"},
-      {"table_cache_bytes", std::to_string(kBudget)}};
-  for (const auto& field : fields) {
-    Status s = delsm::SetTuningField(field.first, field.second, &tuning);
-    ASSERT_TRUE(s.ok()) << field.first << ": " << s.ToString();
-  }
+  const std::string refused = delsm_test::SetTuningFields(
+      {{"inline_threshold", "128"},
+       {"sst_entries", "256"},
+       {"table_cache_bytes", std::to_string(kBudget)}},
+      &tuning);
+  ASSERT_TRUE(refused.empty()) << refused;
   DB* raw = nullptr;
   Status s = delsm::Open(options, tuning, dbname, &raw);
   ASSERT_TRUE(s.ok()) << s.ToString();

@@ -41,7 +41,9 @@ using leveldb::WriteOptions;
 using Model = std::map<std::string, std::string>;
 
 // $DELSM_TEST_SEED (or the older $DELSM_SEED) replays a run.
-uint64_t Seed() { return delsm_test::RandomSeed("value cache test", "DELSM_SEED"); }
+uint64_t Seed() {
+  return delsm_test::RandomSeed("value cache test", "DELSM_SEED");
+}
 
 std::string Key(int i) {
   char buf[16];
@@ -199,23 +201,34 @@ uint64_t CacheProperty(DB* db) {
   return std::strtoull(v.c_str(), nullptr, 10);
 }
 
+// Opens `dbname` with `options` plus `cache` as its value cache and values
+// of up to 128 bytes inline, puts 600 keys into it and `model` (the even
+// ones with 100-byte values, inline; the odd ones with 2000-byte values, in
+// KV files) and flushes them into an L0 SST.
+void OpenHalfInline(leveldb::Options options, leveldb::Cache* cache,
+                    const std::string& dbname, std::unique_ptr<DB>* db,
+                    Model* model) {
+  options.create_if_missing = true;
+  options.block_cache = cache;
+  delsm::Tuning tuning;
+  tuning.inline_threshold = 128;
+  db->reset(OpenDb(options, tuning, dbname));
+  ASSERT_TRUE(*db != nullptr);
+  for (int i = 0; i < 600; i++) {
+    (*model)[Key(i)] = MakeValue(Key(i), 0, i % 2 == 0 ? 100 : 2000);
+    ASSERT_TRUE((*db)->Put(WriteOptions(), Key(i), (*model)[Key(i)]).ok());
+  }
+  ASSERT_TRUE(Impl(db->get())->TEST_FlushMemTable().ok());
+}
+
 TEST(ValueCacheTest, FillCacheFalseLeavesTheCacheUnchanged) {
   delsm_test::TempDir tmp;
   const std::string dbname = tmp.path() + "/db";
   std::unique_ptr<leveldb::Cache> cache(leveldb::NewLRUCache(64 << 20));
-  leveldb::Options options;
-  options.create_if_missing = true;
-  options.block_cache = cache.get();
-  delsm::Tuning tuning;
-  tuning.inline_threshold = 128;
-  std::unique_ptr<DB> db(OpenDb(options, tuning, dbname));
-  ASSERT_TRUE(db != nullptr);
+  std::unique_ptr<DB> db;
   Model model;
-  for (int i = 0; i < 600; i++) {
-    model[Key(i)] = MakeValue(Key(i), 0, i % 2 == 0 ? 100 : 2000);
-    ASSERT_TRUE(db->Put(WriteOptions(), Key(i), model[Key(i)]).ok());
-  }
-  ASSERT_TRUE(Impl(db.get())->TEST_FlushMemTable().ok());
+  ASSERT_NO_FATAL_FAILURE(
+      OpenHalfInline(leveldb::Options(), cache.get(), dbname, &db, &model));
   const size_t before = cache->TotalCharge();
   EXPECT_EQ(CacheProperty(db.get()), before);
 
@@ -260,19 +273,11 @@ TEST(ValueCacheTest, ScanLeavesTheCacheUnchanged) {
   const std::string dbname = tmp.path() + "/db";
   std::unique_ptr<leveldb::Cache> cache(leveldb::NewLRUCache(64 << 20));
   leveldb::Options options;
-  options.create_if_missing = true;
   options.compression = leveldb::kNoCompression;
-  options.block_cache = cache.get();
-  delsm::Tuning tuning;
-  tuning.inline_threshold = 128;
-  std::unique_ptr<DB> db(OpenDb(options, tuning, dbname));
-  ASSERT_TRUE(db != nullptr);
+  std::unique_ptr<DB> db;
   Model model;
-  for (int i = 0; i < 600; i++) {
-    model[Key(i)] = MakeValue(Key(i), 0, i % 2 == 0 ? 100 : 2000);
-    ASSERT_TRUE(db->Put(WriteOptions(), Key(i), model[Key(i)]).ok());
-  }
-  ASSERT_TRUE(Impl(db.get())->TEST_FlushMemTable().ok());
+  ASSERT_NO_FATAL_FAILURE(
+      OpenHalfInline(options, cache.get(), dbname, &db, &model));
   std::string v;
   ASSERT_TRUE(db->Get(ReadOptions(), Key(1), &v).ok());  // a point read
   const size_t before = cache->TotalCharge();

@@ -45,6 +45,7 @@
 
 namespace {
 
+using delsm_test::HomeFiles;
 using delsm_test::ListDir;
 using delsm_test::TempDir;
 using leveldb::DB;
@@ -69,6 +70,14 @@ delsm::Tuning StayPut(bool on = true) {
   return t;
 }
 
+// StayPut(on) with every value in a KV file (none inline): for the tests
+// that count the files in homes.
+delsm::Tuning InFiles(bool on = true) {
+  delsm::Tuning t = StayPut(on);
+  t.inline_threshold = 0;
+  return t;
+}
+
 std::string Key(int i) {
   return delsm_test::IndexKey(static_cast<uint64_t>(i));
 }
@@ -87,15 +96,23 @@ std::string Value(int key, uint64_t version) {
 
 leveldb::DBImpl* Impl(DB* db) { return static_cast<leveldb::DBImpl*>(db); }
 
-// Every file under <db>/values/<home>/, as "home/name".
-std::set<std::string> HomeFiles(const std::string& dbname) {
-  std::set<std::string> files;
-  for (const std::string& home : ListDir(dbname + "/values")) {
-    for (const std::string& name : ListDir(dbname + "/values/" + home)) {
-      files.insert(home + "/" + name);
-    }
+// Opens `dbname` with InFiles() and memtables of `write_buffer` bytes.
+Status OpenInFiles(const std::string& dbname, std::unique_ptr<DB>* db,
+                   size_t write_buffer = 64 << 10) {
+  DB* raw = nullptr;
+  const Status s =
+      delsm::Open(DbOptions(write_buffer), InFiles(), dbname, &raw);
+  db->reset(raw);
+  return s;
+}
+
+// Puts keys [0, n) with their first values and flushes them into one L0
+// SST, whose values share one home.
+void PutAndFlush(DB* db, int n) {
+  for (int i = 0; i < n; i++) {
+    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
   }
-  return files;
+  ASSERT_OK(Impl(db)->TEST_FlushMemTable());
 }
 
 // KV files (names holding '@') in SST directories.
@@ -232,15 +249,9 @@ TEST(ValuesStayPutTest, SurvivingValuesNeverMove) {
   TempDir tmp("delsm_stayput");
   ASSERT_FALSE(tmp.path().empty());
   const std::string dbname = tmp.path() + "/db";
-  DB* raw = nullptr;
-  delsm::Tuning t = StayPut();
-  t.inline_threshold = 0;
-  ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
-  std::unique_ptr<DB> db(raw);
-  for (int i = 0; i < 300; i++) {
-    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
-  }
-  ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db));
+  ASSERT_NO_FATAL_FAILURE(PutAndFlush(db.get(), 300));
   ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
   const std::map<std::string, FileId> before = StatHomeFiles(dbname);
   ASSERT_EQ(300u, before.size());
@@ -273,15 +284,9 @@ TEST(ValuesStayPutTest, DeadValuesGoOnceNoReaderCanSeeThem) {
   TempDir tmp("delsm_stayput");
   ASSERT_FALSE(tmp.path().empty());
   const std::string dbname = tmp.path() + "/db";
-  DB* raw = nullptr;
-  delsm::Tuning t = StayPut();
-  t.inline_threshold = 0;
-  ASSERT_OK(delsm::Open(DbOptions(1 << 20), t, dbname, &raw));
-  std::unique_ptr<DB> db(raw);
-  for (int i = 0; i < 100; i++) {
-    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
-  }
-  ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db, 1 << 20));
+  ASSERT_NO_FATAL_FAILURE(PutAndFlush(db.get(), 100));
   ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
   const std::set<std::string> first = HomeFiles(dbname);
   ASSERT_EQ(100u, first.size());
@@ -354,9 +359,7 @@ TEST(ValuesStayPutCrash, Child) {
   const char* db_env = std::getenv("STAYPUT_DB");
   if (db_env == nullptr) GTEST_SKIP() << "helper for ValuesStayPutTest";
   DB* raw = nullptr;
-  delsm::Tuning t = StayPut();
-  t.inline_threshold = 0;
-  Status s = delsm::Open(DbOptions(), t, db_env, &raw);
+  Status s = delsm::Open(DbOptions(), InFiles(), db_env, &raw);
   if (!s.ok()) _exit(2);
   DB* db = raw;
   for (int i = 0; i < 100; i++) {
@@ -404,11 +407,8 @@ TEST(ValuesStayPutTest, OpenRemovesValuesACrashLeftBehind) {
   std::fputs("stray", f);
   ASSERT_EQ(0, std::fclose(f));
 
-  DB* raw = nullptr;
-  delsm::Tuning t = StayPut();
-  t.inline_threshold = 0;
-  ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
-  std::unique_ptr<DB> db(raw);
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db));
   ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
   EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname));
   const std::set<std::string> kept = HomeFiles(dbname);
@@ -437,11 +437,8 @@ TEST(ValuesStayPutTest, RepairDoesNotBringBackValuesACompactionDropped) {
   // The deleted keys' values are still there (15 of them).
   ASSERT_EQ(100u, HomeFiles(dbname).size());
   ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
-  DB* raw = nullptr;
-  delsm::Tuning t = StayPut();
-  t.inline_threshold = 0;
-  ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
-  std::unique_ptr<DB> db(raw);
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db));
   Model model;
   for (int i = 0; i < 100; i++) {
     if (i % 7 != 0) model[Key(i)] = Value(i, 1);
@@ -461,13 +458,10 @@ TEST(ValuesStayPutTest, RepairKeepsValuesInHomes) {
   TempDir tmp("delsm_stayput");
   ASSERT_FALSE(tmp.path().empty());
   const std::string dbname = tmp.path() + "/db";
-  DB* raw = nullptr;
-  delsm::Tuning t = StayPut();
-  t.inline_threshold = 0;
   Model model;
   {
-    ASSERT_OK(delsm::Open(DbOptions(1 << 20), t, dbname, &raw));
-    std::unique_ptr<DB> db(raw);
+    std::unique_ptr<DB> db;
+    ASSERT_OK(OpenInFiles(dbname, &db, 1 << 20));
     // Several flushes, compacted into a few SSTs below L0, then one more
     // flush that stays at L0 (its own meta file, lost below).
     for (int round = 0; round < 3; round++) {
@@ -499,8 +493,8 @@ TEST(ValuesStayPutTest, RepairKeepsValuesInHomes) {
     }
   }
   ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
-  ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
-  std::unique_ptr<DB> db(raw);
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db));
   CheckAgainst(db.get(), model, 1100, nullptr, "repaired");
   ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
   EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname));
@@ -557,15 +551,9 @@ TEST(ValuesStayPutTest, DamagedValuesInHomesAreReported) {
   TempDir tmp("delsm_stayput");
   ASSERT_FALSE(tmp.path().empty());
   const std::string dbname = tmp.path() + "/db";
-  DB* raw = nullptr;
-  delsm::Tuning t = StayPut();
-  t.inline_threshold = 0;
-  ASSERT_OK(delsm::Open(DbOptions(1 << 20), t, dbname, &raw));
-  std::unique_ptr<DB> db(raw);
-  for (int i = 0; i < 30; i++) {
-    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
-  }
-  ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db, 1 << 20));
+  ASSERT_NO_FATAL_FAILURE(PutAndFlush(db.get(), 30));
   db->CompactRange(nullptr, nullptr);
   ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
   db.reset();
@@ -592,8 +580,7 @@ TEST(ValuesStayPutTest, DamagedValuesInHomesAreReported) {
   }
   ASSERT_EQ(0, truncate(cut.c_str(), 100));
   ASSERT_EQ(0, unlink(gone.c_str()));
-  ASSERT_OK(delsm::Open(DbOptions(1 << 20), t, dbname, &raw));
-  db.reset(raw);
+  ASSERT_OK(OpenInFiles(dbname, &db, 1 << 20));
   for (int i = 0; i < 30; i++) {
     std::string v;
     Status s = db->Get(ReadOptions(), Key(i), &v);
@@ -621,9 +608,7 @@ TEST(ValuesStayPutTest, ApproximateSizesCountValuesInHomes) {
     ASSERT_FALSE(tmp.path().empty());
     const std::string dbname = tmp.path() + "/db";
     DB* raw = nullptr;
-    delsm::Tuning t = StayPut(stay_put);
-    t.inline_threshold = 0;
-    ASSERT_OK(delsm::Open(DbOptions(), t, dbname, &raw));
+    ASSERT_OK(delsm::Open(DbOptions(), InFiles(stay_put), dbname, &raw));
     std::unique_ptr<DB> db(raw);
     for (int i = 0; i < 200; i++) {
       ASSERT_OK(

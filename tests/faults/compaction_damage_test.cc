@@ -1,5 +1,6 @@
-// Compactions over a damaged meta file (LevelDB's counterparts are CompactionInputError, CompactionInputErrorParanoid and
-// UnrelatedKeys in its corruption_test).
+// Compactions over a damaged meta file (LevelDB's counterparts are
+// CompactionInputError, CompactionInputErrorParanoid and UnrelatedKeys in its
+// corruption_test).
 //
 // A compaction unlinks every KV file that no output meta file names, so an
 // engine that misread (or skipped) a damaged input would destroy the values
@@ -36,15 +37,18 @@
 #include "leveldb/filter_policy.h"
 #include "leveldb/iterator.h"
 #include "table/meta_file.h"
+#include "tests/file_bytes.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
+using delsm_test::FlipByte;
 using delsm_test::ListDir;
+using delsm_test::ReadWhole;
 using delsm_test::TempDir;
 
-constexpr int kKeys = 1500;      // written first, compacted below L0
-constexpr int kNewKeys = 400;    // written after the damage, past kKeys
+constexpr int kKeys = 1500;    // written first, compacted below L0
+constexpr int kNewKeys = 400;  // written after the damage, past kKeys
 constexpr int kLevels = 7;
 
 std::string Key(int i) {
@@ -66,43 +70,26 @@ int KeyIndex(const Slice& user_key) {
   return std::stoi(user_key.ToString().substr(3));
 }
 
-bool ReadWhole(const std::string& path, std::string* out) {
-  out->clear();
-  int fd = open(path.c_str(), O_RDONLY);
-  if (fd < 0) return false;
-  char buf[8192];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0) out->append(buf, n);
-  const bool ok = n == 0;
-  return close(fd) == 0 && ok;
-}
-
-// Inverts every bit of the byte at `offset` of `path`, in place.
-bool FlipByte(const std::string& path, uint64_t offset) {
-  int fd = open(path.c_str(), O_RDWR);
-  if (fd < 0) return false;
-  char c;
-  bool ok = pread(fd, &c, 1, offset) == 1;
-  c = static_cast<char>(~c);
-  ok = ok && pwrite(fd, &c, 1, offset) == 1;
-  return close(fd) == 0 && ok;
-}
-
 enum class Damage {
-  kTruncated,     // the file cut to two thirds
-  kIndexByte,     // a byte inside the entries of the index
-  kFilterByte,    // a byte of the Bloom filter
-  kFooterCrc,     // a byte of the footer's index checksum
-  kInlineValue,   // a byte of one inline value (the index stays readable)
+  kTruncated,    // the file cut to two thirds
+  kIndexByte,    // a byte inside the entries of the index
+  kFilterByte,   // a byte of the Bloom filter
+  kFooterCrc,    // a byte of the footer's index checksum
+  kInlineValue,  // a byte of one inline value (the index stays readable)
 };
 
 const char* DamageName(Damage d) {
   switch (d) {
-    case Damage::kTruncated: return "Truncated";
-    case Damage::kIndexByte: return "IndexByte";
-    case Damage::kFilterByte: return "FilterByte";
-    case Damage::kFooterCrc: return "FooterCrc";
-    case Damage::kInlineValue: return "InlineValue";
+    case Damage::kTruncated:
+      return "Truncated";
+    case Damage::kIndexByte:
+      return "IndexByte";
+    case Damage::kFilterByte:
+      return "FilterByte";
+    case Damage::kFooterCrc:
+      return "FooterCrc";
+    case Damage::kInlineValue:
+      return "InlineValue";
   }
   return "?";
 }
@@ -163,9 +150,9 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           MetaFileContents contents;
           MetaIndexRange range;
           const size_t tail = std::min(data.size(), kMetaTailLength);
-          Status s = DecodeMetaFooter(Slice(data.data() + data.size() - tail,
-                                            tail),
-                                      data.size(), path, &range);
+          Status s =
+              DecodeMetaFooter(Slice(data.data() + data.size() - tail, tail),
+                               data.size(), path, &range);
           ASSERT_TRUE(s.ok()) << s.ToString();
           s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size),
                               range, path, &contents);
@@ -236,8 +223,8 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
     }
     ASSERT_TRUE(ReadWhole(victim_, &damaged_data_));
     if (GetParam().damage == Damage::kInlineValue) {
-      damaged_keys_.insert(KeyIndex(
-          ExtractUserKey(victim_contents_.entries[victim_inline_].internal_key)));
+      damaged_keys_.insert(KeyIndex(ExtractUserKey(
+          victim_contents_.entries[victim_inline_].internal_key)));
     } else {
       damaged_keys_ = victim_keys_;  // the whole SST is unreadable
     }
@@ -426,11 +413,10 @@ TEST_P(CompactionDamageTest, ReportedAndNothingLost) {
     if (uncertain_.count(kv.first) && s.ok() && v == uncertain_[kv.first]) {
       continue;
     }
-    const bool may_be_lost = !overwritten_.count(kv.first) &&
-                             victim_keys_.count(kv.first) &&
-                             !in_kv_files.count(kv.first) &&
-                             (Damaged(kv.first) ||
-                              GetParam().damage != Damage::kInlineValue);
+    const bool may_be_lost =
+        !overwritten_.count(kv.first) && victim_keys_.count(kv.first) &&
+        !in_kv_files.count(kv.first) &&
+        (Damaged(kv.first) || GetParam().damage != Damage::kInlineValue);
     if (may_be_lost && s.IsNotFound()) {
       lost++;
       continue;
@@ -452,12 +438,12 @@ std::vector<Param> AllParams() {
   return params;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Damages, CompactionDamageTest, testing::ValuesIn(AllParams()),
-    [](const testing::TestParamInfo<Param>& info) {
-      return std::string(DamageName(info.param.damage)) +
-             (info.param.paranoid ? "Paranoid" : "");
-    });
+INSTANTIATE_TEST_SUITE_P(Damages, CompactionDamageTest,
+                         testing::ValuesIn(AllParams()),
+                         [](const testing::TestParamInfo<Param>& info) {
+                           return std::string(DamageName(info.param.damage)) +
+                                  (info.param.paranoid ? "Paranoid" : "");
+                         });
 
 }  // namespace
 }  // namespace leveldb

@@ -15,19 +15,24 @@
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
+#include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "tests/file_bytes.h"
 #include "tests/test_support.h"
-#include "gtest/gtest.h"
 
 namespace leveldb {
 namespace {
+using delsm_test::FileSize;
+using delsm_test::FlipByte;
 using delsm_test::ListDir;
+using delsm_test::ReadWhole;
 using delsm_test::TempDir;
+using delsm_test::WriteWhole;
 
-constexpr int kCompactedKeys = 1200; // end up below L0
-constexpr int kL0Keys = 200;         // one flush to L0
-constexpr int kWalKeys = 160;        // only in the WAL
+constexpr int kCompactedKeys = 1200;  // end up below L0
+constexpr int kL0Keys = 200;          // one flush to L0
+constexpr int kWalKeys = 160;         // only in the WAL
 constexpr int kAllKeys = kCompactedKeys + kL0Keys + kWalKeys;
 
 std::string Key(int i) {
@@ -44,48 +49,6 @@ std::string Value(int i) {
   return v;
 }
 
-uint64_t FileSize(const std::string &path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0)
-    return 0;
-  return static_cast<uint64_t>(st.st_size);
-}
-
-bool ReadWhole(const std::string &path, std::string *out) {
-  out->clear();
-  int fd = open(path.c_str(), O_RDONLY);
-  if (fd < 0)
-    return false;
-  char buf[8192];
-  ssize_t n;
-  while ((n = read(fd, buf, sizeof(buf))) > 0)
-    out->append(buf, n);
-  close(fd);
-  return n == 0;
-}
-
-bool WriteWhole(const std::string &path, const std::string &data) {
-  int fd = open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0)
-    return false;
-  bool ok =
-      write(fd, data.data(), data.size()) == static_cast<ssize_t>(data.size());
-  return close(fd) == 0 && ok;
-}
-
-// Inverts every bit of the byte at `offset` of `path`, in place (so every
-// hard link of the file sees the change).
-bool FlipByte(const std::string &path, uint64_t offset) {
-  int fd = open(path.c_str(), O_RDWR);
-  if (fd < 0)
-    return false;
-  char c;
-  bool ok = pread(fd, &c, 1, offset) == 1;
-  c = static_cast<char>(~c);
-  ok = ok && pwrite(fd, &c, 1, offset) == 1;
-  return close(fd) == 0 && ok;
-}
-
 // A physical record of the log format (WAL and MANIFEST): where its payload
 // starts in the file and how long it is.
 struct PhysicalRecord {
@@ -96,7 +59,7 @@ struct PhysicalRecord {
 
 // Walks the physical records of a log-format file written by the engine
 // (32 KiB blocks; 7-byte headers: crc32c, little-endian length, type).
-std::vector<PhysicalRecord> LogRecords(const std::string &data) {
+std::vector<PhysicalRecord> LogRecords(const std::string& data) {
   constexpr uint64_t kBlock = 32768, kHeader = 7;
   std::vector<PhysicalRecord> records;
   uint64_t pos = 0;
@@ -121,7 +84,7 @@ std::vector<PhysicalRecord> LogRecords(const std::string &data) {
 }
 
 class CorruptionTest : public testing::Test {
-protected:
+ protected:
   CorruptionTest() : dbname_(tmp_.path() + "/db") {
     options_.create_if_missing = true;
     options_.write_buffer_size = 64 << 10;
@@ -136,7 +99,7 @@ protected:
     tuning_.l1_entries = 1000;
   }
 
-  Status Open(const Options &options, DB **db) {
+  Status Open(const Options& options, DB** db) {
     *db = nullptr;
     return delsm::Open(options, tuning_, dbname_, db);
   }
@@ -145,11 +108,11 @@ protected:
   // kWalKeys writes only in the WAL; records in wal_end_ where each WAL-only
   // key's record ends in the WAL. Closes it.
   void Fill() {
-    DB *db;
+    DB* db;
     Status s = Open(options_, &db);
     ASSERT_TRUE(s.ok()) << s.ToString();
     std::unique_ptr<DB> owner(db);
-    DBImpl *impl = static_cast<DBImpl *>(db);
+    DBImpl* impl = static_cast<DBImpl*>(db);
     for (int i = 0; i < kCompactedKeys; i++) {
       s = db->Put(WriteOptions(), Key(i), Value(i));
       ASSERT_TRUE(s.ok()) << s.ToString();
@@ -168,7 +131,7 @@ protected:
     for (int i = kCompactedKeys + kL0Keys; i < kAllKeys; i++) {
       s = db->Put(WriteOptions(), Key(i), Value(i));
       ASSERT_TRUE(s.ok()) << s.ToString();
-      wal_end_[i] = FileSize(wal_); // the writer flushes every record
+      wal_end_[i] = FileSize(wal_);  // the writer flushes every record
     }
     std::string deeper;
     int below_l0 = 0;
@@ -187,7 +150,7 @@ protected:
   // The newest .log file in the DB directory.
   std::string LiveWal() {
     std::string best;
-    for (const std::string &name : ListDir(dbname_)) {
+    for (const std::string& name : ListDir(dbname_)) {
       if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0 &&
           (best.empty() || name > best)) {
         best = name;
@@ -199,17 +162,16 @@ protected:
   std::string ManifestPath() {
     std::string current;
     EXPECT_TRUE(ReadWhole(dbname_ + "/CURRENT", &current));
-    if (!current.empty() && current.back() == '\n')
-      current.pop_back();
+    if (!current.empty() && current.back() == '\n') current.pop_back();
     return dbname_ + "/" + current;
   }
 
   // An SST directory below L0 with KV files, and one key stored there.
-  bool DeepSstDir(std::string *dir, int *key_index) {
+  bool DeepSstDir(std::string* dir, int* key_index) {
     for (int level = 1; level < 7; level++) {
       const std::string ldir = dbname_ + "/L" + std::to_string(level);
-      for (const std::string &d : ListDir(ldir)) {
-        for (const std::string &f : ListDir(ldir + "/" + d)) {
+      for (const std::string& d : ListDir(ldir)) {
+        for (const std::string& f : ListDir(ldir + "/" + d)) {
           if (f.rfind("key", 0) == 0 && f.size() > 9 && f[9] == '@') {
             *dir = ldir + "/" + d;
             *key_index = std::stoi(f.substr(3, 6));
@@ -221,18 +183,35 @@ protected:
     return false;
   }
 
-  // Every key reads back with its value.
-  void CheckAll(const Options &options) {
-    DB *db;
-    Status s = Open(options, &db);
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    std::unique_ptr<DB> owner(db);
-    for (int i = 0; i < kAllKeys; i++) {
+  // Fill(), then a KV file in an SST directory below L0: sets *dir to the
+  // directory, *key_index to its key and *kv_name to its name.
+  void FillAndFindDeepKvFile(std::string* dir, int* key_index,
+                             std::string* kv_name) {
+    Fill();
+    ASSERT_TRUE(DeepSstDir(dir, key_index));
+    for (const std::string& f : ListDir(*dir)) {
+      if (f.rfind(Key(*key_index) + "@", 0) == 0) *kv_name = f;
+    }
+    ASSERT_FALSE(kv_name->empty());
+  }
+
+  // Keys [0, end) of `db` read back with their values.
+  static void CheckKeysBelow(DB* db, int end) {
+    for (int i = 0; i < end; i++) {
       std::string v;
-      s = db->Get(ReadOptions(), Key(i), &v);
+      Status s = db->Get(ReadOptions(), Key(i), &v);
       ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
       ASSERT_EQ(Value(i), v) << Key(i);
     }
+  }
+
+  // Every key reads back with its value.
+  void CheckAll(const Options& options) {
+    DB* db;
+    Status s = Open(options, &db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<DB> owner(db);
+    CheckKeysBelow(db, kAllKeys);
   }
 
   void RepairAndCheckAll() {
@@ -258,37 +237,31 @@ TEST_F(CorruptionTest, WalTruncatedTail) {
     SCOPED_TRACE(paranoid ? "paranoid_checks" : "no paranoid_checks");
     Options options = options_;
     options.paranoid_checks = paranoid;
-    DB *db;
+    DB* db;
     Status s = Open(options, &db);
     ASSERT_TRUE(s.ok()) << s.ToString();
     std::unique_ptr<DB> owner(db);
-    for (int i = 0; i < kAllKeys; i++) {
-      std::string v;
-      s = db->Get(ReadOptions(), Key(i), &v);
-      if (i == kAllKeys - 1) {
-        EXPECT_TRUE(s.IsNotFound()) << "torn record replayed: " << s.ToString();
-        continue;
-      }
-      ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
-      ASSERT_EQ(Value(i), v) << Key(i);
-    }
+    ASSERT_NO_FATAL_FAILURE(CheckKeysBelow(db, kAllKeys - 1));
+    std::string v;
+    s = db->Get(ReadOptions(), Key(kAllKeys - 1), &v);
+    EXPECT_TRUE(s.IsNotFound()) << "torn record replayed: " << s.ToString();
   }
 }
 
 // The WAL record holding the middle of the file, and the first WAL-only key
 // whose record ends after that record starts.
-void DamageWalMiddle(const std::string &wal,
-                     const std::map<int, uint64_t> &wal_end,
-                     int *first_maybe_lost) {
+void DamageWalMiddle(const std::string& wal,
+                     const std::map<int, uint64_t>& wal_end,
+                     int* first_maybe_lost) {
   std::string data;
   ASSERT_TRUE(ReadWhole(wal, &data));
   const uint64_t middle = data.size() / 2;
-  for (const PhysicalRecord &r : LogRecords(data)) {
+  for (const PhysicalRecord& r : LogRecords(data)) {
     if (r.payload_offset + r.length > middle) {
       ASSERT_GT(r.length, 2u);
       ASSERT_TRUE(FlipByte(wal, r.payload_offset + r.length / 2));
       *first_maybe_lost = kAllKeys;
-      for (const auto &kv : wal_end) {
+      for (const auto& kv : wal_end) {
         if (kv.second > r.header_offset) {
           *first_maybe_lost = kv.first;
           break;
@@ -305,7 +278,7 @@ TEST_F(CorruptionTest, WalFlippedByteWithoutParanoidChecks) {
   Fill();
   int first_maybe_lost = 0;
   DamageWalMiddle(wal_, wal_end_, &first_maybe_lost);
-  DB *db;
+  DB* db;
   Status s = Open(options_, &db);
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<DB> owner(db);
@@ -329,7 +302,7 @@ TEST_F(CorruptionTest, WalFlippedByteWithParanoidChecks) {
   DamageWalMiddle(wal_, wal_end_, &first_maybe_lost);
   Options options = options_;
   options.paranoid_checks = true;
-  DB *db;
+  DB* db;
   Status s = Open(options, &db);
   delete db;
   ASSERT_TRUE(s.IsCorruption()) << s.ToString();
@@ -345,14 +318,13 @@ TEST_F(CorruptionTest, ManifestFlippedByte) {
   std::vector<PhysicalRecord> records = LogRecords(data);
   ASSERT_FALSE(records.empty());
   // The largest record: the version snapshot or a compaction's edit.
-  const PhysicalRecord *victim = &records[0];
-  for (const PhysicalRecord &r : records) {
-    if (r.length > victim->length)
-      victim = &r;
+  const PhysicalRecord* victim = &records[0];
+  for (const PhysicalRecord& r : records) {
+    if (r.length > victim->length) victim = &r;
   }
   ASSERT_GT(victim->length, 2u);
   ASSERT_TRUE(FlipByte(manifest, victim->payload_offset + victim->length / 2));
-  DB *db;
+  DB* db;
   Status s = Open(options_, &db);
   delete db;
   ASSERT_TRUE(s.IsCorruption()) << s.ToString();
@@ -365,11 +337,11 @@ TEST_F(CorruptionTest, ManifestFlippedByte) {
 // Damaged CURRENT: open refuses with a status naming CURRENT; RepairDB
 // writes a new manifest and CURRENT.
 class CurrentCorruptionTest : public CorruptionTest {
-protected:
-  void Run(const std::string &contents) {
+ protected:
+  void Run(const std::string& contents) {
     Fill();
     ASSERT_TRUE(WriteWhole(dbname_ + "/CURRENT", contents));
-    DB *db;
+    DB* db;
     Status s = Open(options_, &db);
     delete db;
     ASSERT_FALSE(s.ok()) << "opened with CURRENT = \"" << contents << "\"";
@@ -390,7 +362,7 @@ TEST_F(CurrentCorruptionTest, MissingNewline) {
   ASSERT_EQ('\n', current.back());
   current.pop_back();
   ASSERT_TRUE(WriteWhole(dbname_ + "/CURRENT", current));
-  DB *db;
+  DB* db;
   Status s = Open(options_, &db);
   delete db;
   ASSERT_FALSE(s.ok()) << "opened with CURRENT lacking its newline";
@@ -415,7 +387,7 @@ TEST_F(CorruptionTest, MetaFlippedByte) {
   ASSERT_GT(size, 16u);
   ASSERT_TRUE(FlipByte(meta, size / 2));
 
-  DB *db;
+  DB* db;
   Status s = Open(options_, &db);
   if (s.ok()) {
     std::unique_ptr<DB> owner(db);
@@ -426,8 +398,7 @@ TEST_F(CorruptionTest, MetaFlippedByte) {
     // A full scan reaches the directory too and must not end silently.
     std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
     int seen = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next())
-      seen++;
+    for (it->SeekToFirst(); it->Valid(); it->Next()) seen++;
     ASSERT_TRUE(it->status().IsCorruption())
         << "scan saw " << seen << " keys; " << it->status().ToString();
     EXPECT_NE(std::string::npos, it->status().ToString().find(meta))
@@ -441,23 +412,16 @@ TEST_F(CorruptionTest, MetaFlippedByte) {
 }
 
 TEST_F(CorruptionTest, KvFileFlippedByte) {
-  Fill();
-  std::string dir;
+  std::string dir, kv_name;
   int key = -1;
-  ASSERT_TRUE(DeepSstDir(&dir, &key));
-  std::string kv_name;
-  for (const std::string &f : ListDir(dir)) {
-    if (f.rfind(Key(key) + "@", 0) == 0)
-      kv_name = f;
-  }
-  ASSERT_FALSE(kv_name.empty());
+  ASSERT_NO_FATAL_FAILURE(FillAndFindDeepKvFile(&dir, &key, &kv_name));
   const std::string kv = dir + "/" + kv_name;
   const std::string original = Value(key);
   ASSERT_EQ(original.size(), FileSize(kv)) << "KV file should hold the value";
   const size_t at = original.size() / 2;
   ASSERT_TRUE(FlipByte(kv, at));
 
-  DB *db;
+  DB* db;
   Status s = Open(options_, &db);
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<DB> owner(db);
@@ -479,8 +443,7 @@ TEST_F(CorruptionTest, KvFileFlippedByte) {
 
   // Other keys are unaffected, even with checks.
   for (int i = 0; i < kAllKeys; i++) {
-    if (i == key)
-      continue;
+    if (i == key) continue;
     s = db->Get(verify, Key(i), &v);
     ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
     ASSERT_EQ(Value(i), v) << Key(i);
@@ -488,20 +451,13 @@ TEST_F(CorruptionTest, KvFileFlippedByte) {
 }
 
 TEST_F(CorruptionTest, KvFileTruncated) {
-  Fill();
-  std::string dir;
+  std::string dir, kv_name;
   int key = -1;
-  ASSERT_TRUE(DeepSstDir(&dir, &key));
-  std::string kv_name;
-  for (const std::string &f : ListDir(dir)) {
-    if (f.rfind(Key(key) + "@", 0) == 0)
-      kv_name = f;
-  }
-  ASSERT_FALSE(kv_name.empty());
+  ASSERT_NO_FATAL_FAILURE(FillAndFindDeepKvFile(&dir, &key, &kv_name));
   const std::string kv = dir + "/" + kv_name;
   ASSERT_EQ(0, truncate(kv.c_str(), FileSize(kv) / 2));
 
-  DB *db;
+  DB* db;
   Status s = Open(options_, &db);
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<DB> owner(db);
@@ -516,5 +472,5 @@ TEST_F(CorruptionTest, KvFileTruncated) {
   }
 }
 
-} // namespace
-} // namespace leveldb
+}  // namespace
+}  // namespace leveldb

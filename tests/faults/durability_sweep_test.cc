@@ -32,9 +32,9 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <utility>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -78,23 +78,15 @@ std::set<uint64_t> PointsToRun(uint64_t calls) {
   return nths;
 }
 
-std::string KeyName(int k) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "key%04d", k);
-  return buf;
-}
+std::string KeyName(int k) { return delsm_test::NumberedKey(k, 4); }
 
 std::vector<std::string> AllKeys() {
-  std::vector<std::string> keys;
-  for (int k = 0; k < kKeySpace; k++) keys.push_back(KeyName(k));
-  return keys;
+  return delsm_test::NumberedKeys(kKeySpace, 4);
 }
 
 // Only the workload's explicit flushes switch memtables, so every run
 // makes the same calls in the same order up to its fault.
-Options DbOptions() {
-  return delsm_test::NewDbOptions(8 << 20);
-}
+Options DbOptions() { return delsm_test::NewDbOptions(8 << 20); }
 
 delsm::Tuning DbTuning(Durability mode) {
   delsm::Tuning t = delsm_test::SmallLevels(100, 24, 100);
@@ -295,15 +287,8 @@ class Workload {
       writes.emplace_back(std::move(key), std::move(value));
     }
     const Status s = db->Write(wo, &batch);
-    std::vector<std::string> keys;
-    for (const auto& w : writes) {
-      acked_->Add(w.first, index, w.second.empty(), w.second, s.ok(), !s.ok());
-      promised_->Add(w.first, index, w.second.empty(), w.second, s.ok() && sync,
-                     !s.ok());
-      keys.push_back(w.first);
-    }
-    acked_->AddBatch(index, keys);
-    promised_->AddBatch(index, keys);
+    acked_->AddBatch(index, writes, s.ok(), !s.ok());
+    promised_->AddBatch(index, writes, s.ok() && sync, !s.ok());
     return s.ok();
   }
 

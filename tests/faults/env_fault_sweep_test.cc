@@ -19,10 +19,11 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
+#include "testing/fault_injection_env.h"
 #include "tests/db_options.h"
 #include "tests/orphan_check.h"
+#include "tests/sweep_workload.h"
 #include "tests/test_support.h"
-#include "testing/fault_injection_env.h"
 
 namespace leveldb {
 namespace {
@@ -33,11 +34,6 @@ constexpr int kKeys = 800;
 constexpr uint64_t kAllPointsUpTo = 40;
 constexpr int kPointsPerKind = 10;
 
-std::string Key(int i) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "k%07d", (i * 7919) % 100003);
-  return buf;
-}
 // Every fourth value is above the default inline_threshold (2048): both
 // KV files and inline values are written while Env calls fail.
 std::string Value(int i) {
@@ -50,9 +46,7 @@ Options DbOptions(Env* env) {
   return options;
 }
 
-delsm::Tuning DbTuning() {
-  return delsm_test::SmallLevels(250, 64, 350);
-}
+delsm::Tuning DbTuning() { return delsm_test::SmallLevels(250, 64, 350); }
 
 // Writes keys [from, to) into an open DB; returns the index after the last
 // acknowledged one.
@@ -60,7 +54,7 @@ int WriteRange(DB* db, int from, int to) {
   for (int i = from; i < to; i++) {
     WriteOptions wo;
     wo.sync = i % 97 == 0;  // some WAL syncs among the writes
-    if (!db->Put(wo, Key(i), Value(i)).ok()) return i;
+    if (!db->Put(wo, delsm_test::SweepKey(i), Value(i)).ok()) return i;
   }
   return to;
 }
@@ -95,18 +89,8 @@ void Verify(const std::string& dbname, int acked, const std::string& what) {
   // next background job, after the orphan check.
   s = static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();
   ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
-  for (int i = 0; i < kKeys; i++) {
-    std::string v;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    if (i < acked) {
-      ASSERT_TRUE(s.ok()) << what << ": acknowledged " << Key(i) << " "
-                          << s.ToString();
-      ASSERT_EQ(Value(i), v) << what;
-    } else {
-      ASSERT_TRUE(s.IsNotFound() || (s.ok() && v == Value(i)))
-          << what << ": " << Key(i) << " " << s.ToString();
-    }
-  }
+  delsm_test::CheckAcknowledgedPrefix(db, kKeys, acked, Value, what);
+  if (testing::Test::HasFatalFailure()) return;
   s = static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();
   ASSERT_TRUE(s.ok()) << what << ": " << s.ToString();
   EXPECT_EQ("", delsm_test::FindOrphans(db, dbname)) << what;

@@ -12,11 +12,12 @@
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
-#include "testing/fault_injection_file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
+#include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
 #include "tests/orphan_check.h"
+#include "tests/sweep_workload.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -27,23 +28,14 @@ using delsm_test::TempDir;
 constexpr int kKeys = 1200;
 constexpr int kPointsPerKind = 6;
 
-std::string Key(int i) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "k%07d", (i * 7919) % 100003);
-  return buf;
-}
 // Every fourth value is above the default inline_threshold (2048): the
 // sweep fails calls on both paths, KV files and values inline in meta files.
 std::string Value(int i) {
   return std::string((i % 4 == 0 ? 2100 : 200) + i % 300, 'a' + i % 26);
 }
 
-Options DbOptions() {
-  return delsm_test::NewDbOptions(64 << 10);
-}
-delsm::Tuning DbTuning() {
-  return delsm_test::SmallLevels(300, 64, 400);
-}
+Options DbOptions() { return delsm_test::NewDbOptions(64 << 10); }
+delsm::Tuning DbTuning() { return delsm_test::SmallLevels(300, 64, 400); }
 
 // Runs the workload on `fs`; returns how many leading writes were
 // acknowledged (the workload stops at the first failed write).
@@ -54,7 +46,7 @@ int RunWorkload(const std::string& dbname, FileSystem* fs) {
   }
   int acked = 0;
   for (int i = 0; i < kKeys; i++) {
-    if (!db->Put(WriteOptions(), Key(i), Value(i)).ok()) break;
+    if (!db->Put(WriteOptions(), delsm_test::SweepKey(i), Value(i)).ok()) break;
     acked = i + 1;
   }
   db->CompactRange(nullptr, nullptr);
@@ -72,18 +64,8 @@ void Verify(const std::string& dbname, int acked, const std::string& what) {
   // Get pins while their compaction commits are only collected by the next
   // background job, i.e. after the orphan check below (seen under TSan).
   static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();
-  for (int i = 0; i < kKeys; i++) {
-    std::string v;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    if (i < acked) {
-      ASSERT_TRUE(s.ok()) << what << ": acknowledged " << Key(i) << " "
-                          << s.ToString();
-      ASSERT_EQ(Value(i), v) << what;
-    } else {
-      ASSERT_TRUE(s.IsNotFound() || (s.ok() && v == Value(i)))
-          << what << ": " << Key(i) << " " << s.ToString();
-    }
-  }
+  delsm_test::CheckAcknowledgedPrefix(db, kKeys, acked, Value, what);
+  if (testing::Test::HasFatalFailure()) return;
   static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();
   std::string sstables;
   ASSERT_TRUE(db->GetProperty("leveldb.sstables", &sstables));
@@ -136,11 +118,10 @@ TEST(FaultSweepTest, EveryKindOfCallFailsInTurn) {
       Verify(dbname, acked, what);
       if (HasFatalFailure()) return;
     }
-    per_kind += std::string(" ") + FsOpName(op) + "=" +
-                std::to_string(counts[k]) + " calls (" +
-                std::to_string(points - points_before) + " points, " +
-                std::to_string(runs_with_error - errors_before) +
-                " stopped writes)";
+    per_kind +=
+        std::string(" ") + FsOpName(op) + "=" + std::to_string(counts[k]) +
+        " calls (" + std::to_string(points - points_before) + " points, " +
+        std::to_string(runs_with_error - errors_before) + " stopped writes)";
   }
   std::printf(
       "fault sweep: %d fault points over %d kinds of call, %d faults "

@@ -102,24 +102,17 @@ std::string CaseName(const Case& c) {
          ErrName(c.err);
 }
 
-std::string KeyName(int k) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "key%04d", k);
-  return buf;
-}
+std::string KeyName(int k) { return delsm_test::NumberedKey(k, 4); }
 
 std::vector<std::string> AllKeys() {
-  std::vector<std::string> keys;
-  for (int k = 0; k < kKeySpace; k++) keys.push_back(KeyName(k));
+  std::vector<std::string> keys = delsm_test::NumberedKeys(kKeySpace, 4);
   keys.push_back("again");
   return keys;
 }
 
 // Small memtables: flushes and compactions run in the background while
 // the workload writes.
-Options DbOptions() {
-  return delsm_test::NewDbOptions(24 << 10);
-}
+Options DbOptions() { return delsm_test::NewDbOptions(24 << 10); }
 
 delsm::Tuning DbTuning(Durability mode) {
   delsm::Tuning t = delsm_test::SmallLevels(60, 24, 100);
@@ -229,15 +222,8 @@ class Workload {
       writes.emplace_back(std::move(key), std::move(value));
     }
     const Status s = db->Write(wo, &batch);
-    std::vector<std::string> keys;
-    for (const auto& w : writes) {
-      const bool del = w.second.empty();
-      acked_.Add(w.first, index, del, w.second, s.ok(), !s.ok());
-      promised_.Add(w.first, index, del, w.second, s.ok() && wo.sync, !s.ok());
-      keys.push_back(w.first);
-    }
-    acked_.AddBatch(index, keys);
-    promised_.AddBatch(index, keys);
+    acked_.AddBatch(index, writes, s.ok(), !s.ok());
+    promised_.AddBatch(index, writes, s.ok() && wo.sync, !s.ok());
     return s;
   }
 

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
+#include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
 
@@ -26,6 +27,7 @@ using delsm_test::OracleFillValue;
 using delsm_test::OracleHex;
 using delsm_test::OracleRun;
 using delsm_test::ParseOracleDump;
+using delsm_test::ReadWholeFile;
 using delsm_test::RunOracle;
 using delsm_test::TempDir;
 
@@ -106,13 +108,6 @@ bool CopyFlatDir(const std::string& from, const std::string& to) {
     if (!out.good()) return false;
   }
   return true;
-}
-
-std::string ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 class LevelDbDatabase : public testing::Test {

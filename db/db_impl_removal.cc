@@ -1,0 +1,605 @@
+// Everything the DB removes while it runs, at open and at close, and what
+// proves each removal safe; the directory operations themselves are in
+// sst_dir_removal.h.
+//
+// RemoveObsoleteFiles (after a flush, a compaction or a WAL release is
+// committed, at open and at close) removes WALs, manifests and temporary
+// files behind the live ones, SST directories that nothing live holds, and
+// what the queues below hold that may go.
+//
+// Retired SSTs. A compaction replaces the SSTs of the output level it
+// merges into with new meta files in the same directories, and moves the
+// upper level's entries out of theirs; the directories live on. Once no
+// version uses a replaced SST, every KV file it names that no live SST of
+// its directory names is unlinked, and its meta file removed. An SST's
+// directory number and key range are enough to find the live SSTs that
+// may share its KV files (same directory, overlapping keys).
+//
+// Dead values (values that stay put, Tuning::values_stay_put,
+// docs/DESIGN.md section 5): the death of values in home directories. A
+// compaction that drops an entry whose value is in a home hands the file
+// to BuryDeadValues once its edit is committed; the file is unlinked when
+// no version from before that commit is alive, and its home is removed
+// when it empties; the meta files that name it go only after it
+// (DeadValues in db_impl.h). The homes of flush builds discarded before
+// their commit are removed whole.
+//
+// The open sweeps (RemoveUnreferencedValues, RemoveUnownedDirEntries)
+// remove what a crash left that no queue knows: values no live entry
+// names, and entries of live SST directories no live SST owns.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/compaction.h"
+#include "db/db_impl.h"
+#include "db/dbformat.h"
+#include "db/filename.h"
+#include "db/sst_dir_removal.h"
+#include "db/table_cache.h"
+#include "db/version_set.h"
+#include "fs/file_system.h"
+#include "table/key_codec.h"
+#include "table/meta_file.h"
+#include "table/sst_dir.h"
+
+namespace leveldb {
+
+namespace {
+
+// Live SSTs of one directory whose meta files are pinned in the table cache
+// for as long as this object lives.
+class PinnedSsts {
+ public:
+  explicit PinnedSsts(TableCache* cache) : cache_(cache) {}
+  ~PinnedSsts() {
+    for (Cache::Handle* h : handles_) cache_->Release(h);
+  }
+  PinnedSsts(const PinnedSsts&) = delete;
+  PinnedSsts& operator=(const PinnedSsts&) = delete;
+
+  Status Add(int level, uint64_t number, uint64_t dir) {
+    Cache::Handle* h = nullptr;
+    Status s = cache_->Find(level, number, dir, &h);
+    if (!s.ok()) return s;
+    handles_.push_back(h);
+    ssts_.push_back({&cache_->Value(h)->contents(), MetaFileName(number, dir),
+                     LongKeysFileName(number, dir)});
+    return s;
+  }
+  const std::vector<SstInDir>& ssts() const { return ssts_; }
+
+ private:
+  TableCache* const cache_;
+  std::vector<Cache::Handle*> handles_;
+  std::vector<SstInDir> ssts_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The removal pass
+
+void DBImpl::RemoveObsoleteFiles() {
+  mutex_.AssertHeld();
+  if (!bg_error_.ok()) {
+    // After an error it is unknown whether the last edit committed; keep
+    // everything until the next open sorts it out.
+    return;
+  }
+  removals_in_flight_++;
+  uint64_t unlinked = 0;
+  uint64_t dirs_removed = 0;
+  // Dead values before the meta files naming them: after a crash in
+  // between, repair still knows them for dropped values. Those not
+  // unlinked yet hold their compaction's inputs (`held_*`).
+  RemoveRemovableDeadValues(&unlinked, &dirs_removed);
+  std::set<uint64_t> held_ssts, held_dirs;
+  DeadValueNamers(&held_ssts, &held_dirs);
+  std::set<uint64_t> live = pending_outputs_;
+  versions_->AddLiveFiles(&live);
+  // Directories numbered from here on are created after `live` was taken;
+  // never touch them.
+  const uint64_t fence = versions_->NewFileNumber();
+  const uint64_t log_number = versions_->LogNumber();
+  const uint64_t prev_log_number = versions_->PrevLogNumber();
+  const uint64_t manifest_number = versions_->ManifestFileNumber();
+
+  std::vector<std::string> files_to_delete;
+  std::vector<std::pair<uint64_t, std::string>> dirs_to_delete;
+  std::vector<std::string> children;
+  env_->GetChildren(dbname_, &children);  // errors just leave files behind
+  for (const std::string& child : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(child, &number, &type)) continue;
+    bool keep = true;
+    switch (type) {
+      case kLogFile:
+        keep = number >= log_number || number == prev_log_number;
+        break;
+      case kDescriptorFile:
+        // An older manifest is RepairDB's only record that an SST was
+        // replaced once the manifest this Open wrote (a snapshot, without
+        // history) is current. While a sweep of leftovers is owed (an
+        // entry of a replaced SST may still be on disk), the older
+        // manifests stay; the first Open whose sweeps all succeed removes
+        // them.
+        keep = number >= manifest_number || left_for_open_sweep_;
+        break;
+      case kTempFile:
+        keep = live.count(number) > 0 || number >= fence;
+        break;
+      default:
+        break;
+    }
+    if (!keep && files_being_removed_.insert(child).second) {
+      files_to_delete.push_back(child);
+    }
+  }
+  for (int level = 0; level < config::kNumLevels; level++) {
+    const std::string level_dir = LevelDirName(dbname_, level);
+    std::vector<std::string> dirs;
+    fs_->ListDirectory(level_dir, &dirs);  // errors leave directories behind
+    for (const std::string& d : dirs) {
+      uint64_t number;
+      if (ParseSstDirName(d, &number) && number < fence &&
+          live.count(number) == 0 && held_dirs.count(number) == 0 &&
+          dirs_being_removed_.insert(number).second) {
+        dirs_to_delete.push_back({number, level_dir + "/" + d});
+      }
+    }
+  }
+  std::vector<RetiredRemoval> retired =
+      TakeRemovableRetiredSsts(live, held_ssts);
+  std::vector<uint64_t> discarded_homes;
+  discarded_homes.swap(discarded_homes_);
+
+  mutex_.Unlock();
+  bool dead_dir_failed = false;
+  std::vector<uint64_t> homes_failed;
+  RemoveDiscardedHomes(discarded_homes, &homes_failed, &unlinked,
+                       &dirs_removed);
+  std::vector<RetiredSst> retired_failed =
+      RemoveRetiredSsts(retired, &unlinked);
+  for (const std::string& f : files_to_delete) {
+    Log(options_.info_log, "Delete %s\n", f.c_str());
+    env_->RemoveFile(dbname_ + "/" + f);
+  }
+  for (const auto& d : dirs_to_delete) {
+    Status s = RemoveSstDirectory(fs_, d.second, &unlinked);
+    if (s.ok()) {
+      dirs_removed++;
+    } else {
+      dead_dir_failed = true;
+      Log(options_.info_log, "Removing %s: %s\n", d.second.c_str(),
+          s.ToString().c_str());
+    }
+  }
+  mutex_.Lock();
+  if (dead_dir_failed) left_for_open_sweep_ = true;
+  RequeueRetiredSsts(std::move(retired_failed));
+  discarded_homes_.insert(discarded_homes_.end(), homes_failed.begin(),
+                          homes_failed.end());
+  for (const std::string& f : files_to_delete) files_being_removed_.erase(f);
+  for (const auto& d : dirs_to_delete) dirs_being_removed_.erase(d.first);
+  removals_in_flight_--;
+  background_cv_.SignalAll();
+  dentry_stats_.unlinks += unlinked;
+  dentry_stats_.dirs_removed += dirs_removed;
+}
+
+// ---------------------------------------------------------------------------
+// Retired SSTs
+
+void DBImpl::RetireInputs(Compaction* c) {
+  mutex_.AssertHeld();
+  for (int which = 0; which < 2; which++) {
+    for (const FileMetaData* f : c->inputs(which)) {
+      retired_ssts_.push_back({f->number, f->dir,
+                               f->smallest.user_key().ToString(),
+                               f->largest.user_key().ToString()});
+    }
+  }
+}
+
+std::vector<DBImpl::RetiredRemoval> DBImpl::TakeRemovableRetiredSsts(
+    const std::set<uint64_t>& live, const std::set<uint64_t>& held) {
+  mutex_.AssertHeld();
+  std::vector<RetiredRemoval> result;
+  if (retired_ssts_.empty()) return result;
+  std::set<uint64_t> live_ssts;
+  versions_->AddLiveSsts(&live_ssts);
+  std::vector<RetiredSst> still_used;
+  for (RetiredSst& r : retired_ssts_) {
+    // Its meta file may name a dead value still on disk: it stays until
+    // that value has gone (DeadValues in db_impl.h).
+    if (live_ssts.count(r.number) > 0 || held.count(r.number) > 0) {
+      still_used.push_back(std::move(r));
+      continue;
+    }
+    table_cache_->Evict(r.number);
+    // A dead directory goes whole (RemoveObsoleteFiles).
+    if (live.count(r.dir) == 0) continue;
+    RetiredRemoval removal;
+    versions_->LiveSstsInDir(r.dir, r.smallest_user_key, r.largest_user_key,
+                             &removal.live_overlapping);
+    removal.sst = std::move(r);
+    result.push_back(std::move(removal));
+  }
+  retired_ssts_.swap(still_used);
+  return result;
+}
+
+std::string DBImpl::FindSstDir(uint64_t dir, int* level) {
+  for (int l = 0; l < config::kNumLevels; l++) {
+    const std::string path = SstDirName(dbname_, l, dir);
+    if (fs_->Exists(path)) {
+      *level = l;
+      return path;
+    }
+  }
+  return std::string();
+}
+
+namespace {
+
+// Removals of one retired SST that fail (and are requeued) before it is
+// left for the next open's sweep. A failure for want of something another
+// removal took (a live SST's meta file gone meanwhile) succeeds on the
+// next attempt, which sees the current version; an error that persists
+// would otherwise be met at every removal pass.
+constexpr int kMaxRetiredRemovalAttempts = 8;
+
+}  // namespace
+
+std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
+    const std::vector<RetiredRemoval>& retired, uint64_t* unlinked) {
+  std::vector<RetiredSst> failed;
+  for (const RetiredRemoval& r : retired) {
+    int level = 0;
+    const std::string path = FindSstDir(r.sst.dir, &level);
+    if (path.empty()) {
+      // Not under any level: the directory went whole (it held no live
+      // SST any more), and this SST's entries with it.
+      continue;
+    }
+    std::unique_ptr<SstDir> old;
+    const std::string old_meta = MetaFileName(r.sst.number, r.sst.dir);
+    Status s = SstDir::Open(sst_options_, path, old_meta, &old);
+    if (s.IsNotFound() && fs_->Exists(path)) {
+      // Its meta file goes last (RemoveRetiredSst): an earlier attempt
+      // finished the removal. (A directory renamed by a trivial move
+      // meanwhile is found at its new level by the next attempt.)
+      continue;
+    }
+    if (s.ok()) {
+      PinnedSsts live(table_cache_.get());
+      for (const FileMetaData& f : r.live_overlapping) {
+        // NotFound: this SST was retired and removed since the removal was
+        // taken. The next attempt takes the live SSTs again.
+        s = live.Add(level, f.number, f.dir);
+        if (!s.ok()) break;
+      }
+      // Without every live SST that may share its KV files, nothing is
+      // unlinked: one of them could be unlinked while still named.
+      if (s.ok()) {
+        s = RemoveRetiredSst(old->directory(),
+                             {&old->contents(), old_meta,
+                              LongKeysFileName(r.sst.number, r.sst.dir)},
+                             live.ssts(), unlinked);
+      }
+    }
+    if (!s.ok()) {
+      // RemoveRetiredSst stops at an error it cannot classify: nothing
+      // more of this SST is unlinked until the next attempt.
+      Log(options_.info_log, "Removing retired SST #%llu from %s: %s\n",
+          static_cast<unsigned long long>(r.sst.number), path.c_str(),
+          s.ToString().c_str());
+      failed.push_back(r.sst);
+    }
+  }
+  return failed;
+}
+
+void DBImpl::RequeueRetiredSsts(std::vector<RetiredSst> failed) {
+  mutex_.AssertHeld();
+  for (RetiredSst& r : failed) {
+    if (++r.failed_attempts >= kMaxRetiredRemovalAttempts) {
+      // Every skipped removal is logged: what it leaves behind stays until
+      // the next open's sweep, and a test that finds such entries needs
+      // to know why.
+      Log(options_.info_log,
+          "Removing retired SST #%llu failed %d times: left for the next "
+          "open\n",
+          static_cast<unsigned long long>(r.number), r.failed_attempts);
+      left_for_open_sweep_ = true;
+      continue;
+    }
+    retired_ssts_.push_back(std::move(r));
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Dead values and discarded homes
+
+void DBImpl::BuryDeadValues(const std::vector<HomeValue>& values,
+                            Compaction* c) {
+  mutex_.AssertHeld();
+  if (values.empty()) return;
+  DeadValues d;
+  d.id = next_dead_values_id_++;
+  d.version = versions_->CurrentVersionNumber();
+  d.values = values;
+  for (int which = 0; which < 2; which++) {
+    for (const FileMetaData* f : c->inputs(which)) {
+      d.namer_ssts.push_back(f->number);
+      d.namer_dirs.push_back(f->dir);
+    }
+  }
+  dead_values_.push_back(std::move(d));
+}
+
+void DBImpl::DeadValueNamers(std::set<uint64_t>* ssts,
+                             std::set<uint64_t>* dirs) {
+  mutex_.AssertHeld();
+  for (const DeadValues& d : dead_values_) {
+    ssts->insert(d.namer_ssts.begin(), d.namer_ssts.end());
+    dirs->insert(d.namer_dirs.begin(), d.namer_dirs.end());
+  }
+}
+
+void DBImpl::RemoveRemovableDeadValues(uint64_t* unlinked,
+                                       uint64_t* dirs_removed) {
+  mutex_.AssertHeld();
+  // A version older than the compaction's may hold the dropped entry (in
+  // the compaction's input, or in an SST it came from); none newer can.
+  const uint64_t oldest = versions_->OldestLiveVersion();
+  std::vector<std::pair<uint64_t, std::vector<HomeValue>>> taken;
+  for (DeadValues& d : dead_values_) {
+    if (d.removing || d.version > oldest) continue;
+    d.removing = true;
+    taken.push_back({d.id, d.values});
+  }
+  if (taken.empty()) return;
+  mutex_.Unlock();
+  std::vector<std::vector<HomeValue>> failed;
+  for (const auto& t : taken) {
+    failed.push_back(RemoveDeadValues(t.second, unlinked, dirs_removed));
+  }
+  mutex_.Lock();
+  for (size_t i = 0; i < taken.size(); i++) {
+    auto it = std::find_if(
+        dead_values_.begin(), dead_values_.end(),
+        [&](const DeadValues& d) { return d.id == taken[i].first; });
+    if (it == dead_values_.end()) continue;  // not possible: only we erase
+    if (failed[i].empty()) {
+      dead_values_.erase(it);  // its namers may go now
+    } else {
+      it->values = std::move(failed[i]);
+      it->removing = false;
+    }
+  }
+}
+
+std::vector<HomeValue> DBImpl::RemoveDeadValues(
+    const std::vector<HomeValue>& values, uint64_t* unlinked,
+    uint64_t* dirs_removed) {
+  std::map<uint64_t, std::vector<const HomeValue*>> by_home;
+  for (const HomeValue& v : values) by_home[v.home].push_back(&v);
+  std::vector<HomeValue> failed;
+  Status s;
+  for (const auto& home : by_home) {
+    if (!s.ok()) {
+      // After an error nothing more is deleted: the rest waits too.
+      for (const HomeValue* v : home.second) failed.push_back(*v);
+      continue;
+    }
+    std::shared_ptr<Directory> dir;
+    s = homes_->Get(home.first, &dir);
+    if (s.IsNotFound()) {
+      s = Status::OK();  // the home went with its last value before
+      continue;
+    }
+    for (size_t i = 0; i < home.second.size(); i++) {
+      if (s.ok()) {
+        s = dir->Unlink(home.second[i]->name);
+        if (s.ok()) {
+          (*unlinked)++;
+          continue;
+        }
+        if (s.IsNotFound()) {
+          s = Status::OK();  // an earlier attempt got it
+          continue;
+        }
+        Log(options_.info_log,
+            "Removing dead values of home %s: %s; tried again later\n",
+            homes_->PathOf(home.first).c_str(), s.ToString().c_str());
+      }
+      failed.push_back(*home.second[i]);
+    }
+    if (!s.ok()) continue;
+    // The home goes with its last value; while a live entry names a file
+    // in it, rmdir fails (not empty) and it stays.
+    dir.reset();
+    if (fs_->RemoveDir(homes_->PathOf(home.first)).ok()) {
+      homes_->Forget(home.first);
+      (*dirs_removed)++;
+    }
+  }
+  return failed;
+}
+
+void DBImpl::RemoveDiscardedHomes(const std::vector<uint64_t>& homes,
+                                  std::vector<uint64_t>* failed,
+                                  uint64_t* unlinked, uint64_t* dirs_removed) {
+  for (uint64_t home : homes) {
+    homes_->Forget(home);  // never read, but never keep it open either
+    const std::string path = homes_->PathOf(home);
+    if (!fs_->Exists(path)) continue;  // the build wrote no value there
+    Status s = RemoveSstDirectory(fs_, path, unlinked);
+    if (s.ok()) {
+      (*dirs_removed)++;
+    } else {
+      Log(options_.info_log,
+          "Removing %s of a discarded flush: %s; tried again later\n",
+          path.c_str(), s.ToString().c_str());
+      failed->push_back(home);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// The open sweeps
+
+void DBImpl::RemoveUnownedDirEntries() {
+  mutex_.AssertHeld();
+  struct DirSsts {
+    int level = 0;
+    uint64_t expected_entries = 0;
+    bool expected_known = true;
+    std::vector<const FileMetaData*> ssts;
+  };
+  std::map<uint64_t, DirSsts> dirs;
+  Version* v = versions_->current();
+  for (int level = 0; level < config::kNumLevels; level++) {
+    for (const FileMetaData* f : v->files(level)) {
+      DirSsts& d = dirs[f->dir];
+      d.level = level;
+      d.expected_entries += f->dir_entries;
+      if (f->dir_entries == 0) d.expected_known = false;
+      d.ssts.push_back(f);
+    }
+  }
+  uint64_t unlinked = 0;
+  for (const auto& entry : dirs) {
+    const DirSsts& d = entry.second;
+    const std::string path = SstDirName(dbname_, d.level, entry.first);
+    std::unique_ptr<Directory> dir;
+    Status s = fs_->OpenDirectory(path, &dir);
+    std::vector<std::string> names;
+    if (s.ok()) s = dir->List(&names);
+    if (!s.ok()) {
+      left_for_open_sweep_ = true;  // not swept: the next open tries
+      continue;                     // its reads report the damage
+    }
+    // A clean directory holds exactly what its SSTs own.
+    if (d.expected_known && names.size() == d.expected_entries) continue;
+
+    PinnedSsts live(table_cache_.get());
+    for (const FileMetaData* f : d.ssts) {
+      s = live.Add(d.level, f->number, f->dir);
+      if (!s.ok()) break;
+    }
+    // Never sweep a directory one of whose meta files cannot be read: its
+    // KV files would look unowned.
+    if (s.ok()) {
+      s = RemoveUnownedEntries(dir.get(), names, live.ssts(), &unlinked);
+    }
+    if (!s.ok()) {
+      left_for_open_sweep_ = true;
+      Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
+          s.ToString().c_str());
+    }
+  }
+  if (unlinked > 0) {
+    Log(options_.info_log, "Open removed %llu unowned directory entries\n",
+        static_cast<unsigned long long>(unlinked));
+  }
+  dentry_stats_.unlinks += unlinked;
+}
+
+// Calls fn(entry) for every entry of a home kind in the live SSTs, through
+// the table cache. Fails if a meta file cannot be read.
+template <typename Fn>
+static Status ForEachHomeEntry(Version* v, TableCache* cache, Fn fn) {
+  for (int level = 0; level < config::kNumLevels; level++) {
+    for (const FileMetaData* f : v->files(level)) {
+      Cache::Handle* h = nullptr;
+      Status s = cache->Find(level, f->number, f->dir, &h);
+      if (!s.ok()) return s;
+      for (const MetaEntry& e : cache->Value(h)->contents().entries) {
+        if (StoredInHome(e.storage)) fn(e);
+      }
+      cache->Release(h);
+    }
+  }
+  return Status::OK();
+}
+
+void DBImpl::RemoveUnreferencedValues() {
+  mutex_.AssertHeld();
+  const std::string& root = homes_->root();
+  if (!fs_->Exists(root)) return;
+  std::vector<std::string> homes;
+  Status s = fs_->ListDirectory(root, &homes);
+  if (!s.ok() || homes.empty()) {
+    if (!s.ok()) {
+      left_for_open_sweep_ = true;  // not swept: the next open tries
+      Log(options_.info_log, "Sweeping %s: %s\n", root.c_str(),
+          s.ToString().c_str());
+    }
+    return;
+  }
+  // The files live entries name, by home. A meta file that cannot be read
+  // could name any of them: then nothing is swept (its reads report the
+  // damage). Names, not counts, are compared: a named file missing would
+  // hide a stray one from a count.
+  Version* v = versions_->current();
+  std::map<uint64_t, std::set<std::string>> named;
+  s = ForEachHomeEntry(v, table_cache_.get(), [&](const MetaEntry& e) {
+    const Slice ikey(e.internal_key);
+    named[e.home].insert(KvStoredFileName(ExtractUserKey(ikey),
+                                          ExtractTag(ikey) >> 8,
+                                          StoredCompressed(e.storage)));
+  });
+  if (!s.ok()) {
+    left_for_open_sweep_ = true;
+    Log(options_.info_log, "Not sweeping %s: %s\n", root.c_str(),
+        s.ToString().c_str());
+    return;
+  }
+  uint64_t unlinked = 0, dirs_removed = 0;
+  for (const std::string& name : homes) {
+    uint64_t home;
+    if (!ParseHomeDirName(name, &home)) continue;  // not ours: left alone
+    const std::string path = root + "/" + name;
+    auto it = named.find(home);
+    if (it == named.end()) {
+      s = RemoveSstDirectory(fs_, path, &unlinked);
+      if (s.ok()) dirs_removed++;
+    } else {
+      std::unique_ptr<Directory> dir;
+      std::vector<std::string> files;
+      s = fs_->OpenDirectory(path, &dir);
+      if (s.ok()) s = dir->List(&files);
+      for (size_t i = 0; s.ok() && i < files.size(); i++) {
+        if (it->second.count(files[i]) > 0) continue;
+        s = dir->Unlink(files[i]);
+        if (s.ok()) unlinked++;
+        if (s.IsNotFound()) s = Status::OK();
+      }
+    }
+    if (!s.ok()) {
+      // An error it cannot classify: nothing more is deleted.
+      left_for_open_sweep_ = true;
+      Log(options_.info_log, "Sweeping %s: %s\n", path.c_str(),
+          s.ToString().c_str());
+      break;
+    }
+  }
+  if (unlinked > 0 || dirs_removed > 0) {
+    Log(options_.info_log,
+        "Open removed %llu values no live entry names and %llu homes\n",
+        static_cast<unsigned long long>(unlinked),
+        static_cast<unsigned long long>(dirs_removed));
+  }
+  dentry_stats_.unlinks += unlinked;
+  dentry_stats_.dirs_removed += dirs_removed;
+}
+
+}  // namespace leveldb
