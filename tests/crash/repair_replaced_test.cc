@@ -96,18 +96,20 @@ std::string Build(const std::string& dbname) {
   return s.ok() ? "" : s.ToString();
 }
 
-// "" if the database reads as Build left it, else the first problem.
-std::string Check(const std::string& dbname) {
+// "" if keys 0..keys-1 of `dbname` read as they must: NotFound for each
+// `deleted(i)`, else its new value.
+template <typename Deleted>
+std::string CheckKeys(const std::string& dbname, int keys, Deleted deleted) {
   Options o = DbOptions();
   o.create_if_missing = false;
   DB* raw = nullptr;
   Status s = delsm::Open(o, ManualTuning(), dbname, &raw);
   if (!s.ok()) return "open: " + s.ToString();
   std::unique_ptr<DB> db(raw);
-  for (int i = 0; i < kKeys; i++) {
+  for (int i = 0; i < keys; i++) {
     std::string v;
     s = db->Get(ReadOptions(), Key(i), &v);
-    if (i == kDeleted) {
+    if (deleted(i)) {
       if (!s.IsNotFound()) {
         return "deleted key " + Key(i) +
                " came back: " + (s.ok() ? v.substr(0, 4) : s.ToString());
@@ -117,6 +119,11 @@ std::string Check(const std::string& dbname) {
     }
   }
   return "";
+}
+
+// "" if kDeleted is deleted and every other key reads its new value.
+std::string Check(const std::string& dbname) {
+  return CheckKeys(dbname, kKeys, [](int i) { return i == kDeleted; });
 }
 
 // The child: RepairDB on DELSM_REPAIR_CHILD_DB, SIGKILLed at disk call
@@ -292,25 +299,8 @@ TEST(RepairReplacedOpenChild, Child) {
 
 // "" if every third key is deleted and every other reads its new value.
 std::string CheckAfterCompaction(const std::string& dbname) {
-  Options o = DbOptions();
-  o.create_if_missing = false;
-  DB* raw = nullptr;
-  Status s = delsm::Open(o, ManualTuning(), dbname, &raw);
-  if (!s.ok()) return "open: " + s.ToString();
-  std::unique_ptr<DB> db(raw);
-  for (int i = 0; i < kCompactionKeys; i++) {
-    std::string v;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    if (i % kEvery == 0) {
-      if (!s.IsNotFound()) {
-        return "deleted key " + Key(i) +
-               " came back: " + (s.ok() ? v.substr(0, 4) : s.ToString());
-      }
-    } else if (!s.ok() || v != Value("new", i)) {
-      return Key(i) + ": " + (s.ok() ? v.substr(0, 4) : s.ToString());
-    }
-  }
-  return "";
+  return CheckKeys(dbname, kCompactionKeys,
+                   [](int i) { return i % kEvery == 0; });
 }
 
 TEST(RepairReplacedTest, CompactionKilledAfterCommitThenOpenKilledThenRepair) {

@@ -96,6 +96,51 @@ std::string Check(DB* db, const Model& model) {
   return problems;
 }
 
+// On a fresh copy of `dbname` at `copy`, removes or zero-fills WAL `wal`,
+// then opens the copy twice (the second time with no damage since) and
+// checks `model` each time; returns the copy open for more checks.
+std::unique_ptr<DB> DamageCopyAndCheck(const std::string& dbname,
+                                       const std::string& copy,
+                                       const std::string& wal, bool remove,
+                                       const Model& model) {
+  const std::string point = (remove ? "removed " : "zero-filled ") + wal + ": ";
+  EXPECT_EQ("", delsm_test::CopyTree(dbname, copy));
+  const std::string path = copy + "/" + wal;
+  if (remove) {
+    EXPECT_EQ(0, unlink(path.c_str())) << path;
+  } else {
+    const int fd = open(path.c_str(), O_WRONLY);
+    EXPECT_GE(fd, 0) << path;
+    const off_t size = lseek(fd, 0, SEEK_END);
+    EXPECT_EQ(0, ftruncate(fd, 0));
+    EXPECT_EQ(0, ftruncate(fd, size));
+    close(fd);
+  }
+  std::unique_ptr<DB> db = OpenDb(copy, false);
+  if (db == nullptr) return db;
+  EXPECT_EQ("", Check(db.get(), model)) << point;
+  db.reset();
+  db = OpenDb(copy, false);
+  if (db == nullptr) return db;
+  EXPECT_EQ("", Check(db.get(), model)) << point << "(second open)";
+  return db;
+}
+
+// Puts keys 0..19 and flushes, then deletes every `delete_every`-th and
+// flushes: two L0 SSTs, each from a WAL of its own.
+void PutsThenDeletes(DBImpl* db, int delete_every, Model* model) {
+  for (int i = 0; i < 20; i++) {
+    ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i)));
+    (*model)[i] = Value(i);
+  }
+  ASSERT_OK(db->TEST_FlushMemTable());
+  for (int i = 0; i < 20; i += delete_every) {
+    ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
+    (*model)[i] = "";
+  }
+  ASSERT_OK(db->TEST_FlushMemTable());
+}
+
 // Puts keys 0..19, flushes, deletes every `delete_every`-th, flushes,
 // compacts both SSTs out of L0, puts one more key (left in the live WAL),
 // closes; then checks every damage of every WAL but the live one.
@@ -108,16 +153,7 @@ void DamagedWalAfterCompaction(int delete_every) {
     std::unique_ptr<DB> db = OpenDb(dbname, true);
     ASSERT_NE(nullptr, db);
     DBImpl* impl = static_cast<DBImpl*>(db.get());
-    for (int i = 0; i < 20; i++) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i)));
-      model[i] = Value(i);
-    }
-    ASSERT_OK(impl->TEST_FlushMemTable());
-    for (int i = 0; i < 20; i += delete_every) {
-      ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
-      model[i] = "";
-    }
-    ASSERT_OK(impl->TEST_FlushMemTable());
+    ASSERT_NO_FATAL_FAILURE(PutsThenDeletes(impl, delete_every, &model));
     // Both SSTs to L1, where the deletes have nothing below them: the
     // tombstones are dropped with the values they delete.
     ASSERT_OK(impl->TEST_CompactRange(0, nullptr, nullptr));
@@ -136,29 +172,9 @@ void DamagedWalAfterCompaction(int delete_every) {
   int copies = 0;
   for (size_t w = 0; w + 1 < wals.size(); w++) {
     for (const bool remove : {true, false}) {
-      const std::string point =
-          (remove ? "removed " : "zero-filled ") + wals[w] + ": ";
       const std::string copy = tmp.path() + "/copy" + std::to_string(copies++);
-      ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
-      const std::string wal = copy + "/" + wals[w];
-      if (remove) {
-        ASSERT_EQ(0, unlink(wal.c_str())) << wal;
-      } else {
-        const int fd = open(wal.c_str(), O_WRONLY);
-        ASSERT_GE(fd, 0) << wal;
-        const off_t size = lseek(fd, 0, SEEK_END);
-        ASSERT_EQ(0, ftruncate(fd, 0));
-        ASSERT_EQ(0, ftruncate(fd, size));
-        close(fd);
-      }
-      std::unique_ptr<DB> db = OpenDb(copy, false);
-      ASSERT_NE(nullptr, db) << point;
-      EXPECT_EQ("", Check(db.get(), model)) << point;
-      db.reset();
-      // Reopened without damage since, nothing changes.
-      db = OpenDb(copy, false);
-      ASSERT_NE(nullptr, db) << point;
-      EXPECT_EQ("", Check(db.get(), model)) << point << "(second open)";
+      ASSERT_NE(nullptr,
+                DamageCopyAndCheck(dbname, copy, wals[w], remove, model));
     }
   }
 }
@@ -178,16 +194,7 @@ void DamagedLaterWalWithBothFlushesInLevel0(int delete_every) {
     std::unique_ptr<DB> db = OpenDb(dbname, true);
     ASSERT_NE(nullptr, db);
     DBImpl* impl = static_cast<DBImpl*>(db.get());
-    for (int i = 0; i < 20; i++) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i)));
-      model[i] = Value(i);
-    }
-    ASSERT_OK(impl->TEST_FlushMemTable());
-    for (int i = 0; i < 20; i += delete_every) {
-      ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
-      model[i] = "";
-    }
-    ASSERT_OK(impl->TEST_FlushMemTable());
+    ASSERT_NO_FATAL_FAILURE(PutsThenDeletes(impl, delete_every, &model));
     ASSERT_OK(db->Put(WriteOptions(), Key(100), Value(100)));
     model[100] = Value(100);
     ASSERT_EQ("", Check(db.get(), model));
@@ -200,25 +207,9 @@ void DamagedLaterWalWithBothFlushesInLevel0(int delete_every) {
     const std::string point =
         (remove ? "removed " : "zero-filled ") + wals[1] + ": ";
     const std::string copy = tmp.path() + "/copy" + std::to_string(copies++);
-    ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
-    const std::string wal = copy + "/" + wals[1];
-    if (remove) {
-      ASSERT_EQ(0, unlink(wal.c_str())) << wal;
-    } else {
-      const int fd = open(wal.c_str(), O_WRONLY);
-      ASSERT_GE(fd, 0) << wal;
-      const off_t size = lseek(fd, 0, SEEK_END);
-      ASSERT_EQ(0, ftruncate(fd, 0));
-      ASSERT_EQ(0, ftruncate(fd, size));
-      close(fd);
-    }
-    std::unique_ptr<DB> db = OpenDb(copy, false);
+    std::unique_ptr<DB> db =
+        DamageCopyAndCheck(dbname, copy, wals[1], remove, model);
     ASSERT_NE(nullptr, db) << point;
-    EXPECT_EQ("", Check(db.get(), model)) << point;
-    db.reset();
-    db = OpenDb(copy, false);
-    ASSERT_NE(nullptr, db) << point;
-    EXPECT_EQ("", Check(db.get(), model)) << point << "(second open)";
     // A compaction of L0 merges by sequence, whatever the order reads take.
     DBImpl* impl = static_cast<DBImpl*>(db.get());
     ASSERT_OK(impl->TEST_CompactRange(0, nullptr, nullptr));
