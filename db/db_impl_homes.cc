@@ -159,7 +159,7 @@ static Status ForEachHomeEntry(Version* v, TableCache* cache, Fn fn) {
       Cache::Handle* h = nullptr;
       Status s = cache->Find(level, f->number, f->dir, &h);
       if (!s.ok()) return s;
-      for (const MetaEntry& e : cache->Value(h)->contents().entries) {
+      for (const MetaIndexEntry& e : cache->Value(h)->index().entries) {
         if (StoredInHome(e.storage)) fn(e);
       }
       cache->Release(h);
@@ -188,7 +188,7 @@ void DBImpl::RemoveUnreferencedValues() {
   // hide a stray one from a count.
   Version* v = versions_->current();
   std::map<uint64_t, std::set<std::string>> named;
-  s = ForEachHomeEntry(v, table_cache_.get(), [&](const MetaEntry& e) {
+  s = ForEachHomeEntry(v, table_cache_.get(), [&](const MetaIndexEntry& e) {
     const Slice ikey(e.internal_key);
     named[e.home].insert(KvStoredFileName(ExtractUserKey(ikey),
                                           ExtractTag(ikey) >> 8,

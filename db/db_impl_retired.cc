@@ -11,10 +11,10 @@
 #include "db/compaction.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
+#include "db/sst_dir_removal.h"
 #include "db/table_cache.h"
 #include "db/version_set.h"
 #include "fs/file_system.h"
-#include "db/sst_dir_removal.h"
 #include "table/meta_file.h"
 #include "table/sst_dir.h"
 
@@ -38,7 +38,7 @@ class PinnedSsts {
     Status s = cache_->Find(level, number, dir, &h);
     if (!s.ok()) return s;
     handles_.push_back(h);
-    ssts_.push_back({&cache_->Value(h)->contents(), MetaFileName(number, dir),
+    ssts_.push_back({&cache_->Value(h)->index(), MetaFileName(number, dir),
                      LongKeysFileName(number, dir)});
     return s;
   }
@@ -145,7 +145,7 @@ std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
       // unlinked: one of them could be unlinked while still named.
       if (s.ok()) {
         s = RemoveRetiredSst(old->directory(),
-                             {&old->contents(), old_meta,
+                             {&old->index(), old_meta,
                               LongKeysFileName(r.sst.number, r.sst.dir)},
                              live.ssts(), unlinked);
       }
@@ -209,7 +209,7 @@ void DBImpl::RemoveUnownedDirEntries() {
     if (s.ok()) s = dir->List(&names);
     if (!s.ok()) {
       left_for_open_sweep_ = true;  // not swept: the next open tries
-      continue;  // reads of this directory report the damage
+      continue;                     // reads of this directory report the damage
     }
     // A clean directory holds exactly what its SSTs own.
     if (d.expected_known && names.size() == d.expected_entries) continue;

@@ -1,5 +1,6 @@
-// Compactions over a damaged meta file (LevelDB's counterparts are CompactionInputError, CompactionInputErrorParanoid and
-// UnrelatedKeys in its corruption_test).
+// Compactions over a damaged meta file (LevelDB's counterparts are
+// CompactionInputError, CompactionInputErrorParanoid and UnrelatedKeys in its
+// corruption_test).
 //
 // A compaction unlinks every KV file that no output meta file names, so an
 // engine that misread (or skipped) a damaged input would destroy the values
@@ -43,8 +44,8 @@ namespace {
 using delsm_test::ListDir;
 using delsm_test::TempDir;
 
-constexpr int kKeys = 1500;      // written first, compacted below L0
-constexpr int kNewKeys = 400;    // written after the damage, past kKeys
+constexpr int kKeys = 1500;    // written first, compacted below L0
+constexpr int kNewKeys = 400;  // written after the damage, past kKeys
 constexpr int kLevels = 7;
 
 std::string Key(int i) {
@@ -89,20 +90,25 @@ bool FlipByte(const std::string& path, uint64_t offset) {
 }
 
 enum class Damage {
-  kTruncated,     // the file cut to two thirds
-  kIndexByte,     // a byte inside the entries of the index
-  kFilterByte,    // a byte of the Bloom filter
-  kFooterCrc,     // a byte of the footer's index checksum
-  kInlineValue,   // a byte of one inline value (the index stays readable)
+  kTruncated,    // the file cut to two thirds
+  kIndexByte,    // a byte inside the entries of the index
+  kFilterByte,   // a byte of the Bloom filter
+  kFooterCrc,    // a byte of the footer's index checksum
+  kInlineValue,  // a byte of one inline value (the index stays readable)
 };
 
 const char* DamageName(Damage d) {
   switch (d) {
-    case Damage::kTruncated: return "Truncated";
-    case Damage::kIndexByte: return "IndexByte";
-    case Damage::kFilterByte: return "FilterByte";
-    case Damage::kFooterCrc: return "FooterCrc";
-    case Damage::kInlineValue: return "InlineValue";
+    case Damage::kTruncated:
+      return "Truncated";
+    case Damage::kIndexByte:
+      return "IndexByte";
+    case Damage::kFilterByte:
+      return "FilterByte";
+    case Damage::kFooterCrc:
+      return "FooterCrc";
+    case Damage::kInlineValue:
+      return "InlineValue";
   }
   return "?";
 }
@@ -160,25 +166,25 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           const std::string path = ldir + "/" + d + "/" + f;
           std::string data;
           ASSERT_TRUE(ReadWhole(path, &data)) << path;
-          MetaFileContents contents;
+          MetaIndex index;  // points into data
           MetaIndexRange range;
           const size_t tail = std::min(data.size(), kMetaTailLength);
-          Status s = DecodeMetaFooter(Slice(data.data() + data.size() - tail,
-                                            tail),
-                                      data.size(), path, &range);
+          Status s =
+              DecodeMetaFooter(Slice(data.data() + data.size() - tail, tail),
+                               data.size(), path, &range);
           ASSERT_TRUE(s.ok()) << s.ToString();
           s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size),
-                              range, path, &contents);
+                              range, path, &index);
           ASSERT_TRUE(s.ok()) << s.ToString();
           int in_files = 0, inline_entry = -1;
-          for (size_t e = 0; e < contents.entries.size(); e++) {
-            if (StoredInFile(contents.entries[e].storage)) in_files++;
-            if (StoredInline(contents.entries[e].storage) && inline_entry < 0) {
+          for (size_t e = 0; e < index.entries.size(); e++) {
+            if (StoredInFile(index.entries[e].storage)) in_files++;
+            if (StoredInline(index.entries[e].storage) && inline_entry < 0) {
               inline_entry = static_cast<int>(e);
             }
           }
-          const int first = KeyIndex(ExtractUserKey(contents.smallest));
-          const int last = KeyIndex(ExtractUserKey(contents.largest));
+          const int first = KeyIndex(ExtractUserKey(index.smallest));
+          const int last = KeyIndex(ExtractUserKey(index.largest));
           if (in_files == 0 || inline_entry < 0 || first == 0 ||
               last >= kKeys - 1) {
             continue;
@@ -187,12 +193,16 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           victim_dir_ = ldir + "/" + d;
           victim_data_ = data;
           victim_range_ = range;
-          victim_contents_ = contents;
+          // Decoded again to point into victim_data_, which stays.
+          s = DecodeMetaIndex(
+              Slice(victim_data_.data() + range.offset, range.size), range,
+              path, &victim_index_);
+          ASSERT_TRUE(s.ok()) << s.ToString();
           victim_inline_ = inline_entry;
-          for (const MetaEntry& e : contents.entries) {
+          for (const MetaIndexEntry& e : victim_index_.entries) {
             victim_keys_.insert(KeyIndex(ExtractUserKey(e.internal_key)));
           }
-          victim_kv_files_ = KvFileNamesOf(contents);
+          victim_kv_files_ = KvFileNamesOf(victim_index_);
         }
       }
     }
@@ -214,9 +224,10 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
         at = victim_range_.offset + victim_range_.size / 3;
         break;
       case Damage::kFilterByte: {
-        const std::string& filter = victim_contents_.filter;
+        const Slice filter = victim_index_.filter;
         ASSERT_GT(filter.size(), 8u);
-        const size_t pos = data.find(filter, victim_range_.offset);
+        const size_t pos =
+            data.find(filter.data(), victim_range_.offset, filter.size());
         ASSERT_NE(std::string::npos, pos);
         at = pos + filter.size() / 2;
         break;
@@ -225,7 +236,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
         at = data.size() - kMetaTailLength + 8;  // after the fixed64 offset
         break;
       case Damage::kInlineValue: {
-        const MetaEntry& e = victim_contents_.entries[victim_inline_];
+        const MetaIndexEntry& e = victim_index_.entries[victim_inline_];
         ASSERT_GT(e.stored_size, 10u);
         at = e.inline_offset + e.stored_size / 2;
         break;
@@ -237,7 +248,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
     ASSERT_TRUE(ReadWhole(victim_, &damaged_data_));
     if (GetParam().damage == Damage::kInlineValue) {
       damaged_keys_.insert(KeyIndex(
-          ExtractUserKey(victim_contents_.entries[victim_inline_].internal_key)));
+          ExtractUserKey(victim_index_.entries[victim_inline_].internal_key)));
     } else {
       damaged_keys_ = victim_keys_;  // the whole SST is unreadable
     }
@@ -327,7 +338,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
 
   std::string victim_, victim_dir_, victim_data_, damaged_data_;
   MetaIndexRange victim_range_;
-  MetaFileContents victim_contents_;
+  MetaIndex victim_index_;  // points into victim_data_
   int victim_inline_ = -1;
   std::set<int> victim_keys_, damaged_keys_;
   std::vector<std::string> victim_kv_files_;
@@ -414,7 +425,7 @@ TEST_P(CompactionDamageTest, ReportedAndNothingLost) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<DB> owner(db);
   std::set<int> in_kv_files;
-  for (const MetaEntry& e : victim_contents_.entries) {
+  for (const MetaIndexEntry& e : victim_index_.entries) {
     if (StoredInFile(e.storage)) {
       in_kv_files.insert(KeyIndex(ExtractUserKey(e.internal_key)));
     }
@@ -426,11 +437,10 @@ TEST_P(CompactionDamageTest, ReportedAndNothingLost) {
     if (uncertain_.count(kv.first) && s.ok() && v == uncertain_[kv.first]) {
       continue;
     }
-    const bool may_be_lost = !overwritten_.count(kv.first) &&
-                             victim_keys_.count(kv.first) &&
-                             !in_kv_files.count(kv.first) &&
-                             (Damaged(kv.first) ||
-                              GetParam().damage != Damage::kInlineValue);
+    const bool may_be_lost =
+        !overwritten_.count(kv.first) && victim_keys_.count(kv.first) &&
+        !in_kv_files.count(kv.first) &&
+        (Damaged(kv.first) || GetParam().damage != Damage::kInlineValue);
     if (may_be_lost && s.IsNotFound()) {
       lost++;
       continue;
@@ -452,12 +462,12 @@ std::vector<Param> AllParams() {
   return params;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Damages, CompactionDamageTest, testing::ValuesIn(AllParams()),
-    [](const testing::TestParamInfo<Param>& info) {
-      return std::string(DamageName(info.param.damage)) +
-             (info.param.paranoid ? "Paranoid" : "");
-    });
+INSTANTIATE_TEST_SUITE_P(Damages, CompactionDamageTest,
+                         testing::ValuesIn(AllParams()),
+                         [](const testing::TestParamInfo<Param>& info) {
+                           return std::string(DamageName(info.param.damage)) +
+                                  (info.param.paranoid ? "Paranoid" : "");
+                         });
 
 }  // namespace
 }  // namespace leveldb
