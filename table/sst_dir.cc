@@ -282,9 +282,24 @@ Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
   return Status::OK();
 }
 
+Status SstDir::DecodeInlineValue(size_t index, const Slice& stored,
+                                 std::string* value) const {
+  const MetaIndexEntry& e = index_.entries[index];
+  const bool compressed = StoredCompressed(e.storage);
+  // The name for errors is built only on failure (decoding again is
+  // deterministic): a scan decodes every entry, and building the name cost
+  // as much as decoding a small value.
+  static const std::string* const kNoName = new std::string();
+  Status s = DecodeKvValue(stored, compressed, e.value_size, *kNoName, value);
+  if (!s.ok()) {
+    s = DecodeKvValue(stored, compressed, e.value_size, InlineWhere(index),
+                      value);
+  }
+  return s;
+}
+
 Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
-                                 std::string* value, const Slice* stored_inline,
-                                 bool* from_cache) const {
+                                 std::string* value, bool* from_cache) const {
   value->clear();
   if (from_cache != nullptr) *from_cache = false;
   if (index >= index_.entries.size()) {
@@ -294,8 +309,6 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
   if (e.storage == ValueStorage::kNone) return Status::OK();
 
   std::string scratch;
-  Slice stored;
-  std::string where;
   if (HasKvFile(e.storage)) {
     const Slice ikey(e.internal_key);
     const std::string name =
@@ -317,7 +330,7 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
       if (!s.ok()) return s;
       dir = home.get();
     }
-    where = dir->path() + "/" + name;
+    const std::string where = dir->path() + "/" + name;
     // One byte more than recorded: a longer file shows in the same read.
     Status s = from_cache != nullptr
                    ? dir->ReadFileAtNoting(name, 0, e.stored_size + 1, &scratch,
@@ -343,30 +356,14 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
         e.stored_crc) {
       return Status::Corruption(where, "value checksum mismatch");
     }
-    stored = scratch;
-  } else {
-    if (stored_inline != nullptr) {
-      stored = *stored_inline;
-    } else {
-      uint64_t offset = 0;
-      Status s = ReadInlineStored(index, 0, 0, &scratch, &offset, &stored);
-      if (!s.ok()) return s;
-    }
+    return DecodeKvValue(scratch, StoredCompressed(e.storage), e.value_size,
+                         where, value);
   }
-  const bool compressed = StoredCompressed(e.storage);
-  if (HasKvFile(e.storage)) {
-    return DecodeKvValue(stored, compressed, e.value_size, where, value);
-  }
-  // An inline value's name for errors is built only on failure (decoding
-  // again is deterministic): a scan decodes every entry, and building the
-  // name cost as much as decoding a small value.
-  Status s =
-      DecodeKvValue(stored, compressed, e.value_size, std::string(), value);
-  if (!s.ok()) {
-    s = DecodeKvValue(stored, compressed, e.value_size, InlineWhere(index),
-                      value);
-  }
-  return s;
+  uint64_t offset = 0;
+  Slice stored;
+  Status s = ReadInlineStored(index, 0, 0, &scratch, &offset, &stored);
+  if (!s.ok()) return s;
+  return DecodeInlineValue(index, stored, value);
 }
 
 uint64_t SstDir::ApproximateBytesBefore(const Slice& internal_key) const {

@@ -79,14 +79,12 @@ class SstDir {
   // memory (InlineInMemory) bypasses the cache.
   Status ReadValue(const ReadOptions& options, size_t index,
                    std::string* value) const;
-  // The same, reading the value without the cache. `stored_inline`, if
-  // given, holds the entry's stored bytes (a reader that has them already).
-  // `from_cache`, if given, is set to whether a KV file's bytes came from
-  // memory without waiting for the device (false when unknown, and for
-  // values that are not in a KV file).
+  // The same, reading the value without the cache. `from_cache`, if
+  // given, is set to whether a KV file's bytes came from memory without
+  // waiting for the device (false when unknown, and for values that are
+  // not in a KV file).
   Status ReadValueUncached(const ReadOptions& options, size_t index,
                            std::string* value,
-                           const Slice* stored_inline = nullptr,
                            bool* from_cache = nullptr) const;
   // Sets *value from the cache; false if not cached.
   bool LookupCachedValue(size_t index, std::string* value) const;
@@ -95,14 +93,18 @@ class SstDir {
   // The stored bytes of inline index().entries[index], checked against its
   // crc. From a meta file in memory (InlineInMemory) *stored points into
   // it (valid while this SstDir lives) and `buffer` is unused. Otherwise
-  // `buffer` holds a
-  // piece of the meta file (its offset in *buffer_offset) that is reused
-  // when it covers the value, else refilled with the value and up to
-  // `ahead` bytes beyond it in `direction` (+1 forward, -1 backward), and
-  // *stored points into `buffer`.
+  // `buffer` holds a piece of the meta file (its offset in *buffer_offset)
+  // that is reused when it covers the value, else refilled with the value
+  // and up to `ahead` bytes beyond it in `direction` (+1 forward, -1
+  // backward), and *stored points into `buffer`.
   Status ReadInlineStored(size_t index, int direction, size_t ahead,
                           std::string* buffer, uint64_t* buffer_offset,
                           Slice* stored) const;
+  // The value of inline index().entries[index] from `stored`, its stored
+  // bytes as ReadInlineStored gives them: decompressed, or copied, into
+  // *value (see DecodeKvValue).
+  Status DecodeInlineValue(size_t index, const Slice& stored,
+                           std::string* value) const;
 
   // The decoded index. Its keys, filter and key range point into memory
   // this SstDir holds (the meta file's mapping, or its copy of the index):

@@ -100,7 +100,7 @@ class SstDirIterator final : public Iterator {
         value_slice_ = stored;
         return Status::OK();
       }
-      s = dir_->ReadValueUncached(options_, index_, &value_, &stored);
+      s = dir_->DecodeInlineValue(index_, stored, &value_);
       if (s.ok()) value_slice_ = value_;
       return s;
     }
@@ -139,8 +139,7 @@ class SstDirIterator final : public Iterator {
       Slice stored;
       s = dir_->ReadInlineStored(index_, direction_, ahead, &inline_buffer_,
                                  &inline_buffer_offset_, &stored);
-      if (s.ok())
-        s = dir_->ReadValueUncached(options_, index_, &value_, &stored);
+      if (s.ok()) s = dir_->DecodeInlineValue(index_, stored, &value_);
       read = true;
     } else if (scan && dir_->options().read_ahead_pool != nullptr &&
                dir_->options().read_ahead_files > 0) {

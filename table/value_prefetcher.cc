@@ -50,8 +50,7 @@ struct ValuePrefetcher::Shared {
     l->unlock();
     std::string value;
     bool from_cache = false;
-    Status s =
-        dir->ReadValueUncached(options, index, &value, nullptr, &from_cache);
+    Status s = dir->ReadValueUncached(options, index, &value, &from_cache);
     l->lock();
     Note(s, from_cache);
     if (slot.pos == pos) {
@@ -154,7 +153,7 @@ Status ValuePrefetcher::Read(size_t index, int direction, std::string* value) {
   }
   if (!taken) {
     bool from_cache = false;
-    s = dir_->ReadValueUncached(options_, index, value, nullptr, &from_cache);
+    s = dir_->ReadValueUncached(options_, index, value, &from_cache);
     std::lock_guard<std::mutex> l(sh->mu);
     sh->Note(s, from_cache);
   }
