@@ -147,7 +147,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           const std::string path = ldir + "/" + d + "/" + f;
           std::string data;
           ASSERT_TRUE(ReadWhole(path, &data)) << path;
-          MetaIndex index;  // points into data
+          MetaFileContents contents;
           MetaIndexRange range;
           const size_t tail = std::min(data.size(), kMetaTailLength);
           Status s =
@@ -155,17 +155,17 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
                                data.size(), path, &range);
           ASSERT_TRUE(s.ok()) << s.ToString();
           s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size),
-                              range, path, &index);
+                              range, path, &contents);
           ASSERT_TRUE(s.ok()) << s.ToString();
           int in_files = 0, inline_entry = -1;
-          for (size_t e = 0; e < index.entries.size(); e++) {
-            if (StoredInFile(index.entries[e].storage)) in_files++;
-            if (StoredInline(index.entries[e].storage) && inline_entry < 0) {
+          for (size_t e = 0; e < contents.entries.size(); e++) {
+            if (StoredInFile(contents.entries[e].storage)) in_files++;
+            if (StoredInline(contents.entries[e].storage) && inline_entry < 0) {
               inline_entry = static_cast<int>(e);
             }
           }
-          const int first = KeyIndex(ExtractUserKey(index.smallest));
-          const int last = KeyIndex(ExtractUserKey(index.largest));
+          const int first = KeyIndex(ExtractUserKey(contents.smallest));
+          const int last = KeyIndex(ExtractUserKey(contents.largest));
           if (in_files == 0 || inline_entry < 0 || first == 0 ||
               last >= kKeys - 1) {
             continue;
@@ -174,16 +174,12 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           victim_dir_ = ldir + "/" + d;
           victim_data_ = data;
           victim_range_ = range;
-          // Decoded again to point into victim_data_, which stays.
-          s = DecodeMetaIndex(
-              Slice(victim_data_.data() + range.offset, range.size), range,
-              path, &victim_index_);
-          ASSERT_TRUE(s.ok()) << s.ToString();
+          victim_contents_ = contents;
           victim_inline_ = inline_entry;
-          for (const MetaIndexEntry& e : victim_index_.entries) {
+          for (const MetaEntry& e : contents.entries) {
             victim_keys_.insert(KeyIndex(ExtractUserKey(e.internal_key)));
           }
-          victim_kv_files_ = KvFileNamesOf(victim_index_);
+          victim_kv_files_ = KvFileNamesOf(contents);
         }
       }
     }
@@ -205,10 +201,9 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
         at = victim_range_.offset + victim_range_.size / 3;
         break;
       case Damage::kFilterByte: {
-        const Slice filter = victim_index_.filter;
+        const std::string& filter = victim_contents_.filter;
         ASSERT_GT(filter.size(), 8u);
-        const size_t pos =
-            data.find(filter.data(), victim_range_.offset, filter.size());
+        const size_t pos = data.find(filter, victim_range_.offset);
         ASSERT_NE(std::string::npos, pos);
         at = pos + filter.size() / 2;
         break;
@@ -217,7 +212,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
         at = data.size() - kMetaTailLength + 8;  // after the fixed64 offset
         break;
       case Damage::kInlineValue: {
-        const MetaIndexEntry& e = victim_index_.entries[victim_inline_];
+        const MetaEntry& e = victim_contents_.entries[victim_inline_];
         ASSERT_GT(e.stored_size, 10u);
         at = e.inline_offset + e.stored_size / 2;
         break;
@@ -228,8 +223,8 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
     }
     ASSERT_TRUE(ReadWhole(victim_, &damaged_data_));
     if (GetParam().damage == Damage::kInlineValue) {
-      damaged_keys_.insert(KeyIndex(
-          ExtractUserKey(victim_index_.entries[victim_inline_].internal_key)));
+      damaged_keys_.insert(KeyIndex(ExtractUserKey(
+          victim_contents_.entries[victim_inline_].internal_key)));
     } else {
       damaged_keys_ = victim_keys_;  // the whole SST is unreadable
     }
@@ -319,7 +314,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
 
   std::string victim_, victim_dir_, victim_data_, damaged_data_;
   MetaIndexRange victim_range_;
-  MetaIndex victim_index_;  // points into victim_data_
+  MetaFileContents victim_contents_;
   int victim_inline_ = -1;
   std::set<int> victim_keys_, damaged_keys_;
   std::vector<std::string> victim_kv_files_;
@@ -406,7 +401,7 @@ TEST_P(CompactionDamageTest, ReportedAndNothingLost) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<DB> owner(db);
   std::set<int> in_kv_files;
-  for (const MetaIndexEntry& e : victim_index_.entries) {
+  for (const MetaEntry& e : victim_contents_.entries) {
     if (StoredInFile(e.storage)) {
       in_kv_files.insert(KeyIndex(ExtractUserKey(e.internal_key)));
     }
