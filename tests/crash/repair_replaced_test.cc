@@ -31,6 +31,7 @@
 #include "leveldb/db.h"
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
+#include "tests/db_options.h"
 #include "tests/sigkill_child.h"
 #include "tests/test_support.h"
 
@@ -45,11 +46,7 @@ constexpr int kDeleted = 5;
 
 // Compactions only when asked.
 delsm::Tuning ManualTuning() {
-  delsm::Tuning t;
-  t.l0_compaction_entries = 1 << 30;
-  t.l0_compaction_dirs = 1 << 20;
-  t.l0_slowdown_dirs = 1 << 20;
-  t.l0_stop_dirs = 1 << 20;
+  delsm::Tuning t = delsm_test::ManualCompactionOnly();
   t.l1_entries = 1 << 30;
   return t;
 }

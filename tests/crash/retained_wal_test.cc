@@ -25,6 +25,7 @@
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
 #include "leveldb/db.h"
+#include "tests/db_options.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -42,13 +43,9 @@ std::string Value(int i) {
 
 // kDeferred with WALs kept for an hour; compactions only when asked.
 delsm::Tuning DeferredTuning() {
-  delsm::Tuning t;
+  delsm::Tuning t = delsm_test::ManualCompactionOnly();
   t.durability = delsm::Durability::kDeferred;
   t.deferred_wal_retention_micros = 3600ull * 1000 * 1000;
-  t.l0_compaction_entries = 1 << 30;
-  t.l0_compaction_dirs = 1 << 20;
-  t.l0_slowdown_dirs = 1 << 20;
-  t.l0_stop_dirs = 1 << 20;
   t.l1_entries = 1 << 30;
   return t;
 }
