@@ -96,8 +96,8 @@ build_rocksdb() {
   src=$(fetch_source rocksdb librocksdb-dev)
   ver=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version 2>/dev/null || basename "$src")
   log "building RocksDB from $src (long: about an hour per core)"
-  rm -rf "$PEERS_DIR/build-rocksdb"
-  # Same compression libraries as Debian's package; no tools, tests or gflags.
+  # The build directory is kept between runs: an interrupted build (about an
+  # hour per core) resumes where it stopped. Same compression libraries as Debian's package; no tools, tests or gflags.
   cmake -S "$src" -B "$PEERS_DIR/build-rocksdb" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_C_FLAGS_RELEASE="$RELEASE_FLAGS" -DCMAKE_CXX_FLAGS_RELEASE="$RELEASE_FLAGS" \
     -DCMAKE_POSITION_INDEPENDENT_CODE=ON -DPORTABLE=1 -DFAIL_ON_WARNINGS=OFF \
