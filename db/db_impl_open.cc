@@ -315,10 +315,10 @@ Status DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key,
     Cache::Handle* h = nullptr;
     Status s = table_cache_->Find(level, (*f)->number, (*f)->dir, &h);
     if (!s.ok()) return s;
-    const std::vector<MetaEntry>& entries =
-        table_cache_->Value(h)->contents().entries;
+    const std::vector<MetaIndexEntry>& entries =
+        table_cache_->Value(h)->index().entries;
     auto e = std::lower_bound(entries.begin(), entries.end(), newest.Encode(),
-                              [this](const MetaEntry& a, const Slice& k) {
+                              [this](const MetaIndexEntry& a, const Slice& k) {
                                 return internal_comparator_.Compare(
                                            a.internal_key, k) < 0;
                               });
@@ -415,7 +415,7 @@ bool DBImpl::AllKvFilesPresent(const FileMetaData& f) {
   // Names present, by directory: "" for the SST directory, else a home.
   std::map<uint64_t, std::set<std::string>> listed;
   bool all = true;
-  for (const MetaEntry& e : table_cache_->Value(h)->contents().entries) {
+  for (const MetaIndexEntry& e : table_cache_->Value(h)->index().entries) {
     if (!HasKvFile(e.storage)) continue;
     const uint64_t where = StoredInHome(e.storage) ? e.home : 0;
     auto it = listed.find(where);
@@ -428,9 +428,10 @@ bool DBImpl::AllKvFilesPresent(const FileMetaData& f) {
       // Only a directory that is not there says its files are gone; any
       // other error proves nothing.
       if (!s.ok() && !s.IsNotFound()) break;
-      it = listed.emplace(where, std::set<std::string>(names.begin(),
-                                                       names.end()))
-               .first;
+      it =
+          listed
+              .emplace(where, std::set<std::string>(names.begin(), names.end()))
+              .first;
     }
     const Slice ikey(e.internal_key);
     if (it->second.count(KvStoredFileName(ExtractUserKey(ikey),
@@ -447,7 +448,7 @@ bool DBImpl::AllKvFilesPresent(const FileMetaData& f) {
 bool DBImpl::SequenceRange(SstDir* sst, SequenceNumber* first,
                            SequenceNumber* last) {
   bool any = false;
-  for (const MetaEntry& e : sst->contents().entries) {
+  for (const MetaIndexEntry& e : sst->index().entries) {
     ParsedInternalKey k;
     if (!ParseInternalKey(e.internal_key, &k)) return false;
     if (!any || k.sequence < *first) *first = k.sequence;

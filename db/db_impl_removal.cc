@@ -67,7 +67,7 @@ class PinnedSsts {
     Status s = cache_->Find(level, number, dir, &h);
     if (!s.ok()) return s;
     handles_.push_back(h);
-    ssts_.push_back({&cache_->Value(h)->contents(), MetaFileName(number, dir),
+    ssts_.push_back({&cache_->Value(h)->index(), MetaFileName(number, dir),
                      LongKeysFileName(number, dir)});
     return s;
   }
@@ -289,7 +289,7 @@ std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
       // unlinked: one of them could be unlinked while still named.
       if (s.ok()) {
         s = RemoveRetiredSst(old->directory(),
-                             {&old->contents(), old_meta,
+                             {&old->index(), old_meta,
                               LongKeysFileName(r.sst.number, r.sst.dir)},
                              live.ssts(), unlinked);
       }
@@ -522,7 +522,7 @@ static Status ForEachHomeEntry(Version* v, TableCache* cache, Fn fn) {
       Cache::Handle* h = nullptr;
       Status s = cache->Find(level, f->number, f->dir, &h);
       if (!s.ok()) return s;
-      for (const MetaEntry& e : cache->Value(h)->contents().entries) {
+      for (const MetaIndexEntry& e : cache->Value(h)->index().entries) {
         if (StoredInHome(e.storage)) fn(e);
       }
       cache->Release(h);
@@ -551,7 +551,7 @@ void DBImpl::RemoveUnreferencedValues() {
   // hide a stray one from a count.
   Version* v = versions_->current();
   std::map<uint64_t, std::set<std::string>> named;
-  s = ForEachHomeEntry(v, table_cache_.get(), [&](const MetaEntry& e) {
+  s = ForEachHomeEntry(v, table_cache_.get(), [&](const MetaIndexEntry& e) {
     const Slice ikey(e.internal_key);
     named[e.home].insert(KvStoredFileName(ExtractUserKey(ikey),
                                           ExtractTag(ikey) >> 8,

@@ -6,8 +6,8 @@
 #include "db/sst_dir_removal.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
-#include "table/sst_dir.h"
 #include "table/key_codec.h"
+#include "table/sst_dir.h"
 #include "table/sst_dir_builder.h"
 
 namespace leveldb {
@@ -60,8 +60,8 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
   }
   const Comparator* cmp = options_.comparator;
   auto later = [cmp, &resident](const Cursor& a, const Cursor& b) {
-    int r = cmp->Compare(a.dir->contents().entries[a.index].internal_key,
-                         b.dir->contents().entries[b.index].internal_key);
+    int r = cmp->Compare(a.dir->index().entries[a.index].internal_key,
+                         b.dir->index().entries[b.index].internal_key);
     if (r != 0) return r > 0;
     if (resident[a.input] != resident[b.input])
       return static_cast<bool>(resident[b.input]);
@@ -69,7 +69,7 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
   };
   std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);
   for (size_t i = 0; i < inputs.size(); i++) {
-    if (!inputs[i]->contents().entries.empty()) heap.push({inputs[i], 0, i});
+    if (!inputs[i]->index().entries.empty()) heap.push({inputs[i], 0, i});
   }
 
   Status s;
@@ -81,7 +81,7 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
       if (!s.ok()) break;
     }
     s = Emit(c.input, c.index);
-    if (c.index + 1 < c.dir->contents().entries.size()) {
+    if (c.index + 1 < c.dir->index().entries.size()) {
       heap.push({c.dir, c.index + 1, c.input});
     }
   }
@@ -98,7 +98,7 @@ bool DentryCompaction::ShouldDrop(const ParsedInternalKey& key) {
          hooks_.is_base_level_for_key(key.user_key);
 }
 
-void DentryCompaction::NoteDropped(const MetaEntry& entry) {
+void DentryCompaction::NoteDropped(const MetaIndexEntry& entry) {
   if (!StoredInHome(entry.storage)) return;
   const Slice ikey(entry.internal_key);
   // Two copies of one write are in two homes (a replay gets its own), so
@@ -127,7 +127,7 @@ size_t DentryCompaction::RouteToTarget(const Slice& user_key) {
 
 Status DentryCompaction::Emit(size_t input, size_t index) {
   SstDir* source = inputs_[input];
-  const MetaEntry& entry = source->contents().entries[index];
+  const MetaIndexEntry& entry = source->index().entries[index];
   entries_read_++;
   if (entry.internal_key == last_internal_key_) {
     entries_dropped_++;  // exact duplicate (an L0 SST and its WAL's replay)
@@ -138,7 +138,8 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
     }
     return Status::OK();
   }
-  last_internal_key_ = entry.internal_key;
+  last_internal_key_.assign(entry.internal_key.data(),
+                            entry.internal_key.size());
   last_kept_home_ = 0;
 
   ParsedInternalKey key;
@@ -186,8 +187,8 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
     if (!s.ok()) return s;
   }
   Status s =
-      builder_->AddLinked(entry, resident ? nullptr : source->directory(),
-                          StoredInline(entry.storage) ? &stored : nullptr);
+      builder_->AddLinked(entry.internal_key, entry,
+                          resident ? nullptr : source->directory(), stored);
   if (s.ok() && !resident && StoredInFile(entry.storage)) links_++;
   if (s.ok() && StoredInHome(entry.storage)) last_kept_home_ = entry.home;
   return s;

@@ -56,7 +56,7 @@ namespace leveldb {
 
 class SstDir;
 class SstDirBuilder;
-struct MetaEntry;
+struct MetaIndexEntry;
 
 class DentryCompaction {
  public:
@@ -167,7 +167,7 @@ class DentryCompaction {
   std::unique_ptr<SstDirBuilder> builder_;  // the output being filled
   // An output that failed to finish could not be removed whole.
   bool undo_failed_ = false;
-  size_t builder_target_ = 0;               // its target (if any)
+  size_t builder_target_ = 0;  // its target (if any)
   std::vector<Output> outputs_;
   // Entries in each target's directory: Target::dir_entries plus what this
   // compaction's finished outputs added to it.
@@ -180,7 +180,7 @@ class DentryCompaction {
   uint64_t last_kept_home_ = 0;
 
   // Records `entry`'s KV file in dead_values_ if it is in a home.
-  void NoteDropped(const MetaEntry& entry);
+  void NoteDropped(const MetaIndexEntry& entry);
 
   std::vector<HomeValue> dead_values_;
   uint64_t links_ = 0;

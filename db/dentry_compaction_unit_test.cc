@@ -136,10 +136,9 @@ class DentryCompactionUnitTest : public testing::Test {
                        MetaFileName(out.meta.number, out.meta.dir), &dir);
       EXPECT_TRUE(s.ok()) << s.ToString();
       if (!s.ok()) continue;
-      for (size_t i = 0; i < dir->contents().entries.size(); i++) {
+      for (size_t i = 0; i < dir->index().entries.size(); i++) {
         ParsedInternalKey k;
-        EXPECT_TRUE(
-            ParseInternalKey(dir->contents().entries[i].internal_key, &k));
+        EXPECT_TRUE(ParseInternalKey(dir->index().entries[i].internal_key, &k));
         std::string value;
         if (k.type == kTypeValue) {
           s = dir->ReadValueUncached(ReadOptions(), i, &value);
@@ -234,8 +233,8 @@ TEST_F(DentryCompactionUnitTest, HomeEntriesAreNeverLinkedAndDroppedOnesDie) {
   {
     SstDirBuilder b(options_, DirPath(3));
     ASSERT_TRUE(b.Begin().ok());
-    for (const MetaEntry& e : first->contents().entries) {
-      ASSERT_TRUE(b.AddLinked(e, first->directory()).ok());
+    for (const MetaIndexEntry& e : first->index().entries) {
+      ASSERT_TRUE(b.AddLinked(e.internal_key, e, first->directory()).ok());
     }
     ASSERT_TRUE(b.Finish().ok());
     std::unique_ptr<SstDir> dir;

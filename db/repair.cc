@@ -289,11 +289,13 @@ class Repairer {
     std::set<std::string> retired;  // files only replaced SSTs name
   };
 
-  // Records the entries of `contents` whose values are KV files in their
-  // SST directory, by internal key.
-  void NoteNamedFiles(const MetaFileContents& contents) {
-    for (const MetaEntry& e : contents.entries) {
-      if (StoredInFile(e.storage)) named_files_.emplace(e.internal_key, e);
+  // Records (copies of) the entries of `index` whose values are KV files
+  // in their SST directory, by internal key.
+  void NoteNamedFiles(const MetaIndex& index) {
+    for (const MetaIndexEntry& e : index.entries) {
+      if (StoredInFile(e.storage)) {
+        named_files_.emplace(e.internal_key.ToString(), CopyOfEntry(e));
+      }
     }
   }
 
@@ -316,7 +318,7 @@ class Repairer {
     };
     auto add = [this](OldDir* d, std::unique_ptr<SstDir> dir) {
       Log(options_.info_log, "RepairDB: %s: %zu entries\n", d->path.c_str(),
-          dir->contents().entries.size());
+          dir->index().entries.size());
       d->loaded = true;
       AddInput(std::move(dir), d->number);
     };
@@ -331,12 +333,12 @@ class Repairer {
       if (!s.ok()) continue;
       if (rebuild != nullptr) {
         for (const auto& meta : rebuild->metas) {
-          NoteNamedFiles(meta->contents());
+          NoteNamedFiles(meta->index());
         }
         pending.push_back(std::move(rebuild));
         continue;
       }
-      NoteNamedFiles(dir->contents());
+      NoteNamedFiles(dir->index());
       add(&d, std::move(dir));
     }
     for (std::unique_ptr<PendingRebuild>& p : pending) {
@@ -382,10 +384,10 @@ class Repairer {
       std::unique_ptr<SstDir> sst;
       Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
       if (m.ok()) {
-        for (std::string& name : KvFileNamesOf(sst->contents())) {
+        for (std::string& name : KvFileNamesOf(sst->index())) {
           retired_names.insert(std::move(name));
         }
-        homes_.NoteReplaced(sst->contents());
+        homes_.NoteReplaced(sst->index());
       } else if (!m.IsCorruption()) {
         // Not damage (EMFILE, EIO, ENOENT for a name just listed): the
         // values it names would be taken back by their names.
@@ -403,13 +405,13 @@ class Repairer {
       // not cover them), or the merge would fail on them; so must the
       // files its entries name in homes be there.
       if (s.ok()) s = CheckInlineValues(result->get());
-      if (s.ok()) s = homes_.CheckPresent((*result)->contents());
+      if (s.ok()) s = homes_.CheckPresent((*result)->index());
       if (s.ok()) {
         replaced_.push_back({d.level, d.number});
-        homes_.NoteAllUsed((*result)->contents());
+        homes_.NoteAllUsed((*result)->index());
         old->used.insert(kMetaFileName);
         old->used.insert(kLongKeysFileName);
-        for (std::string& name : KvFileNamesOf((*result)->contents())) {
+        for (std::string& name : KvFileNamesOf((*result)->index())) {
           old->used.insert(std::move(name));
         }
         return s;
@@ -478,7 +480,7 @@ class Repairer {
   static Status CheckInlineValues(const SstDir* dir) {
     std::string buffer;
     uint64_t offset = 0;
-    const auto& entries = dir->contents().entries;
+    const auto& entries = dir->index().entries;
     for (size_t i = 0; i < entries.size(); i++) {
       if (!StoredInline(entries[i].storage)) continue;
       Slice stored;
@@ -490,7 +492,7 @@ class Repairer {
   }
 
   void AddInput(std::unique_ptr<SstDir> dir, uint64_t order) {
-    for (const MetaEntry& e : dir->contents().entries) {
+    for (const MetaIndexEntry& e : dir->index().entries) {
       ParsedInternalKey k;
       if (ParseInternalKey(e.internal_key, &k)) {
         max_sequence_ = std::max(max_sequence_, k.sequence);
@@ -532,7 +534,8 @@ class Repairer {
           (*entries)[i].internal_key == (*entries)[i - 1].internal_key) {
         continue;
       }
-      s = builder.AddLinked((*entries)[i], src);
+      const MetaEntry& e = (*entries)[i];
+      s = builder.AddLinked(e.internal_key, e, src, e.inline_value);
     }
     if (s.ok()) s = builder.Finish();
     if (!s.ok()) {
@@ -633,7 +636,7 @@ class Repairer {
     uint64_t total = 0;
     for (const Input& in : inputs_) {
       dirs.push_back(in.dir.get());
-      total += in.dir->contents().entries.size();
+      total += in.dir->index().entries.size();
     }
     const delsm::Tuning tuning;
     int level = 1;

@@ -13,8 +13,8 @@ namespace leveldb {
 RepairHomes::RepairHomes(FileSystem* fs, const std::string& dbname)
     : fs_(fs), homes_(fs, dbname + "/" + kValuesDirName) {}
 
-RepairHomes::Key RepairHomes::KeyOf(const MetaEntry& entry) {
-  const Slice ikey(entry.internal_key);
+RepairHomes::Key RepairHomes::KeyOf(const MetaIndexEntry& entry) {
+  const Slice ikey = entry.internal_key;
   return {entry.home,
           KvStoredFileName(ExtractUserKey(ikey), ExtractTag(ikey) >> 8,
                            StoredCompressed(entry.storage))};
@@ -37,14 +37,14 @@ Status RepairHomes::Find(uint64_t* next_number) {
   return Status::OK();
 }
 
-bool RepairHomes::Present(const MetaEntry& entry) const {
+bool RepairHomes::Present(const MetaIndexEntry& entry) const {
   const Key key = KeyOf(entry);
   auto it = files_.find(key.first);
   return it != files_.end() && it->second.count(key.second) > 0;
 }
 
-Status RepairHomes::CheckPresent(const MetaFileContents& contents) const {
-  for (const MetaEntry& e : contents.entries) {
+Status RepairHomes::CheckPresent(const MetaIndex& index) const {
+  for (const MetaIndexEntry& e : index.entries) {
     if (StoredInHome(e.storage) && !Present(e)) {
       return Status::Corruption(homes_.PathOf(e.home) + "/" + KeyOf(e).second,
                                 "a value an entry names is missing");
@@ -53,16 +53,16 @@ Status RepairHomes::CheckPresent(const MetaFileContents& contents) const {
   return Status::OK();
 }
 
-void RepairHomes::NoteUsed(const MetaEntry& entry) {
+void RepairHomes::NoteUsed(const MetaIndexEntry& entry) {
   if (StoredInHome(entry.storage)) used_.insert(KeyOf(entry));
 }
 
-void RepairHomes::NoteAllUsed(const MetaFileContents& contents) {
-  for (const MetaEntry& e : contents.entries) NoteUsed(e);
+void RepairHomes::NoteAllUsed(const MetaIndex& index) {
+  for (const MetaIndexEntry& e : index.entries) NoteUsed(e);
 }
 
-void RepairHomes::NoteReplaced(const MetaFileContents& contents) {
-  for (const MetaEntry& e : contents.entries) {
+void RepairHomes::NoteReplaced(const MetaIndex& index) {
+  for (const MetaIndexEntry& e : index.entries) {
     if (StoredInHome(e.storage)) replaced_.insert(KeyOf(e));
   }
 }

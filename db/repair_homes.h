@@ -48,16 +48,16 @@ class RepairHomes {
   Status Find(uint64_t* next_number);
   size_t home_count() const { return files_.size(); }
 
-  // Corruption naming the home if a home entry of `contents` names a file
+  // Corruption naming the home if a home entry of `index` names a file
   // that is not there.
-  Status CheckPresent(const MetaFileContents& contents) const;
-  bool Present(const MetaEntry& entry) const;
+  Status CheckPresent(const MetaIndex& index) const;
+  bool Present(const MetaIndexEntry& entry) const;
   // The entry (of a home kind) is given to the merge.
-  void NoteUsed(const MetaEntry& entry);
-  void NoteAllUsed(const MetaFileContents& contents);
-  // `contents` is of an SST a manifest records as replaced: the files only
-  // it names are not taken back.
-  void NoteReplaced(const MetaFileContents& contents);
+  void NoteUsed(const MetaIndexEntry& entry);
+  void NoteAllUsed(const MetaIndex& index);
+  // `index` is of an SST a manifest records as replaced: the files only it
+  // names are not taken back.
+  void NoteReplaced(const MetaIndex& index);
 
   // A meta file of an SST no manifest records as replaced could not be
   // read, or an SST directory holds none: the files it named are unknown.
@@ -95,7 +95,7 @@ class RepairHomes {
 
  private:
   using Key = std::pair<uint64_t, std::string>;  // (home, file name)
-  static Key KeyOf(const MetaEntry& entry);
+  static Key KeyOf(const MetaIndexEntry& entry);
 
   FileSystem* const fs_;
   HomeDirs homes_;

@@ -64,7 +64,7 @@ Status SalvageSstDir(Directory* src, const std::vector<std::string>& names,
   entries->clear();
   for (const auto& meta : metas) {
     bool meta_whole = true;  // false once an inline value is lost
-    for (const MetaEntry& e : meta->contents().entries) {
+    for (const MetaIndexEntry& e : meta->index().entries) {
       ParsedInternalKey k;
       if (!ParseInternalKey(e.internal_key, &k)) continue;
       if (StoredInFile(e.storage)) {
@@ -74,13 +74,13 @@ Status SalvageSstDir(Directory* src, const std::vector<std::string>& names,
         named.insert(std::move(name));
       }
       if (StoredInHome(e.storage) && !homes->Present(e)) continue;
-      if (!seen_keys.insert(e.internal_key).second) continue;
+      if (!seen_keys.insert(e.internal_key.ToString()).second) continue;
       homes->NoteUsed(e);
-      entries->push_back(e);
+      entries->push_back(CopyOfEntry(e));
       if (StoredInline(e.storage)) {
         // Bring the inline value along; a damaged one loses its entry.
         const size_t index =
-            static_cast<size_t>(&e - &meta->contents().entries[0]);
+            static_cast<size_t>(&e - &meta->index().entries[0]);
         std::string buffer;
         uint64_t offset = 0;
         Slice stored;

@@ -27,9 +27,9 @@ Status UnlinkIfPresent(Directory* dir, const std::string& name,
 
 }  // namespace
 
-std::vector<std::string> KvFileNamesOf(const MetaFileContents& contents) {
+std::vector<std::string> KvFileNamesOf(const MetaIndex& index) {
   std::vector<std::string> names;
-  for (const MetaEntry& e : contents.entries) {
+  for (const MetaIndexEntry& e : index.entries) {
     ParsedInternalKey key;
     if (!StoredInFile(e.storage) || !ParseInternalKey(e.internal_key, &key)) {
       continue;
@@ -47,7 +47,7 @@ std::unordered_set<std::string> NamesOwnedBy(
     const std::vector<SstInDir>& live) {
   std::unordered_set<std::string> names;
   for (const SstInDir& l : live) {
-    for (std::string& name : KvFileNamesOf(*l.contents)) {
+    for (std::string& name : KvFileNamesOf(*l.index)) {
       names.insert(std::move(name));
     }
     names.insert(l.meta_name);
@@ -84,7 +84,7 @@ struct OwnedEntries {
 
   explicit OwnedEntries(const std::vector<SstInDir>& live) {
     for (const SstInDir& l : live) {
-      for (const MetaEntry& e : l.contents->entries) {
+      for (const MetaIndexEntry& e : l.index->entries) {
         ParsedInternalKey key;
         if (!StoredInFile(e.storage) ||
             !ParseInternalKey(e.internal_key, &key)) {
@@ -95,7 +95,7 @@ struct OwnedEntries {
           names.insert(
               KvStoredFileName(key.user_key, key.sequence, compressed));
         } else {
-          readable.push_back({Slice(e.internal_key), compressed});
+          readable.push_back({e.internal_key, compressed});
         }
       }
       names.insert(l.meta_name);
@@ -114,12 +114,12 @@ struct OwnedEntries {
 Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
                         const std::vector<SstInDir>& live, uint64_t* unlinked) {
   const OwnedEntries keep(live);
-  for (const MetaEntry& e : retired.contents->entries) {
+  for (const MetaIndexEntry& e : retired.index->entries) {
     ParsedInternalKey key;
     if (!StoredInFile(e.storage) || !ParseInternalKey(e.internal_key, &key)) {
       continue;
     }
-    const FileEntryKey entry{Slice(e.internal_key),
+    const FileEntryKey entry{e.internal_key,
                              e.storage == ValueStorage::kFileSnappy};
     if (!KvFileNameIsHashed(key.user_key) && keep.OwnsReadable(entry)) {
       continue;

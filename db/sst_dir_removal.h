@@ -17,17 +17,18 @@ namespace leveldb {
 
 class Directory;
 class FileSystem;
-struct MetaFileContents;
+struct MetaIndex;
 
 // One SST of a directory, as far as removal needs to know it.
 struct SstInDir {
-  const MetaFileContents* contents;  // its decoded meta file
-  std::string meta_name;             // MetaFileName(number, dir)
-  std::string long_keys_name;        // LongKeysFileName(number, dir)
+  // Its decoded meta-file index; the SST stays open while this is used.
+  const MetaIndex* index;
+  std::string meta_name;       // MetaFileName(number, dir)
+  std::string long_keys_name;  // LongKeysFileName(number, dir)
 };
 
-// The names of the KV files `contents` refers to.
-std::vector<std::string> KvFileNamesOf(const MetaFileContents& contents);
+// The names of the KV files `index` refers to.
+std::vector<std::string> KvFileNamesOf(const MetaIndex& index);
 
 // Unlink from `dir` every KV file that `retired` names and none of `live`
 // does (their key ranges should cover the retired one's), then the retired

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <set>
 #include <string>
@@ -20,18 +21,6 @@
 
 namespace leveldb {
 namespace {
-
-MetaEntry Entry(const std::string& user_key, SequenceNumber sequence,
-                ValueStorage storage) {
-  MetaEntry e;
-  e.internal_key =
-      InternalKey(user_key, sequence,
-                  storage == ValueStorage::kNone ? kTypeDeletion : kTypeValue)
-          .Encode()
-          .ToString();
-  e.storage = storage;
-  return e;
-}
 
 std::string NameOf(const std::string& user_key, SequenceNumber sequence,
                    bool compressed) {
@@ -61,8 +50,23 @@ class SstDirRemovalTest : public testing::Test {
     return std::set<std::string>(names.begin(), names.end());
   }
 
+  // An index entry whose key this fixture holds.
+  MetaIndexEntry Entry(const std::string& user_key, SequenceNumber sequence,
+                       ValueStorage storage) {
+    keys_.push_back(
+        InternalKey(user_key, sequence,
+                    storage == ValueStorage::kNone ? kTypeDeletion : kTypeValue)
+            .Encode()
+            .ToString());
+    MetaIndexEntry e;
+    e.internal_key = keys_.back();
+    e.storage = storage;
+    return e;
+  }
+
   std::string path_;
   std::unique_ptr<Directory> dir_;
+  std::deque<std::string> keys_;  // Entry()'s keys; a deque never moves them
 };
 
 TEST_F(SstDirRemovalTest, RemovesExactlyWhatNoLiveSstOwns) {
@@ -70,7 +74,7 @@ TEST_F(SstDirRemovalTest, RemovesExactlyWhatNoLiveSstOwns) {
   const std::string long_gone(300, 'g');
   ASSERT_TRUE(KvFileNameIsHashed(long_kept));
 
-  MetaFileContents retired;
+  MetaIndex retired;
   retired.entries = {Entry("a", 5, ValueStorage::kFile),
                      Entry("b", 6, ValueStorage::kFileSnappy),
                      Entry("c", 7, ValueStorage::kFile),
@@ -80,12 +84,12 @@ TEST_F(SstDirRemovalTest, RemovesExactlyWhatNoLiveSstOwns) {
                      Entry(long_kept, 11, ValueStorage::kFileSnappy)};
   // The replacement holds a and the long key; b at the same sequence but
   // stored uncompressed is another file (no 'z').
-  MetaFileContents replacement;
+  MetaIndex replacement;
   replacement.entries = {Entry("a", 5, ValueStorage::kFile),
                          Entry("b", 6, ValueStorage::kFile),
                          Entry(long_kept, 11, ValueStorage::kFileSnappy)};
   // A neighbour SST of the same directory holding c at another sequence.
-  MetaFileContents neighbour;
+  MetaIndex neighbour;
   neighbour.entries = {Entry("c", 4, ValueStorage::kFile)};
 
   const std::vector<std::string> kept = {
@@ -110,7 +114,7 @@ TEST_F(SstDirRemovalTest, RemovesExactlyWhatNoLiveSstOwns) {
 }
 
 TEST_F(SstDirRemovalTest, NamesAlreadyGoneAreNotErrors) {
-  MetaFileContents retired;
+  MetaIndex retired;
   retired.entries = {Entry("x", 1, ValueStorage::kFile),
                      Entry("y", 2, ValueStorage::kFile)};
   Create({NameOf("y", 2, false)});

@@ -20,9 +20,9 @@ Slice EncodeKvValue(const Slice& value, CompressionType compression,
 Status DecodeKvValue(const Slice& stored, bool compressed,
                      uint64_t expected_size, const std::string& name_for_errors,
                      std::string* value) {
-  value->clear();
   if (!compressed) {
     if (stored.size() != expected_size) {
+      value->clear();
       return Status::Corruption(
           name_for_errors, "value size " + std::to_string(stored.size()) +
                                " != recorded " + std::to_string(expected_size));
@@ -32,13 +32,16 @@ Status DecodeKvValue(const Slice& stored, bool compressed,
   }
   size_t n = 0;
   if (!port::SnappyGetUncompressedLength(stored.data(), stored.size(), &n)) {
+    value->clear();
     return Status::Corruption(name_for_errors, "bad snappy data");
   }
   if (n != expected_size) {
+    value->clear();
     return Status::Corruption(
         name_for_errors, "uncompressed size " + std::to_string(n) +
                              " != recorded " + std::to_string(expected_size));
   }
+  // Every byte is written by the decompression: only growth zero-fills.
   value->resize(n);
   if (n > 0 &&
       !port::SnappyUncompress(stored.data(), stored.size(), &(*value)[0])) {

@@ -20,9 +20,11 @@ namespace leveldb {
 Slice EncodeKvValue(const Slice& value, CompressionType compression,
                     std::string* scratch, bool* compressed);
 
-// Recovers the user value from stored bytes. `expected_size` is the user
-// value size recorded for the entry; a mismatch, or undecodable snappy
-// data, is Corruption naming `name_for_errors`.
+// Recovers the user value from stored bytes into *value (cleared on
+// error). `expected_size` is the user value size recorded for the entry; a
+// mismatch, or undecodable snappy data, is Corruption naming
+// `name_for_errors`. A *value that already holds expected_size bytes (a
+// buffer reused along a scan) is overwritten in place.
 Status DecodeKvValue(const Slice& stored, bool compressed,
                      uint64_t expected_size, const std::string& name_for_errors,
                      std::string* value);

@@ -38,6 +38,37 @@ TEST(KvValueTest, SnappyRoundTripAndThreshold) {
   }
 }
 
+// A scan decodes each value into one reused buffer: whatever the buffer
+// held before (the same size, longer, shorter), it ends up holding exactly
+// the value; a value that fails to decode leaves it empty.
+TEST(KvValueTest, DecodingIntoAReusedBufferGivesExactlyTheValue) {
+  std::string scratch;
+  bool compressed;
+  std::string v;
+  for (int i = 0; i < 300; i++) v.push_back(static_cast<char>('a' + i % 7));
+  const std::string stored =
+      EncodeKvValue(v, kSnappyCompression, &scratch, &compressed).ToString();
+  ASSERT_TRUE(compressed);
+  for (size_t held : {size_t{0}, v.size() - 1, v.size(), v.size() + 50}) {
+    SCOPED_TRACE(held);
+    std::string out(held, '\xee');
+    ASSERT_TRUE(DecodeKvValue(stored, true, v.size(), "f", &out).ok());
+    EXPECT_EQ(out, v);
+    out.assign(held, '\xee');
+    ASSERT_TRUE(DecodeKvValue(v, false, v.size(), "f", &out).ok());
+    EXPECT_EQ(out, v);
+    out.assign(held, '\xee');
+    EXPECT_TRUE(DecodeKvValue(Slice(stored.data(), stored.size() - 1), true,
+                              v.size(), "f", &out)
+                    .IsCorruption());
+    EXPECT_TRUE(out.empty());
+    out.assign(held, '\xee');
+    EXPECT_TRUE(
+        DecodeKvValue(stored, true, v.size() + 1, "f", &out).IsCorruption());
+    EXPECT_TRUE(out.empty());
+  }
+}
+
 TEST(KvValueTest, DamageIsCorruption) {
   std::string scratch;
   bool compressed;

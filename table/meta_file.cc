@@ -85,7 +85,7 @@ MetaFileEncoder::MetaFileEncoder() {
   PutFixed32(&file_, kFormatVersion);  // 3 instead, set by Finish, if homes
 }
 
-void MetaFileEncoder::Add(const Slice& internal_key, const MetaEntry& entry,
+void MetaFileEncoder::Add(const Slice& internal_key, const ValueRecord& entry,
                           const Slice& inline_stored) {
   if (StoredInline(entry.storage)) {
     file_.append(inline_stored.data(), inline_stored.size());
@@ -131,6 +131,13 @@ void MetaFileEncoder::Finish(const Slice& comparator_name, const Slice& filter,
   std::string().swap(entries_);
 }
 
+MetaEntry CopyOfEntry(const MetaIndexEntry& entry) {
+  MetaEntry copy;
+  static_cast<ValueRecord&>(copy) = entry;
+  copy.internal_key = entry.internal_key.ToString();
+  return copy;
+}
+
 std::string EncodeMetaFile(const MetaFileContents& contents) {
   MetaFileEncoder encoder;
   for (const MetaEntry& e : contents.entries) {
@@ -144,17 +151,49 @@ std::string EncodeMetaFile(const MetaFileContents& contents) {
 
 namespace {
 
+// Read a varint at *p, before `limit`, and move *p past it; false if it is
+// malformed or runs past `limit`. Most of an index's varints (key lengths,
+// small sizes) are one or two bytes long, so those are decoded here.
+template <typename T>
+inline bool ReadShortVarint(const char** p, const char* limit, T* v) {
+  const uint8_t* b = reinterpret_cast<const uint8_t*>(*p);
+  if (*p < limit && b[0] < 0x80) {
+    *v = b[0];
+    *p += 1;
+    return true;
+  }
+  if (limit - *p >= 2 && b[1] < 0x80) {
+    *v = static_cast<T>((b[0] & 0x7f) | (static_cast<T>(b[1]) << 7));
+    *p += 2;
+    return true;
+  }
+  return false;
+}
+inline bool ReadVarint32(const char** p, const char* limit, uint32_t* v) {
+  if (ReadShortVarint(p, limit, v)) return true;
+  *p = GetVarint32Ptr(*p, limit, v);
+  return *p != nullptr;
+}
+inline bool ReadVarint64(const char** p, const char* limit, uint64_t* v) {
+  if (ReadShortVarint(p, limit, v)) return true;
+  *p = GetVarint64Ptr(*p, limit, v);
+  return *p != nullptr;
+}
+
 // Decodes the index proper (comparator name through key range) from `in`,
-// which must be consumed exactly. In format 1 each inline value follows its
-// entry and is copied into inline_value; in format 2 inline entries get the
-// offset of their bytes in the value section, which starts at
-// kMetaValuesOffset and is `values_size` bytes long.
+// which must be consumed exactly, into *result, pointing into `in`. In
+// format 1 each inline value follows its entry, and its inline_offset is
+// its distance from `file_start` (the file's first byte); in format 2
+// inline entries get the offset of their bytes in the value section, which
+// starts at kMetaValuesOffset and is `values_size` bytes long.
 Status DecodeIndexBody(Slice in, uint32_t version, uint64_t values_size,
-                       const std::string& path_for_errors,
-                       MetaFileContents* contents) {
-  *contents = MetaFileContents();
+                       const char* file_start,
+                       const std::string& path_for_errors, MetaIndex* result) {
   auto corrupt = [&](const std::string& what) {
     return Status::Corruption(path_for_errors, what);
+  };
+  auto corrupt_entry = [&](uint64_t i, const std::string& what) {
+    return corrupt("entry " + std::to_string(i) + ": " + what);
   };
   Slice name;
   if (!GetLengthPrefixedSlice(&in, &name)) {
@@ -167,94 +206,90 @@ Status DecodeIndexBody(Slice in, uint32_t version, uint64_t values_size,
     return corrupt("entry count " + std::to_string(count) +
                    " exceeds the file's size");
   }
-  MetaFileContents result;
-  result.comparator_name = name.ToString();
-  result.entries.resize(count);
+  MetaIndex index;
+  index.comparator_name = name;
+  index.entries.resize(count);
+  const char* p = in.data();
+  const char* const limit = p + in.size();
   uint64_t value_offset = kMetaValuesOffset;
   for (uint64_t i = 0; i < count; i++) {
-    MetaEntry& e = result.entries[i];
-    Slice key;
-    if (!GetLengthPrefixedSlice(&in, &key)) {
-      return corrupt("entry " + std::to_string(i) + ": bad internal key");
+    MetaIndexEntry& e = index.entries[i];
+    uint32_t key_size;
+    if (!ReadVarint32(&p, limit, &key_size) ||
+        key_size > static_cast<uint64_t>(limit - p)) {
+      return corrupt_entry(i, "bad internal key");
     }
-    if (key.size() < 8) {
-      return corrupt("entry " + std::to_string(i) + ": internal key too short");
-    }
-    e.internal_key = key.ToString();
-    if (in.empty())
-      return corrupt("entry " + std::to_string(i) + ": truncated");
-    const uint8_t storage = static_cast<uint8_t>(in[0]);
-    in.remove_prefix(1);
+    if (key_size < 8) return corrupt_entry(i, "internal key too short");
+    e.internal_key = Slice(p, key_size);
+    p += key_size;
+    if (p == limit) return corrupt_entry(i, "truncated");
+    const uint8_t storage = static_cast<uint8_t>(*p++);
     if (!IsValidStorage(storage, version)) {
-      return corrupt("entry " + std::to_string(i) +
-                     ": bad value storage kind " + std::to_string(storage));
+      return corrupt_entry(i,
+                           "bad value storage kind " + std::to_string(storage));
     }
     e.storage = static_cast<ValueStorage>(storage);
-    if (!GetVarint64(&in, &e.value_size) || !GetVarint64(&in, &e.stored_size) ||
-        !GetFixed32(&in, &e.stored_crc)) {
-      return corrupt("entry " + std::to_string(i) + ": truncated");
+    if (!ReadVarint64(&p, limit, &e.value_size) ||
+        !ReadVarint64(&p, limit, &e.stored_size) || limit - p < 4) {
+      return corrupt_entry(i, "truncated");
     }
+    e.stored_crc = DecodeFixed32(p);
+    p += 4;
     if (StoredInHome(e.storage) &&
-        (!GetVarint64(&in, &e.home) || e.home == 0)) {
-      return corrupt("entry " + std::to_string(i) + ": bad home number");
+        (!ReadVarint64(&p, limit, &e.home) || e.home == 0)) {
+      return corrupt_entry(i, "bad home number");
     }
     if (e.storage == ValueStorage::kNone &&
         (e.value_size != 0 || e.stored_size != 0)) {
-      return corrupt("entry " + std::to_string(i) + ": tombstone with a value");
+      return corrupt_entry(i, "tombstone with a value");
     }
     if ((e.storage == ValueStorage::kFile ||
          e.storage == ValueStorage::kInline ||
          e.storage == ValueStorage::kHomeFile) &&
         e.value_size != e.stored_size) {
-      return corrupt("entry " + std::to_string(i) +
-                     ": stored size differs from value size");
+      return corrupt_entry(i, "stored size differs from value size");
     }
     if (!StoredInline(e.storage)) continue;
     if (version == 1) {
-      if (e.stored_size > in.size()) {
-        return corrupt("entry " + std::to_string(i) +
-                       ": inline value runs past the end");
+      if (e.stored_size > static_cast<uint64_t>(limit - p)) {
+        return corrupt_entry(i, "inline value runs past the end");
       }
-      e.inline_value.assign(in.data(), e.stored_size);
-      in.remove_prefix(e.stored_size);
+      e.inline_offset = static_cast<uint64_t>(p - file_start);
+      p += e.stored_size;
     } else {
       if (e.stored_size > kMetaValuesOffset + values_size - value_offset) {
-        return corrupt("entry " + std::to_string(i) +
-                       ": inline value runs past the value section");
+        return corrupt_entry(i, "inline value runs past the value section");
       }
       e.inline_offset = value_offset;
       value_offset += e.stored_size;
     }
   }
+  in = Slice(p, static_cast<size_t>(limit - p));
   if (version != 1 && value_offset != kMetaValuesOffset + values_size) {
     return corrupt("inline values do not fill the value section");
   }
-  Slice filter, smallest, largest;
-  if (!GetLengthPrefixedSlice(&in, &filter)) return corrupt("bad filter");
-  if (!GetLengthPrefixedSlice(&in, &smallest) ||
-      !GetLengthPrefixedSlice(&in, &largest)) {
+  if (!GetLengthPrefixedSlice(&in, &index.filter)) return corrupt("bad filter");
+  if (!GetLengthPrefixedSlice(&in, &index.smallest) ||
+      !GetLengthPrefixedSlice(&in, &index.largest)) {
     return corrupt("bad key range");
   }
   if (!in.empty()) {
     return corrupt(std::to_string(in.size()) + " unexpected trailing bytes");
   }
-  if (count > 0 && (smallest != result.entries.front().internal_key ||
-                    largest != result.entries.back().internal_key)) {
+  if (count > 0 && (index.smallest != index.entries.front().internal_key ||
+                    index.largest != index.entries.back().internal_key)) {
     return corrupt("key range does not match the entries");
   }
-  if (count == 0 && (!smallest.empty() || !largest.empty())) {
+  if (count == 0 && (!index.smallest.empty() || !index.largest.empty())) {
     return corrupt("key range given for an empty directory");
   }
-  result.filter = filter.ToString();
-  result.smallest = smallest.ToString();
-  result.largest = largest.ToString();
-  *contents = std::move(result);
+  *result = std::move(index);
   return Status::OK();
 }
 
 // Format 1: magic, version, body, masked crc of all before it, "DLSMEND!".
 Status DecodeVersion1(const Slice& data, const std::string& path_for_errors,
-                      MetaFileContents* contents) {
+                      MetaIndex* result) {
   auto corrupt = [&](const std::string& what) {
     return Status::Corruption(path_for_errors, what);
   };
@@ -277,7 +312,7 @@ Status DecodeVersion1(const Slice& data, const std::string& path_for_errors,
   }
   const size_t head = kMagicLength + 4;
   return DecodeIndexBody(Slice(data.data() + head, body_size - head), 1, 0,
-                         path_for_errors, contents);
+                         data.data(), path_for_errors, result);
 }
 
 }  // namespace
@@ -327,20 +362,19 @@ Status DecodeMetaFooter(const Slice& tail, uint64_t file_size,
 }
 
 Status DecodeMetaIndex(const Slice& index, const MetaIndexRange& range,
-                       const std::string& path_for_errors,
-                       MetaFileContents* contents) {
-  *contents = MetaFileContents();
+                       const std::string& path_for_errors, MetaIndex* result) {
+  *result = MetaIndex();
   if (index.size() != range.size) {
     return Status::Corruption(path_for_errors, "meta file index truncated");
   }
   if (range.version == 1) {
-    return DecodeVersion1(index, path_for_errors, contents);
+    return DecodeVersion1(index, path_for_errors, result);
   }
   if (crc32c::Value(index.data(), index.size()) != range.index_crc) {
     return Status::Corruption(path_for_errors, "meta file checksum mismatch");
   }
   return DecodeIndexBody(index, range.version, range.offset - kMetaValuesOffset,
-                         path_for_errors, contents);
+                         nullptr, path_for_errors, result);
 }
 
 Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
@@ -349,29 +383,37 @@ Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
   MetaIndexRange range;
   Status s = DecodeMetaFooter(data, data.size(), path_for_errors, &range);
   if (!s.ok()) return s;
-  if (range.version == 1) {
-    return DecodeVersion1(data, path_for_errors, contents);
-  }
-  if (Slice(data.data(), kMagicLength) != Slice(kMagic, kMagicLength) ||
-      DecodeFixed32(data.data() + kMagicLength) != range.version) {
+  if (range.version != 1 &&
+      (Slice(data.data(), kMagicLength) != Slice(kMagic, kMagicLength) ||
+       DecodeFixed32(data.data() + kMagicLength) != range.version)) {
     return Status::Corruption(path_for_errors, "bad meta file magic");
   }
+  MetaIndex index;
   s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size), range,
-                      path_for_errors, contents);
+                      path_for_errors, &index);
   if (!s.ok()) return s;
-  // The whole file is here: load the inline values, checking each.
-  for (size_t i = 0; i < contents->entries.size(); i++) {
-    MetaEntry& e = contents->entries[i];
+  // The whole file is here: copy what `index` points to, and load the
+  // inline values (an inline_offset is an offset in the file in either
+  // format), checking each.
+  MetaFileContents result;
+  result.comparator_name = index.comparator_name.ToString();
+  result.entries.resize(index.entries.size());
+  for (size_t i = 0; i < index.entries.size(); i++) {
+    MetaEntry& e = result.entries[i];
+    e = CopyOfEntry(index.entries[i]);
     if (!StoredInline(e.storage)) continue;
     e.inline_value.assign(data.data() + e.inline_offset, e.stored_size);
     if (crc32c::Mask(crc32c::Value(e.inline_value.data(),
                                    e.inline_value.size())) != e.stored_crc) {
-      *contents = MetaFileContents();
       return Status::Corruption(
           path_for_errors,
           "entry " + std::to_string(i) + ": inline value checksum mismatch");
     }
   }
+  result.filter = index.filter.ToString();
+  result.smallest = index.smallest.ToString();
+  result.largest = index.largest.ToString();
+  *contents = std::move(result);
   return Status::OK();
 }
 

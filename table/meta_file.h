@@ -31,12 +31,14 @@
 // kind above kHomeFileSnappy, or a home number of 0 is Corruption.
 //
 // Why this order: a reader needs the index (keys, sizes, filter) resident
-// but only the odd inline value, so it reads the footer and the index and
-// leaves the value section on disk; an inline value is then one read at an
-// offset that follows from the stored sizes of the inline entries before it
-// (the value section starts right after the head and holds nothing else, so
-// the offsets need not be stored). A scan reads the value section
-// sequentially in large pieces; a compaction copies it the same way.
+// but only the odd inline value, so it maps or reads the footer and the
+// index (decoding the index in place, MetaIndex) and leaves the value
+// section on disk; an inline value is then one read (in a mapping, a memory
+// access) at an offset that follows from the stored sizes of the inline
+// entries before it (the value section starts right after the head and
+// holds nothing else, so the offsets need not be stored). A scan reads the
+// value section sequentially in large pieces; a compaction copies it the
+// same way.
 // Integrity: the index has its own checksum; each inline value is checked
 // against its entry's crc when read; the sum of the inline stored sizes must
 // equal the value section's length.
@@ -82,7 +84,7 @@ enum class ValueStorage : uint8_t {
   kFileSnappy = 2,    // snappy-compressed value in the KV file
   kInline = 3,        // value bytes in the meta file
   kInlineSnappy = 4,  // snappy-compressed value in the meta file
-  // Format 3: the KV file stays in home directory MetaEntry::home, where
+  // Format 3: the KV file stays in home directory ValueRecord::home, where
   // its flush wrote it, until the value dies (values_stay_put).
   kHomeFile = 5,
   kHomeFileSnappy = 6,
@@ -113,20 +115,28 @@ inline bool StoredInline(ValueStorage s) {
   return s == ValueStorage::kInline || s == ValueStorage::kInlineSnappy;
 }
 
-struct MetaEntry {
-  std::string internal_key;
+// What an index entry records about its value: every field of the entry
+// but its key.
+struct ValueRecord {
   ValueStorage storage = ValueStorage::kNone;
+  uint32_t stored_crc = 0;  // masked crc32c of the stored bytes
   uint64_t value_size = 0;
   uint64_t stored_size = 0;
-  uint32_t stored_crc = 0;  // masked crc32c of the stored bytes
   // Home kinds: the number of the home directory holding the KV file
   // (never 0); 0 for every other kind.
   uint64_t home = 0;
-  // Inline kinds: where the stored bytes are in the meta file (set by
-  // decoding; 0 for a format-1 file, whose values are in inline_value).
+  // Inline kinds, once decoded: where the stored bytes are in the meta
+  // file (0 in an entry being built).
   uint64_t inline_offset = 0;
+};
+
+// An entry that owns its bytes: one being built or repaired, or one of a
+// whole meta file decoded by DecodeMetaFile. A reader of an open SST sees
+// MetaIndexEntry instead.
+struct MetaEntry : ValueRecord {
+  std::string internal_key;
   // Inline kinds: the stored bytes, when held in memory (an entry being
-  // built, DecodeMetaFile, a format-1 file); empty otherwise.
+  // built, DecodeMetaFile); empty otherwise.
   std::string inline_value;
 };
 
@@ -140,7 +150,7 @@ inline uint64_t AllocatedBytes(uint64_t file_size) {
 // inline value (the meta file holds those). A value in a home directory
 // counts here too: space is reported with the SST whose entry names the
 // value, wherever its file sits.
-inline uint64_t KvFileAllocatedBytes(const MetaEntry& e) {
+inline uint64_t KvFileAllocatedBytes(const ValueRecord& e) {
   return HasKvFile(e.storage) ? AllocatedBytes(e.stored_size) : 0;
 }
 
@@ -156,6 +166,27 @@ struct MetaFileContents {
 // inline entries must hold inline_value.
 std::string EncodeMetaFile(const MetaFileContents& contents);
 
+// A meta file's index as a reader holds it, decoded in place: every key,
+// the comparator name, the filter and the key range are Slices into the
+// index's bytes, so decoding allocates nothing per entry. The MetaIndex
+// does not own those bytes: whoever decodes one keeps the bytes it was
+// decoded from alive and unchanged for as long as the MetaIndex, or any
+// Slice taken from it, is used (SstDir keeps its meta file's mapping, or
+// its own copy of the index, for its whole life).
+struct MetaIndexEntry : ValueRecord {
+  Slice internal_key;  // into the index's bytes
+};
+struct MetaIndex {
+  Slice comparator_name;
+  std::vector<MetaIndexEntry> entries;  // in internal-key order
+  Slice filter;
+  Slice smallest;  // internal keys; empty when there are no entries
+  Slice largest;
+};
+
+// A copy of `entry` that owns its key (inline_value is left empty).
+MetaEntry CopyOfEntry(const MetaIndexEntry& entry);
+
 // Encodes a meta file one entry at a time, for a builder that should not
 // keep a MetaEntry (and its strings) per entry: each entry's index record
 // and inline bytes are appended to two growing buffers, so an entry costs
@@ -169,10 +200,10 @@ class MetaFileEncoder {
   MetaFileEncoder& operator=(const MetaFileEncoder&) = delete;
 
   // Appends an entry (in internal-key order; the caller checks the order)
-  // with the key `internal_key` and the fields of `entry` (whose own
-  // internal_key and inline_value are not read). `inline_stored` is the
-  // stored bytes of an inline kind; ignored for the other kinds.
-  void Add(const Slice& internal_key, const MetaEntry& entry,
+  // with the key `internal_key` and the fields of `entry` (inline_offset
+  // is not read: it follows from the order). `inline_stored` is the stored
+  // bytes of an inline kind; ignored for the other kinds.
+  void Add(const Slice& internal_key, const ValueRecord& entry,
            const Slice& inline_stored);
 
   uint64_t num_entries() const { return num_entries_; }
@@ -190,8 +221,9 @@ class MetaFileEncoder {
   bool has_home_ = false;  // some entry is of a home kind: format 3
 };
 
-// Decodes a whole meta file of either version, inline values included (in
-// inline_value). Corruption naming `path_for_errors` on any damage (bad
+// Decodes a whole meta file of either version into entries that own
+// their bytes, inline values included (in inline_value, each checked
+// against its crc). Corruption naming `path_for_errors` on any damage (bad
 // magic, version, checksum, truncated or trailing bytes).
 Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
                       MetaFileContents* contents);
@@ -199,8 +231,7 @@ Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
 // Reading the index alone: a reader passes the file's last
 // min(size, kMetaTailLength) bytes to DecodeMetaFooter, which says which
 // byte range to pass to DecodeMetaIndex. For a format-1 file the range is
-// the whole file, and DecodeMetaIndex decodes it all (inline values in
-// memory).
+// the whole file.
 constexpr size_t kMetaTailLength = 24;
 struct MetaIndexRange {
   uint32_t version = 0;
@@ -211,11 +242,15 @@ struct MetaIndexRange {
 Status DecodeMetaFooter(const Slice& tail, uint64_t file_size,
                         const std::string& path_for_errors,
                         MetaIndexRange* range);
-// `index` holds the bytes of `range`. Entries of inline kinds get their
-// inline_offset (format 2) and no inline_value.
+// `index` holds the bytes of `range`; *result points into them (see
+// MetaIndex). The index's checksum is verified (format 1: the whole
+// file's), and every entry's fields; the order of the keys is not (see
+// SstDir::Open). Entries of inline kinds get their inline_offset, the
+// offset of their stored bytes in the meta file: for format 2 in the value
+// section, which the reader reads or maps; for format 1 within `index`
+// itself (the whole file).
 Status DecodeMetaIndex(const Slice& index, const MetaIndexRange& range,
-                       const std::string& path_for_errors,
-                       MetaFileContents* contents);
+                       const std::string& path_for_errors, MetaIndex* result);
 // Format 2: the offset at which the value section starts (the head's size).
 constexpr uint64_t kMetaValuesOffset = 12;
 

@@ -1,8 +1,10 @@
 #include "table/meta_file.h"
 
+#include <algorithm>
 #include <string>
 
 #include "gtest/gtest.h"
+#include "tests/meta_file_v1.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -131,6 +133,102 @@ TEST(MetaFileTest, EmptyRoundTrip) {
   MetaFileContents out;
   ASSERT_TRUE(DecodeMetaFile(EncodeMetaFile(in), "p", &out).ok());
   ExpectSame(in, out);
+}
+
+// A reader decodes the index in place: every key, the comparator name,
+// the filter and the key range are slices of the index's bytes (nothing
+// copied), and each inline entry says where its stored bytes are in the
+// file.
+TEST(MetaFileTest, DecodedIndexPointsIntoTheIndexBytes) {
+  const MetaFileContents in = Sample();
+  const std::string data = EncodeMetaFile(in);
+  MetaIndexRange range;
+  const size_t tail = std::min<size_t>(data.size(), kMetaTailLength);
+  ASSERT_TRUE(DecodeMetaFooter(Slice(data.data() + data.size() - tail, tail),
+                               data.size(), "META", &range)
+                  .ok());
+  EXPECT_EQ(range.version, 2u);
+  const Slice bytes(data.data() + range.offset, range.size);
+  MetaIndex index;
+  Status s = DecodeMetaIndex(bytes, range, "META", &index);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  auto inside = [&](const Slice& x) {
+    return x.data() >= bytes.data() &&
+           x.data() + x.size() <= bytes.data() + bytes.size();
+  };
+  EXPECT_EQ(index.comparator_name, Slice(in.comparator_name));
+  EXPECT_TRUE(inside(index.comparator_name));
+  EXPECT_EQ(index.filter, Slice(in.filter));
+  EXPECT_TRUE(inside(index.filter));
+  EXPECT_EQ(index.smallest, Slice(in.smallest));
+  EXPECT_TRUE(inside(index.smallest));
+  EXPECT_EQ(index.largest, Slice(in.largest));
+  EXPECT_TRUE(inside(index.largest));
+  ASSERT_EQ(index.entries.size(), in.entries.size());
+  for (size_t i = 0; i < in.entries.size(); i++) {
+    SCOPED_TRACE(i);
+    const MetaIndexEntry& e = index.entries[i];
+    EXPECT_EQ(e.internal_key, Slice(in.entries[i].internal_key));
+    EXPECT_TRUE(inside(e.internal_key));
+    EXPECT_EQ(e.storage, in.entries[i].storage);
+    EXPECT_EQ(e.value_size, in.entries[i].value_size);
+    EXPECT_EQ(e.stored_size, in.entries[i].stored_size);
+    EXPECT_EQ(e.stored_crc, in.entries[i].stored_crc);
+    if (StoredInline(e.storage)) {
+      EXPECT_EQ(data.substr(e.inline_offset, e.stored_size),
+                in.entries[i].inline_value);
+    }
+    // A copy owns its key.
+    const MetaEntry copy = CopyOfEntry(e);
+    EXPECT_EQ(copy.internal_key, in.entries[i].internal_key);
+    EXPECT_EQ(copy.stored_crc, in.entries[i].stored_crc);
+  }
+  // A damaged index decodes to nothing.
+  std::string bad = data;
+  bad[range.offset + range.size / 2] ^= 0x01;
+  s = DecodeMetaIndex(Slice(bad.data() + range.offset, range.size), range,
+                      "META", &index);
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_TRUE(index.entries.empty());
+}
+
+// Format 1, still read: the whole file decodes to what format 2 holds, and
+// its index (the whole file) places each inline value where it lies, after
+// its entry.
+TEST(MetaFileTest, Version1IsReadWithItsValuesInPlace) {
+  const MetaFileContents in = Sample();
+  const std::string data = delsm_test::EncodeMetaFileVersion1(in);
+  MetaFileContents out;
+  Status s = DecodeMetaFile(data, "META", &out);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectSame(in, out);
+
+  MetaIndexRange range;
+  ASSERT_TRUE(DecodeMetaFooter(data, data.size(), "META", &range).ok());
+  EXPECT_EQ(range.version, 1u);
+  EXPECT_EQ(range.offset, 0u);
+  EXPECT_EQ(range.size, data.size());
+  MetaIndex index;
+  s = DecodeMetaIndex(data, range, "META", &index);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(index.entries.size(), in.entries.size());
+  uint64_t previous_end = 0;
+  for (size_t i = 0; i < in.entries.size(); i++) {
+    const MetaIndexEntry& e = index.entries[i];
+    EXPECT_EQ(e.internal_key, Slice(in.entries[i].internal_key)) << i;
+    if (!StoredInline(e.storage)) continue;
+    EXPECT_GT(e.inline_offset, previous_end) << i;
+    EXPECT_EQ(data.substr(e.inline_offset, e.stored_size),
+              in.entries[i].inline_value)
+        << i;
+    previous_end = e.inline_offset + e.stored_size;
+  }
+
+  for (size_t i = 0; i < data.size(); i++) {
+    std::string bad = data;
+    bad[i] ^= 0x01;
+    ASSERT_TRUE(DecodeMetaFile(bad, "META", &out).IsCorruption()) << i;
+  }
 }
 
 TEST(MetaFileTest, EverySingleByteFlipIsCorruption) {

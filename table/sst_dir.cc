@@ -35,38 +35,42 @@ void DeleteCachedValue(const Slice& key, void* value) {
   delete static_cast<std::string*>(value);
 }
 
-// Reads the footer and index of the meta file `file` (of `path`): from its
-// mapping when it has one, else by reads.
+// Reads the footer of the meta file `file` (of `path`) and decodes its
+// index into *index: in place in the file's mapping when it has one, else
+// from the index's bytes read into *copy (for format 1, the whole file).
+// *index points into the mapping or into *copy.
 Status ReadIndex(ReadOnlyFile* file, const std::string& path,
-                 MetaIndexRange* range, MetaFileContents* contents) {
+                 MetaIndexRange* range, std::string* copy, MetaIndex* index) {
   const uint64_t size = file->size();
-  std::string data;
-  Slice index;
+  Slice bytes;  // the index's
   if (file->mapped() != nullptr) {
     const Slice whole(file->mapped(), size);
     Status s = DecodeMetaFooter(whole, size, path, range);
     if (!s.ok()) return s;
-    index = Slice(whole.data() + range->offset, range->size);
+    bytes = Slice(whole.data() + range->offset, range->size);
   } else if (size <= kReadWholeMetaBelow) {
-    Status s = file->ReadAt(0, size, &data);
+    Status s = file->ReadAt(0, size, copy);
     if (!s.ok()) return s;
-    if (data.size() != size) {
+    if (copy->size() != size) {
       return Status::Corruption(path, "meta file shrank while read");
     }
-    s = DecodeMetaFooter(data, size, path, range);
+    s = DecodeMetaFooter(*copy, size, path, range);
     if (!s.ok()) return s;
-    index = Slice(data.data() + range->offset, range->size);
+    // Only the index is kept (format 1: the range is the whole file).
+    copy->resize(range->offset + range->size);
+    copy->erase(0, range->offset);
+    bytes = *copy;
   } else {
     std::string tail;
     Status s = file->ReadAt(size - kMetaTailLength, kMetaTailLength, &tail);
     if (!s.ok()) return s;
     s = DecodeMetaFooter(tail, size, path, range);
     if (!s.ok()) return s;
-    s = file->ReadAt(range->offset, range->size, &data);
+    s = file->ReadAt(range->offset, range->size, copy);
     if (!s.ok()) return s;
-    index = data;
+    bytes = *copy;
   }
-  return DecodeMetaIndex(index, *range, path, contents);
+  return DecodeMetaIndex(bytes, *range, path, index);
 }
 
 }  // namespace
@@ -94,56 +98,51 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   std::unique_ptr<SstDir> sst(new SstDir(options, std::move(dir), meta_name));
   const uint64_t meta_allocated = AllocatedBytes(file->size());
   MetaIndexRange range;
-  s = ReadIndex(file.get(), meta_path, &range, &sst->contents_);
+  s = ReadIndex(file.get(), meta_path, &range, &sst->index_copy_, &sst->index_);
   if (!s.ok()) return s;
-  if (range.version >= 2 && range.offset > kMetaValuesOffset) {
+  if (file->mapped() != nullptr) {
+    sst->meta_in_memory_ = file->mapped();
+    sst->meta_file_ = std::move(file);  // index_ points into its mapping
+  } else if (range.version == 1) {
+    sst->meta_in_memory_ = sst->index_copy_.data();  // the whole file
+  } else if (range.offset > kMetaValuesOffset) {
     sst->meta_file_ = std::move(file);  // inline values are read from it
-    sst->meta_mapped_ = sst->meta_file_->mapped();
-    sst->values_end_ = range.offset;
   }
+  sst->values_end_ = range.offset;
 
   sst->user_comparator_ = UserComparatorOf(options.comparator);
-  if (sst->contents_.comparator_name != sst->user_comparator_->Name()) {
+  if (sst->index_.comparator_name != Slice(sst->user_comparator_->Name())) {
     return Status::InvalidArgument(
-        meta_path, "written with comparator " + sst->contents_.comparator_name +
+        meta_path, "written with comparator " +
+                       sst->index_.comparator_name.ToString() +
                        ", opened with " + sst->user_comparator_->Name());
   }
   // The filter is used only if the policy that made it is the one in use.
-  Slice filter(sst->contents_.filter);
+  Slice filter = sst->index_.filter;
   Slice policy_name;
   if (options.filter_policy != nullptr &&
       GetLengthPrefixedSlice(&filter, &policy_name) &&
       policy_name == Slice(options.filter_policy->Name())) {
     sst->filter_ = filter;
   }
-  // Binary search relies on the order, so check it once here.
-  const auto& entries = sst->contents_.entries;
+  // Binary search relies on the entries' order, which is not checked here:
+  // the builder refuses entries out of order (SstDirBuilder::Add and
+  // AddLinked), and the index's checksum, verified by DecodeMetaIndex,
+  // shows that these are the bytes it wrote.
+  const auto& entries = sst->index_.entries;
   sst->bytes_before_.resize(entries.size() + 1);
   sst->bytes_before_[0] = 0;
-  size_t memory = sizeof(SstDir) + entries.capacity() * sizeof(MetaEntry) +
-                  sst->contents_.filter.capacity() +
-                  sst->bytes_before_.capacity() * sizeof(uint64_t);
   for (size_t i = 0; i < entries.size(); i++) {
-    if (i > 0 && options.comparator->Compare(entries[i - 1].internal_key,
-                                             entries[i].internal_key) >= 0) {
-      return Status::Corruption(
-          meta_path, "entries out of order at entry " + std::to_string(i));
-    }
     sst->bytes_before_[i + 1] =
         sst->bytes_before_[i] + KvFileAllocatedBytes(entries[i]);
-    // Strings longer than the small-string buffer live on the heap.
-    if (entries[i].internal_key.capacity() > 15) {
-      memory += entries[i].internal_key.capacity() + 1;
-    }
-    if (entries[i].inline_value.capacity() > 15) {
-      memory += entries[i].inline_value.capacity() + 1;
-    }
   }
   // The meta file's blocks are spread over the entries evenly.
   for (size_t i = 1; i <= entries.size(); i++) {
     sst->bytes_before_[i] += meta_allocated * i / entries.size();
   }
-  sst->memory_usage_ = memory;
+  sst->memory_usage_ =
+      sizeof(SstDir) + entries.capacity() * sizeof(MetaIndexEntry) +
+      sst->bytes_before_.capacity() * sizeof(uint64_t) + range.size;
   *result = std::move(sst);
   return Status::OK();
 }
@@ -151,7 +150,7 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
 size_t SstDir::ApproximateMemoryUsage() const { return memory_usage_; }
 
 size_t SstDir::LowerBound(const Slice& internal_key) const {
-  const auto& entries = contents_.entries;
+  const auto& entries = index_.entries;
   size_t lo = 0, hi = entries.size();
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
@@ -178,8 +177,8 @@ Status SstDir::InternalGet(const ReadOptions& options,
     return Status::OK();
   }
   const size_t index = LowerBound(internal_key);
-  if (index >= contents_.entries.size()) return Status::OK();
-  const Slice found = contents_.entries[index].internal_key;
+  if (index >= index_.entries.size()) return Status::OK();
+  const Slice found = index_.entries[index].internal_key;
   if (user_comparator_->Compare(ExtractUserKey(found), user_key) != 0) {
     return Status::OK();
   }
@@ -193,7 +192,8 @@ Status SstDir::InternalGet(const ReadOptions& options,
 std::string SstDir::CacheKey(size_t index) const {
   std::string key;
   PutFixed64(&key, options_.value_cache_id);
-  key.append(contents_.entries[index].internal_key);
+  const Slice internal_key = index_.entries[index].internal_key;
+  key.append(internal_key.data(), internal_key.size());
   return key;
 }
 
@@ -219,10 +219,10 @@ void SstDir::CacheValue(size_t index, const Slice& value) const {
 Status SstDir::ReadValue(const ReadOptions& options, size_t index,
                          std::string* value) const {
   value->clear();
-  if (index >= contents_.entries.size()) {
+  if (index >= index_.entries.size()) {
     return Status::InvalidArgument(dir_->path(), "entry index out of range");
   }
-  const ValueStorage storage = contents_.entries[index].storage;
+  const ValueStorage storage = index_.entries[index].storage;
   if (storage == ValueStorage::kNone) return Status::OK();
   // An inline value of a mapped meta file is read in memory: a cache
   // lookup (a key built, hashed and locked for) would cost more than the
@@ -241,18 +241,21 @@ std::string SstDir::InlineWhere(size_t index) const {
 Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
                                 std::string* buffer, uint64_t* buffer_offset,
                                 Slice* stored) const {
-  const MetaEntry& e = contents_.entries[index];
+  const MetaIndexEntry& e = index_.entries[index];
   assert(StoredInline(e.storage));
-  if (meta_file_ == nullptr) {
-    *stored = e.inline_value;  // format 1: held in memory
-  } else if (meta_mapped_ != nullptr) {
-    if (e.inline_offset < kMetaValuesOffset ||
-        e.inline_offset + e.stored_size > values_end_) {
-      return Status::Corruption(InlineWhere(index),
-                                "inline value outside the value section");
-    }
-    *stored = Slice(meta_mapped_ + e.inline_offset, e.stored_size);
+  if (e.stored_size == 0) {
+    // An empty value has no bytes to read. An SST whose inline values are
+    // all empty has an empty value section, and an unmapped meta file then
+    // keeps no descriptor to read it with.
+    *stored = Slice();
+  } else if (meta_in_memory_ != nullptr) {
+    // Decoding placed the bytes within the value section (format 1: within
+    // the file), which the mapping or the copy holds whole.
+    *stored = Slice(meta_in_memory_ + e.inline_offset, e.stored_size);
   } else {
+    // A non-empty value section, so Open kept the file (decoding checked
+    // that the value lies within the section).
+    assert(meta_file_ != nullptr);
     const uint64_t begin = e.inline_offset;
     const uint64_t end = begin + e.stored_size;
     if (!(*buffer_offset <= begin && end <= *buffer_offset + buffer->size())) {
@@ -287,20 +290,33 @@ Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
   return Status::OK();
 }
 
+Status SstDir::DecodeInlineValue(size_t index, const Slice& stored,
+                                 std::string* value) const {
+  const MetaIndexEntry& e = index_.entries[index];
+  const bool compressed = StoredCompressed(e.storage);
+  // The name for errors is built only on failure (decoding again is
+  // deterministic): a scan decodes every entry, and building the name cost
+  // as much as decoding a small value.
+  static const std::string* const kNoName = new std::string();
+  Status s = DecodeKvValue(stored, compressed, e.value_size, *kNoName, value);
+  if (!s.ok()) {
+    s = DecodeKvValue(stored, compressed, e.value_size, InlineWhere(index),
+                      value);
+  }
+  return s;
+}
+
 Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
-                                 std::string* value, const Slice* stored_inline,
-                                 bool* from_cache) const {
+                                 std::string* value, bool* from_cache) const {
   value->clear();
   if (from_cache != nullptr) *from_cache = false;
-  if (index >= contents_.entries.size()) {
+  if (index >= index_.entries.size()) {
     return Status::InvalidArgument(dir_->path(), "entry index out of range");
   }
-  const MetaEntry& e = contents_.entries[index];
+  const MetaIndexEntry& e = index_.entries[index];
   if (e.storage == ValueStorage::kNone) return Status::OK();
 
   std::string scratch;
-  Slice stored;
-  std::string where;
   if (HasKvFile(e.storage)) {
     const Slice ikey(e.internal_key);
     const std::string name =
@@ -322,11 +338,11 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
       if (!s.ok()) return s;
       dir = home.get();
     }
-    where = dir->path() + "/" + name;
+    const std::string where = dir->path() + "/" + name;
     // One byte more than recorded: a longer file shows in the same read.
     Status s = from_cache != nullptr
-                   ? dir->ReadFileAtNoting(name, 0, e.stored_size + 1,
-                                           &scratch, from_cache)
+                   ? dir->ReadFileAtNoting(name, 0, e.stored_size + 1, &scratch,
+                                           from_cache)
                    : dir->ReadFileAt(name, 0, e.stored_size + 1, &scratch);
     if (s.IsNotFound()) {
       // The meta file lists it, so a missing KV file is damage, not absence.
@@ -348,30 +364,14 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
         e.stored_crc) {
       return Status::Corruption(where, "value checksum mismatch");
     }
-    stored = scratch;
-  } else {
-    if (stored_inline != nullptr) {
-      stored = *stored_inline;
-    } else {
-      uint64_t offset = 0;
-      Status s = ReadInlineStored(index, 0, 0, &scratch, &offset, &stored);
-      if (!s.ok()) return s;
-    }
+    return DecodeKvValue(scratch, StoredCompressed(e.storage), e.value_size,
+                         where, value);
   }
-  const bool compressed = StoredCompressed(e.storage);
-  if (HasKvFile(e.storage)) {
-    return DecodeKvValue(stored, compressed, e.value_size, where, value);
-  }
-  // An inline value's name for errors is built only on failure (decoding
-  // again is deterministic): a scan decodes every entry, and building the
-  // name cost as much as decoding a small value.
-  Status s =
-      DecodeKvValue(stored, compressed, e.value_size, std::string(), value);
-  if (!s.ok()) {
-    s = DecodeKvValue(stored, compressed, e.value_size, InlineWhere(index),
-                      value);
-  }
-  return s;
+  uint64_t offset = 0;
+  Slice stored;
+  Status s = ReadInlineStored(index, 0, 0, &scratch, &offset, &stored);
+  if (!s.ok()) return s;
+  return DecodeInlineValue(index, stored, value);
 }
 
 uint64_t SstDir::ApproximateBytesBefore(const Slice& internal_key) const {

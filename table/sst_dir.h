@@ -1,7 +1,9 @@
 // A read-only open SST: its decoded meta-file index plus the held directory
-// descriptor through which KV files are read, and, when the meta file
-// holds inline values, the meta file itself (mapped where the FileSystem
-// can map it, else a descriptor to read them by offset). Thread-safe.
+// descriptor through which KV files are read, and the meta file itself:
+// mapped where the FileSystem can map it (the index is then decoded in
+// place, and inline values are read in memory), else read into a copy of
+// its index, with a descriptor kept to read inline values by offset.
+// Thread-safe.
 #ifndef DELSM_TABLE_SST_DIR_H_
 #define DELSM_TABLE_SST_DIR_H_
 
@@ -72,56 +74,62 @@ class SstDir {
   // read makes the iterator invalid with a non-OK status().
   Iterator* NewIterator(const ReadOptions& options) const;
 
-  // The value of entries()[index], through the value cache: looked up, and
-  // inserted after a read when options.fill_cache; an inline value read in
+  // The value of index().entries[index], through the value cache: looked up,
+  // and inserted after a read when options.fill_cache; an inline value read in
   // memory (InlineInMemory) bypasses the cache.
   Status ReadValue(const ReadOptions& options, size_t index,
                    std::string* value) const;
-  // The same, reading the value without the cache. `stored_inline`, if
-  // given, holds the entry's stored bytes (a reader that has them already).
-  // `from_cache`, if given, is set to whether a KV file's bytes came from
-  // memory without waiting for the device (false when unknown, and for
-  // values that are not in a KV file).
+  // The same, reading the value without the cache. `from_cache`, if
+  // given, is set to whether a KV file's bytes came from memory without
+  // waiting for the device (false when unknown, and for values that are
+  // not in a KV file).
   Status ReadValueUncached(const ReadOptions& options, size_t index,
                            std::string* value,
-                           const Slice* stored_inline = nullptr,
                            bool* from_cache = nullptr) const;
   // Sets *value from the cache; false if not cached.
   bool LookupCachedValue(size_t index, std::string* value) const;
   void CacheValue(size_t index, const Slice& value) const;
 
-  // The stored bytes of inline entries()[index], checked against its crc.
-  // From a mapped meta file *stored points into the mapping (valid while
-  // this SstDir lives) and `buffer` is unused. Otherwise `buffer` holds a
-  // piece of the meta file (its offset in *buffer_offset) that is reused
-  // when it covers the value, else refilled with the value and up to
-  // `ahead` bytes beyond it in `direction` (+1 forward, -1 backward).
-  // *stored points into `buffer` (or into the entry for a format-1 file).
+  // The stored bytes of inline index().entries[index], checked against its
+  // crc. From a meta file in memory (InlineInMemory) *stored points into
+  // it (valid while this SstDir lives) and `buffer` is unused. Otherwise
+  // `buffer` holds a piece of the meta file (its offset in *buffer_offset)
+  // that is reused when it covers the value, else refilled with the value
+  // and up to `ahead` bytes beyond it in `direction` (+1 forward, -1
+  // backward), and *stored points into `buffer`.
   Status ReadInlineStored(size_t index, int direction, size_t ahead,
                           std::string* buffer, uint64_t* buffer_offset,
                           Slice* stored) const;
+  // The value of inline index().entries[index] from `stored`, its stored
+  // bytes as ReadInlineStored gives them: decompressed, or copied, into
+  // *value (see DecodeKvValue).
+  Status DecodeInlineValue(size_t index, const Slice& stored,
+                           std::string* value) const;
 
-  const MetaFileContents& contents() const { return contents_; }
+  // The decoded index. Its keys, filter and key range point into memory
+  // this SstDir holds (the meta file's mapping, or its copy of the index):
+  // valid while it lives, like every Slice taken from them (key() of its
+  // iterators, a key passed to InternalGet's handler).
+  const MetaIndex& index() const { return index_; }
   Directory* directory() const { return dir_.get(); }
   const std::string& meta_name() const { return meta_name_; }
   const SstDirOptions& options() const { return options_; }
   // Approximate bytes on disk of the entries whose key is < internal_key
   // (see bytes_before_).
   uint64_t ApproximateBytesBefore(const Slice& internal_key) const;
-  // File descriptors held open (the directory, and the meta file if it has
-  // inline values).
-  // A mapped meta file holds none.
+  // File descriptors held open (the directory, and an unmapped meta file
+  // with inline values). A mapped meta file holds none.
   int OpenDescriptors() const {
-    return meta_file_ != nullptr && meta_mapped_ == nullptr ? 2 : 1;
+    return meta_file_ != nullptr && meta_in_memory_ == nullptr ? 2 : 1;
   }
   // True if an entry of kind `storage` is an inline value read from memory
   // (a mapped meta file, or a format-1 file held whole): no system call,
   // cheaper than a value-cache lookup.
   bool InlineInMemory(ValueStorage storage) const {
-    return StoredInline(storage) &&
-           (meta_mapped_ != nullptr || meta_file_ == nullptr);
+    return StoredInline(storage) && meta_in_memory_ != nullptr;
   }
-  // Bytes of memory this object keeps resident (index, filter, keys).
+  // Bytes of memory this object keeps resident: the decoded entries, and
+  // the index's bytes they point into (keys, filter; mapped or copied).
   size_t ApproximateMemoryUsage() const;
 
  private:
@@ -137,19 +145,28 @@ class SstDir {
   const SstDirOptions options_;
   std::unique_ptr<Directory> dir_;
   const std::string meta_name_;
-  // The meta file, held open only when it has a value section to read.
+  // The meta file: held for this object's life when mapped (index_ points
+  // into the mapping); unmapped, held only when it has a value section to
+  // read.
   std::unique_ptr<ReadOnlyFile> meta_file_;
-  // meta_file_->mapped(): the meta file in memory, or nullptr.
-  const char* meta_mapped_ = nullptr;
-  MetaFileContents contents_;
+  // The whole meta file in memory, or nullptr: meta_file_'s mapping, or
+  // index_copy_ when that holds the whole file (format 1).
+  const char* meta_in_memory_ = nullptr;
+  // An unmapped meta file's bytes that index_ points into: its index, or a
+  // format-1 file whole. Empty when the file is mapped.
+  std::string index_copy_;
+  // Decoded in place in the mapping or in index_copy_, which live as long
+  // as this object and are never modified.
+  MetaIndex index_;
   const Comparator* user_comparator_ = nullptr;  // compares user keys
-  // The filter bytes within contents_.filter; empty when there is none or
-  // it was made by another policy than options_.filter_policy.
+  // The filter bytes within index_.filter; empty when there is none or it
+  // was made by another policy than options_.filter_policy.
   Slice filter_;
   // bytes_before_[i]: bytes on disk of entries [0, i): their KV files'
   // AllocatedBytes plus i/n of the meta file's.
   std::vector<uint64_t> bytes_before_;
-  // Format 2: the end of the value section (the index's offset).
+  // Format 2: the end of the value section (the index's offset), for reads
+  // of an unmapped meta file.
   uint64_t values_end_ = 0;
   size_t memory_usage_ = 0;
 };

@@ -102,7 +102,7 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
                         internal_key, &parsed);
   if (!s.ok()) return s;
 
-  MetaEntry e;  // its strings stay empty: RecordEntry takes the bytes
+  ValueRecord e;
   Slice inline_stored;
   if (parsed.type == kTypeDeletion) {
     e.storage = ValueStorage::kNone;
@@ -184,7 +184,7 @@ Status SstDirBuilder::OpenHome() {
 }
 
 void SstDirBuilder::RecordEntry(const Slice& internal_key,
-                                const MetaEntry& entry,
+                                const ValueRecord& entry,
                                 const ParsedInternalKey& parsed,
                                 const std::string& kv_name,
                                 const Slice& inline_stored) {
@@ -236,14 +236,15 @@ Status SstDirBuilder::Link(const std::string& name, Directory* source) {
   return s;
 }
 
-Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source,
-                                const Slice* inline_stored) {
+Status SstDirBuilder::AddLinked(const Slice& internal_key,
+                                const ValueRecord& entry, Directory* source,
+                                const Slice& inline_stored) {
   if (dir_ == nullptr || finished_) {
     return Status::InvalidArgument(path_, "builder not open for AddLinked");
   }
   ParsedInternalKey parsed;
   Status s = CheckOrder(options_, NumEntries() == 0, largest_, path_,
-                        entry.internal_key, &parsed);
+                        internal_key, &parsed);
   if (!s.ok()) return s;
   // A resident entry (no source) keeps its name: none is made for it.
   std::string name;
@@ -255,15 +256,12 @@ Status SstDirBuilder::AddLinked(const MetaEntry& entry, Directory* source,
   }
   Slice stored;
   if (StoredInline(entry.storage)) {
-    stored =
-        inline_stored != nullptr ? *inline_stored : Slice(entry.inline_value);
+    stored = inline_stored;
     if (stored.size() != entry.stored_size) {
-      return Status::InvalidArgument(
-          path_, inline_stored != nullptr ? "inline value of the wrong size"
-                                          : "inline entry without its value");
+      return Status::InvalidArgument(path_, "inline value of the wrong size");
     }
   }
-  RecordEntry(entry.internal_key, entry, parsed, name, stored);
+  RecordEntry(internal_key, entry, parsed, name, stored);
   return Status::OK();
 }
 

@@ -53,17 +53,18 @@ class SstDirBuilder {
   // is a deletion or the value goes inline.
   Status Add(const Slice& internal_key, const Slice& value);
 
-  // Add an existing entry of another SST (compaction): hard-links its KV
-  // file from `source`, or, with a null `source`, takes the KV file already
-  // in this directory. An entry whose value is in a home is recorded as it
-  // is: its KV file stays where it is. Inline values are copied into the new
-  // meta file (as LevelDB rewrites small values): from `inline_stored` when
-  // given (the caller read them from the source's meta file), else from
-  // entry.inline_value. No KV file byte is read or written. A link whose
-  // name already exists here for the same inode (left by an earlier
-  // attempt) is taken as made.
-  Status AddLinked(const MetaEntry& entry, Directory* source,
-                   const Slice* inline_stored = nullptr);
+  // Add an existing entry of another SST (compaction): `internal_key`,
+  // whose value is as `entry` records. Hard-links its KV file from
+  // `source`, or, with a null `source`, takes the KV file already in this
+  // directory. An entry whose value is in a home is recorded as it is: its
+  // KV file stays where it is. An inline value is copied into the new meta
+  // file (as LevelDB rewrites small values) from `inline_stored`, its
+  // stored bytes (which the caller read from the source's meta file, or
+  // holds: MetaEntry::inline_value); ignored for the other kinds. No KV
+  // file byte is read or written. A link whose name already exists here
+  // for the same inode (left by an earlier attempt) is taken as made.
+  Status AddLinked(const Slice& internal_key, const ValueRecord& entry,
+                   Directory* source, const Slice& inline_stored = Slice());
 
   // Write the meta file (and LONGKEYS when a key needed a hashed name).
   Status Finish();
@@ -109,11 +110,11 @@ class SstDirBuilder {
   Status Link(const std::string& name, Directory* source);
   // Creates and opens the home directory (first KV file of a home flush).
   Status OpenHome();
-  // Appends `entry` (its internal_key and inline_value are not read: the
-  // key is `internal_key`, the inline bytes `inline_stored`). `kv_name` is
-  // its KV file name when the caller made it, else empty (it is made here
-  // only if the LONGKEYS file needs it).
-  void RecordEntry(const Slice& internal_key, const MetaEntry& entry,
+  // Appends the entry `internal_key` whose value is as `entry` records,
+  // with the inline bytes `inline_stored`. `kv_name` is its KV file name
+  // when the caller made it, else empty (it is made here only if the
+  // LONGKEYS file needs it).
+  void RecordEntry(const Slice& internal_key, const ValueRecord& entry,
                    const ParsedInternalKey& parsed, const std::string& kv_name,
                    const Slice& inline_stored);
 
@@ -135,18 +136,18 @@ class SstDirBuilder {
   // where each ends.
   std::string user_keys_;
   std::vector<size_t> user_key_ends_;
-  std::string scratch_;                   // compressed value, reused
-  std::string long_keys_;                 // LONGKEYS contents
+  std::string scratch_;    // compressed value, reused
+  std::string long_keys_;  // LONGKEYS contents
   // For Abandon(): every name this builder made, or may have made (a
   // WriteFile that failed may leave part of its file).
   std::vector<std::string> added_names_;
   // A directory Begin() or the first home KV file created could not be
   // removed after a failure: Abandon() reports it.
   bool undo_failed_ = false;
-  uint64_t home_ = 0;                     // SetHome(); 0: none
-  std::unique_ptr<Directory> home_dir_;   // created by the first KV file
-  std::string home_path_;                 // set with home_dir_
-  std::vector<std::string> home_names_;   // KV files written (or tried)
+  uint64_t home_ = 0;                    // SetHome(); 0: none
+  std::unique_ptr<Directory> home_dir_;  // created by the first KV file
+  std::string home_path_;                // set with home_dir_
+  std::vector<std::string> home_names_;  // KV files written (or tried)
   uint64_t value_bytes_ = 0;
   uint64_t disk_bytes_ = 0;
   uint64_t dir_entries_ = 0;

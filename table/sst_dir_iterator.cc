@@ -22,14 +22,14 @@ class SstDirIterator final : public Iterator {
       : dir_(dir),
         cmp_(dir->options().comparator),
         options_(options),
-        n_(dir->contents().entries.size()),
+        n_(dir->index().entries.size()),
         index_(n_) {}
 
   bool Valid() const override { return index_ < n_ && status_.ok(); }
   void SeekToFirst() override { Reposition(0); }
   void SeekToLast() override { Reposition(n_ == 0 ? 0 : n_ - 1); }
   void Seek(const Slice& target) override {
-    const auto& entries = dir_->contents().entries;
+    const auto& entries = dir_->index().entries;
     size_t lo = 0, hi = n_;
     while (lo < hi) {
       size_t mid = lo + (hi - lo) / 2;
@@ -51,7 +51,7 @@ class SstDirIterator final : public Iterator {
   }
   Slice key() const override {
     assert(Valid());
-    return dir_->contents().entries[index_].internal_key;
+    return dir_->index().entries[index_].internal_key;
   }
   Slice value() const override {
     assert(Valid());
@@ -86,7 +86,7 @@ class SstDirIterator final : public Iterator {
 
   // Reads the value at index_ into value_slice_.
   Status Load() const {
-    const MetaEntry& e = dir_->contents().entries[index_];
+    const MetaIndexEntry& e = dir_->index().entries[index_];
     value_slice_ = Slice();
     if (e.storage == ValueStorage::kNone) return Status::OK();
     if (dir_->InlineInMemory(e.storage)) {
@@ -100,7 +100,7 @@ class SstDirIterator final : public Iterator {
         value_slice_ = stored;
         return Status::OK();
       }
-      s = dir_->ReadValueUncached(options_, index_, &value_, &stored);
+      s = dir_->DecodeInlineValue(index_, stored, &value_);
       if (s.ok()) value_slice_ = value_;
       return s;
     }
@@ -111,7 +111,7 @@ class SstDirIterator final : public Iterator {
 
   // Load() of a value read by system calls, noting whether the reads form
   // a scan.
-  Status LoadFromFile(const MetaEntry& e) const {
+  Status LoadFromFile(const MetaIndexEntry& e) const {
     const int direction =
         last_loaded_ == n_ ? 0 : (index_ > last_loaded_ ? 1 : -1);
     if (direction != 0 && (direction_ == 0 || direction == direction_)) {
@@ -139,8 +139,7 @@ class SstDirIterator final : public Iterator {
       Slice stored;
       s = dir_->ReadInlineStored(index_, direction_, ahead, &inline_buffer_,
                                  &inline_buffer_offset_, &stored);
-      if (s.ok())
-        s = dir_->ReadValueUncached(options_, index_, &value_, &stored);
+      if (s.ok()) s = dir_->DecodeInlineValue(index_, stored, &value_);
       read = true;
     } else if (scan && dir_->options().read_ahead_pool != nullptr &&
                dir_->options().read_ahead_files > 0) {

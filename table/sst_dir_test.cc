@@ -23,8 +23,11 @@
 #include "table/kv_value.h"
 #include "table/meta_file.h"
 #include "table/sst_dir_builder.h"
-#include "util/coding.h"
+#include "testing/fault_injection_file_system.h"
+#include "tests/meta_file_v1.h"
 #include "tests/test_support.h"
+#include "util/coding.h"
+#include "util/crc32c.h"
 
 namespace leveldb {
 namespace {
@@ -124,7 +127,7 @@ TEST_F(SstDirTest, GetFindsNewestVersionAtOrBelowSequence) {
                {IKey("c", 2, kTypeValue), "c2"}});
   auto dir = OpenDir(path);
   ASSERT_NE(dir, nullptr);
-  EXPECT_EQ(dir->contents().entries.size(), 5u);
+  EXPECT_EQ(dir->index().entries.size(), 5u);
 
   GetResult r = Get(dir.get(), "b", 100);
   ASSERT_TRUE(r.found);
@@ -178,7 +181,7 @@ TEST_F(SstDirTest, InlineValuesMakeNoFile) {
   EXPECT_EQ(ListNames(path),
             (std::vector<std::string>{"META", KvFileName("big", 1)}));
   auto dir = OpenDir(path);
-  EXPECT_EQ(dir->contents().entries[1].storage, ValueStorage::kInline);
+  EXPECT_EQ(dir->index().entries[1].storage, ValueStorage::kInline);
   EXPECT_EQ(Get(dir.get(), "small", 5).value, std::string(64, 's'));
   GetResult r = Get(dir.get(), "empty", 5);
   EXPECT_TRUE(r.found);
@@ -211,8 +214,8 @@ TEST_F(SstDirTest, MappedMetaFileServesInlineValuesAndChecksThem) {
   Build(path, kvs);
   auto dir = OpenDir(path);
   ASSERT_NE(dir, nullptr);
-  EXPECT_EQ(dir->contents().entries[0].storage, ValueStorage::kInlineSnappy);
-  EXPECT_EQ(dir->contents().entries[1].storage, ValueStorage::kInline);
+  EXPECT_EQ(dir->index().entries[0].storage, ValueStorage::kInlineSnappy);
+  EXPECT_EQ(dir->index().entries[1].storage, ValueStorage::kInline);
   EXPECT_EQ(dir->OpenDescriptors(), 1);  // the meta file is mapped
 
   auto check_all = [&]() {
@@ -261,6 +264,196 @@ TEST_F(SstDirTest, MappedMetaFileServesInlineValuesAndChecksThem) {
   check_all();
 }
 
+// Reads every entry of `dir` as point reads and as scans both ways, and
+// compares them with `kvs` (internal key, value; deletions read as found
+// with an empty value).
+void ExpectReads(SstDir* dir,
+                 const std::vector<std::pair<std::string, std::string>>& kvs) {
+  ASSERT_EQ(dir->index().entries.size(), kvs.size());
+  for (size_t i = 0; i < kvs.size(); i++) {
+    EXPECT_EQ(dir->index().entries[i].internal_key, Slice(kvs[i].first)) << i;
+    GetResult r;
+    ASSERT_TRUE(
+        dir->InternalGet(ReadOptions(), kvs[i].first, &r, &SaveResult).ok());
+    EXPECT_TRUE(r.found) << i;
+    EXPECT_EQ(r.key, kvs[i].first) << i;
+    EXPECT_EQ(r.value, kvs[i].second) << i;
+  }
+  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+  size_t i = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), i++) {
+    ASSERT_LT(i, kvs.size());
+    EXPECT_EQ(it->key().ToString(), kvs[i].first);
+    EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  EXPECT_EQ(i, kvs.size());
+  for (it->SeekToLast(); it->Valid(); it->Prev()) {
+    ASSERT_GT(i, 0u);
+    i--;
+    EXPECT_EQ(it->key().ToString(), kvs[i].first);
+    EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  EXPECT_EQ(i, 0u);
+}
+
+// Where the file system does not map the meta file, the SST reads its
+// index into a buffer of its own, which the decoded keys point into (a
+// meta file small enough to be read whole, and one read as footer, then
+// index), and its inline values through a descriptor kept for them: every
+// entry reads as from the mapping.
+TEST_F(SstDirTest, UnmappedMetaFileReadsAsTheMappedOne) {
+  options_.inline_threshold = 1024;
+  options_.compression = kSnappyCompression;
+  for (int n : {60, 1500}) {
+    SCOPED_TRACE(n);
+    const std::string path = Path(n < 1000 ? "000011.sst" : "000012.sst");
+    std::vector<std::pair<std::string, std::string>> kvs;
+    for (int i = 0; i < n; i++) {
+      char user[16];
+      std::snprintf(user, sizeof(user), "key%05d", i);
+      std::string value;
+      if (i % 7 == 3) {
+        kvs.emplace_back(IKey(user, 10, kTypeDeletion), value);
+        continue;
+      }
+      // Compressible and not, inline and (i % 11 == 5) in a KV file.
+      const int size = i % 11 == 5 ? 1500 : 60 + i % 90;
+      for (int j = 0; j < size; j++) {
+        value.push_back(i % 2 == 0
+                            ? static_cast<char>('a' + j % 3)
+                            : static_cast<char>((i * 131 + j * 17) % 251));
+      }
+      kvs.emplace_back(IKey(user, 10, kTypeValue), value);
+    }
+    Build(path, kvs);
+    std::unique_ptr<Directory> d;
+    ASSERT_TRUE(options_.fs->OpenDirectory(path, &d).ok());
+    std::string meta;
+    ASSERT_TRUE(d->ReadFile("META", &meta).ok());
+    // One read whole, one not (kReadWholeMetaBelow is 64 KiB).
+    EXPECT_EQ(meta.size() > (64 << 10), n > 1000) << meta.size();
+
+    auto mapped = OpenDir(path);
+    ASSERT_NE(mapped, nullptr);
+    EXPECT_EQ(mapped->OpenDescriptors(), 1);
+    EXPECT_TRUE(mapped->InlineInMemory(ValueStorage::kInline));
+
+    FaultInjectionFileSystem unmapping(FileSystem::Default());
+    SstDirOptions unmapped_options = options_;
+    unmapped_options.fs = &unmapping;
+    std::unique_ptr<SstDir> unmapped;
+    Status s = SstDir::Open(unmapped_options, path, &unmapped);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(unmapped->OpenDescriptors(), 2);  // the meta file, for values
+    EXPECT_FALSE(unmapped->InlineInMemory(ValueStorage::kInline));
+    const MetaIndex& a = mapped->index();
+    const MetaIndex& b = unmapped->index();
+    ASSERT_EQ(a.entries.size(), b.entries.size());
+    for (size_t i = 0; i < a.entries.size(); i++) {
+      EXPECT_EQ(a.entries[i].internal_key, b.entries[i].internal_key) << i;
+      EXPECT_EQ(a.entries[i].storage, b.entries[i].storage) << i;
+      EXPECT_EQ(a.entries[i].stored_crc, b.entries[i].stored_crc) << i;
+      EXPECT_EQ(a.entries[i].inline_offset, b.entries[i].inline_offset) << i;
+    }
+    EXPECT_EQ(a.filter, b.filter);
+    EXPECT_EQ(a.smallest, b.smallest);
+    EXPECT_EQ(a.largest, b.largest);
+    EXPECT_GT(b.filter.size(), 0u);
+    mapped.reset();
+    ExpectReads(unmapped.get(), kvs);
+  }
+}
+
+// An SST whose inline values are all empty has an empty value section, so
+// an unmapped meta file keeps no descriptor for values: its empty values
+// (and its tombstones) still read, by a Get, by scans both ways and by a
+// compaction's reads of stored bytes, none of which reads the file.
+TEST_F(SstDirTest, UnmappedMetaFileWithOnlyEmptyValuesReads) {
+  options_.inline_threshold = 1024;
+  const std::string path = Path("000013.sst");
+  std::vector<std::pair<std::string, std::string>> kvs;
+  for (int i = 0; i < 50; i++) {
+    char user[16];
+    std::snprintf(user, sizeof(user), "key%05d", i);
+    kvs.emplace_back(IKey(user, 10, i % 5 == 2 ? kTypeDeletion : kTypeValue),
+                     std::string());
+  }
+  Build(path, kvs);
+  FaultInjectionFileSystem unmapping(FileSystem::Default());
+  SstDirOptions unmapped_options = options_;
+  unmapped_options.fs = &unmapping;
+  std::unique_ptr<SstDir> unmapped;
+  Status s = SstDir::Open(unmapped_options, path, &unmapped);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(unmapped->OpenDescriptors(), 1);  // no value section to read
+  ExpectReads(unmapped.get(), kvs);
+  std::string buffer;
+  uint64_t buffer_offset = 0;
+  size_t inline_values = 0;
+  for (size_t i = 0; i < kvs.size(); i++) {
+    if (!StoredInline(unmapped->index().entries[i].storage)) continue;
+    inline_values++;
+    Slice stored("not empty");
+    s = unmapped->ReadInlineStored(i, 1, 1 << 20, &buffer, &buffer_offset,
+                                   &stored);
+    ASSERT_TRUE(s.ok()) << i << ": " << s.ToString();
+    EXPECT_TRUE(stored.empty()) << i;
+  }
+  EXPECT_EQ(inline_values, 40u);
+}
+
+// A format-1 meta file (values interleaved with the entries, still read)
+// is held in memory whole, mapped or read: its inline values are read in
+// place, with no descriptor kept.
+TEST_F(SstDirTest, Version1MetaFileIsReadInMemory) {
+  const std::string path = Path("000020.sst");
+  MetaFileContents c;
+  c.comparator_name = BytewiseComparator()->Name();
+  std::vector<std::pair<std::string, std::string>> kvs;
+  for (int i = 0; i < 40; i++) {
+    char user[16];
+    std::snprintf(user, sizeof(user), "key%03d", i);
+    MetaEntry e;
+    std::string value;
+    if (i % 5 == 4) {
+      e.internal_key = IKey(user, 3, kTypeDeletion);
+      e.storage = ValueStorage::kNone;
+    } else {
+      e.internal_key = IKey(user, 3, kTypeValue);
+      value.assign(static_cast<size_t>(i * 3), static_cast<char>('a' + i % 26));
+      e.storage = ValueStorage::kInline;
+      e.inline_value = value;
+      e.value_size = e.stored_size = value.size();
+    }
+    e.stored_crc =
+        crc32c::Mask(crc32c::Value(e.inline_value.data(), e.stored_size));
+    kvs.emplace_back(e.internal_key, value);
+    c.entries.push_back(e);
+  }
+  c.smallest = c.entries.front().internal_key;
+  c.largest = c.entries.back().internal_key;
+  std::unique_ptr<Directory> d;
+  ASSERT_TRUE(options_.fs->CreateDir(path, false).ok());
+  ASSERT_TRUE(options_.fs->OpenDirectory(path, &d).ok());
+  ASSERT_TRUE(
+      d->WriteFile("META", delsm_test::EncodeMetaFileVersion1(c), false).ok());
+
+  FaultInjectionFileSystem unmapping(FileSystem::Default());
+  for (FileSystem* fs :
+       {FileSystem::Default(), static_cast<FileSystem*>(&unmapping)}) {
+    SstDirOptions o = options_;
+    o.fs = fs;
+    std::unique_ptr<SstDir> dir;
+    Status s = SstDir::Open(o, path, &dir);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(dir->OpenDescriptors(), 1);
+    EXPECT_TRUE(dir->InlineInMemory(ValueStorage::kInline));
+    ExpectReads(dir.get(), kvs);
+  }
+}
+
 TEST_F(SstDirTest, InlineByteChangedUnderTheMappingIsCorruption) {
   options_.inline_threshold = 1024;
   const std::string path = Path("000006.sst");
@@ -268,14 +461,13 @@ TEST_F(SstDirTest, InlineByteChangedUnderTheMappingIsCorruption) {
                {IKey("b", 1, kTypeValue), std::string(100, 'b')}});
   auto dir = OpenDir(path);
   ASSERT_NE(dir, nullptr);
-  ASSERT_EQ(dir->contents().entries[1].storage, ValueStorage::kInline);
+  ASSERT_EQ(dir->index().entries[1].storage, ValueStorage::kInline);
   EXPECT_EQ(Get(dir.get(), "b", 5).value, std::string(100, 'b'));
   // The same inode, written in place: a mapping sees it, as a read would.
   const std::string meta = path + "/META";
   int fd = open(meta.c_str(), O_WRONLY);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(pwrite(fd, "x", 1, dir->contents().entries[1].inline_offset + 7),
-            1);
+  ASSERT_EQ(pwrite(fd, "x", 1, dir->index().entries[1].inline_offset + 7), 1);
   ASSERT_EQ(close(fd), 0);
   Status s;
   GetResult r = Get(dir.get(), "b", 5, &s);
@@ -387,9 +579,9 @@ TEST_F(SstDirTest, SnappyOnlyWhenItSaves) {
   Build(path, {{IKey("a", 1, kTypeValue), std::string(10000, 'a')},
                {IKey("r", 1, kTypeValue), random_ish}});
   auto dir = OpenDir(path);
-  EXPECT_EQ(dir->contents().entries[0].storage, ValueStorage::kFileSnappy);
-  EXPECT_LT(dir->contents().entries[0].stored_size, 10000u / 8);
-  EXPECT_EQ(dir->contents().entries[1].storage, ValueStorage::kFile);
+  EXPECT_EQ(dir->index().entries[0].storage, ValueStorage::kFileSnappy);
+  EXPECT_LT(dir->index().entries[0].stored_size, 10000u / 8);
+  EXPECT_EQ(dir->index().entries[1].storage, ValueStorage::kFile);
   EXPECT_EQ(Get(dir.get(), "a", 1).value, std::string(10000, 'a'));
   EXPECT_EQ(Get(dir.get(), "r", 1).value, random_ish);
   Status s;
@@ -407,10 +599,10 @@ TEST_F(SstDirTest, OneBlockValuesAreNeverCompressed) {
                {IKey("b", 1, kTypeValue), std::string(100, 'b')},
                {IKey("c", 1, kTypeValue), std::string(4097, 'c')}});
   auto dir = OpenDir(path);
-  EXPECT_EQ(dir->contents().entries[0].storage, ValueStorage::kFile);
-  EXPECT_EQ(dir->contents().entries[0].stored_size, 4096u);
-  EXPECT_EQ(dir->contents().entries[1].storage, ValueStorage::kFile);
-  EXPECT_EQ(dir->contents().entries[2].storage, ValueStorage::kFileSnappy);
+  EXPECT_EQ(dir->index().entries[0].storage, ValueStorage::kFile);
+  EXPECT_EQ(dir->index().entries[0].stored_size, 4096u);
+  EXPECT_EQ(dir->index().entries[1].storage, ValueStorage::kFile);
+  EXPECT_EQ(dir->index().entries[2].storage, ValueStorage::kFileSnappy);
   EXPECT_EQ(Get(dir.get(), "a", 1).value, std::string(4096, 'a'));
   EXPECT_EQ(Get(dir.get(), "c", 1).value, std::string(4097, 'c'));
 }
@@ -489,16 +681,15 @@ TEST_F(SstDirTest, AddLinkedSharesInodes) {
     ASSERT_TRUE(b.Begin().ok());
     std::string buffer;
     uint64_t offset = 0;
-    const auto& entries = src->contents().entries;
+    const auto& entries = src->index().entries;
     for (size_t i = 0; i < entries.size(); i++) {
       Slice stored;
       if (StoredInline(entries[i].storage)) {
         ASSERT_TRUE(
             src->ReadInlineStored(i, 1, 0, &buffer, &offset, &stored).ok());
       }
-      Status s =
-          b.AddLinked(entries[i], src->directory(),
-                      StoredInline(entries[i].storage) ? &stored : nullptr);
+      Status s = b.AddLinked(entries[i].internal_key, entries[i],
+                             src->directory(), stored);
       ASSERT_TRUE(s.ok()) << s.ToString();
     }
     ASSERT_TRUE(b.Finish().ok());

@@ -50,8 +50,7 @@ struct ValuePrefetcher::Shared {
     l->unlock();
     std::string value;
     bool from_cache = false;
-    Status s =
-        dir->ReadValueUncached(options, index, &value, nullptr, &from_cache);
+    Status s = dir->ReadValueUncached(options, index, &value, &from_cache);
     l->lock();
     Note(s, from_cache);
     if (slot.pos == pos) {
@@ -154,7 +153,7 @@ Status ValuePrefetcher::Read(size_t index, int direction, std::string* value) {
   }
   if (!taken) {
     bool from_cache = false;
-    s = dir_->ReadValueUncached(options_, index, value, nullptr, &from_cache);
+    s = dir_->ReadValueUncached(options_, index, value, &from_cache);
     std::lock_guard<std::mutex> l(sh->mu);
     sh->Note(s, from_cache);
   }
@@ -164,7 +163,7 @@ Status ValuePrefetcher::Read(size_t index, int direction, std::string* value) {
 
 void ValuePrefetcher::Advance(size_t index, int direction) {
   const SstDirOptions& o = dir_->options();
-  const auto& entries = dir_->contents().entries;
+  const auto& entries = dir_->index().entries;
   const int64_t n = static_cast<int64_t>(entries.size());
   const int64_t at = static_cast<int64_t>(index);
   if (direction > 0 ? next_ <= at : next_ >= at) next_ = at + direction;
@@ -177,7 +176,7 @@ void ValuePrefetcher::Advance(size_t index, int direction) {
          looked < kMaxLookahead && next_ >= 0 && next_ < n &&
          sh->tail - sh->head < window && sh->bytes < o.read_ahead_bytes;
          looked++, next_ += direction) {
-      const MetaEntry& e = entries[static_cast<size_t>(next_)];
+      const MetaIndexEntry& e = entries[static_cast<size_t>(next_)];
       if (!HasKvFile(e.storage)) continue;
       Shared::Slot& slot = sh->At(sh->tail);
       slot.pos = sh->tail;

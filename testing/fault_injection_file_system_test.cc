@@ -60,9 +60,9 @@ class FaultInjectionTest : public testing::Test {
     }
     SstDirBuilder dst(options_, dst_path);
     s = dst.Begin();
-    for (const MetaEntry& e : opened->contents().entries) {
+    for (const MetaIndexEntry& e : opened->index().entries) {
       if (!s.ok()) break;
-      s = dst.AddLinked(e, opened->directory());
+      s = dst.AddLinked(e.internal_key, e, opened->directory());
     }
     if (s.ok()) s = dst.Finish();
     if (s.ok()) s = dst.directory()->SyncFileSystem();

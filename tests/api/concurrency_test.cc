@@ -4,8 +4,9 @@
 // compactions run all the time. Checked while running: readers only see
 // well-formed values of the key they asked for, never an older version of a
 // key after a newer one, iterators yield strictly increasing keys, and
-// iterating one snapshot twice (with flushes and compactions in between)
-// gives the same entries, which agree with point lookups at that snapshot.
+// iterating one snapshot twice (the first iterator paused half way while
+// flushes and compactions retire the SSTs it reads) gives the same entries,
+// which agree with point lookups at that snapshot.
 // Checked at the end: the DB equals the writers' models, also after reopen.
 #include <atomic>
 #include <chrono>
@@ -37,13 +38,9 @@ constexpr int kKeysPerWriter = 400;
 constexpr int kMaxOpsPerWriter = 40000;
 constexpr auto kRunTime = std::chrono::seconds(4);
 
-Options DbOptions() {
-  return delsm_test::NewDbOptions(32 << 10);
-}
+Options DbOptions() { return delsm_test::NewDbOptions(32 << 10); }
 
-delsm::Tuning SmallTuning() {
-  return delsm_test::SmallLevels(150, 48, 300);
-}
+delsm::Tuning SmallTuning() { return delsm_test::SmallLevels(150, 48, 300); }
 
 std::string Key(int writer, int k) {
   char buf[32];
@@ -220,15 +217,20 @@ void IteratorLoop(DB* db, int seed, std::atomic<bool>* stop, Problems* problems,
   *ops_done = ops;
 }
 
-std::vector<std::pair<std::string, std::string>> ScanAt(DB* db,
-                                                        const Snapshot* snap,
-                                                        Status* status) {
+// Every entry at `snap`, in order. With a `pause`, the iterator stops that
+// long after its first kPauseAfter entries, while the writers go on and
+// flushes and compactions retire the SSTs it reads, then reads on.
+constexpr size_t kPauseAfter = 100;
+std::vector<std::pair<std::string, std::string>> ScanAt(
+    DB* db, const Snapshot* snap, Status* status,
+    std::chrono::milliseconds pause = std::chrono::milliseconds(0)) {
   ReadOptions ro;
   ro.snapshot = snap;
   std::vector<std::pair<std::string, std::string>> out;
   Iterator* it = db->NewIterator(ro);
   for (it->SeekToFirst(); it->Valid(); it->Next()) {
     out.emplace_back(it->key().ToString(), it->value().ToString());
+    if (out.size() == kPauseAfter) std::this_thread::sleep_for(pause);
   }
   *status = it->status();
   delete it;
@@ -242,10 +244,11 @@ void SnapshotLoop(DB* db, std::atomic<bool>* stop, Problems* problems,
   while (!stop->load()) {
     const Snapshot* snap = db->GetSnapshot();
     Status s1, s2;
-    auto first = ScanAt(db, snap, &s1);
-    // Let the writers move on (and flushes and compactions happen) before
-    // looking at the snapshot again.
-    std::this_thread::sleep_for(std::chrono::milliseconds(20 + rng() % 80));
+    // The first scan pauses half way: the writers move on (and flushes and
+    // compactions happen) while it holds its SSTs, before it goes on and
+    // the snapshot is scanned again.
+    auto first =
+        ScanAt(db, snap, &s1, std::chrono::milliseconds(20 + rng() % 80));
     auto second = ScanAt(db, snap, &s2);
     if (!s1.ok() || !s2.ok()) {
       problems->Add("snapshot scan: " + s1.ToString() + " / " + s2.ToString());

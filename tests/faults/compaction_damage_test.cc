@@ -147,7 +147,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           const std::string path = ldir + "/" + d + "/" + f;
           std::string data;
           ASSERT_TRUE(ReadWhole(path, &data)) << path;
-          MetaFileContents contents;
+          MetaIndex index;  // points into data
           MetaIndexRange range;
           const size_t tail = std::min(data.size(), kMetaTailLength);
           Status s =
@@ -155,17 +155,17 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
                                data.size(), path, &range);
           ASSERT_TRUE(s.ok()) << s.ToString();
           s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size),
-                              range, path, &contents);
+                              range, path, &index);
           ASSERT_TRUE(s.ok()) << s.ToString();
           int in_files = 0, inline_entry = -1;
-          for (size_t e = 0; e < contents.entries.size(); e++) {
-            if (StoredInFile(contents.entries[e].storage)) in_files++;
-            if (StoredInline(contents.entries[e].storage) && inline_entry < 0) {
+          for (size_t e = 0; e < index.entries.size(); e++) {
+            if (StoredInFile(index.entries[e].storage)) in_files++;
+            if (StoredInline(index.entries[e].storage) && inline_entry < 0) {
               inline_entry = static_cast<int>(e);
             }
           }
-          const int first = KeyIndex(ExtractUserKey(contents.smallest));
-          const int last = KeyIndex(ExtractUserKey(contents.largest));
+          const int first = KeyIndex(ExtractUserKey(index.smallest));
+          const int last = KeyIndex(ExtractUserKey(index.largest));
           if (in_files == 0 || inline_entry < 0 || first == 0 ||
               last >= kKeys - 1) {
             continue;
@@ -174,12 +174,16 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           victim_dir_ = ldir + "/" + d;
           victim_data_ = data;
           victim_range_ = range;
-          victim_contents_ = contents;
+          // Decoded again to point into victim_data_, which stays.
+          s = DecodeMetaIndex(
+              Slice(victim_data_.data() + range.offset, range.size), range,
+              path, &victim_index_);
+          ASSERT_TRUE(s.ok()) << s.ToString();
           victim_inline_ = inline_entry;
-          for (const MetaEntry& e : contents.entries) {
+          for (const MetaIndexEntry& e : victim_index_.entries) {
             victim_keys_.insert(KeyIndex(ExtractUserKey(e.internal_key)));
           }
-          victim_kv_files_ = KvFileNamesOf(contents);
+          victim_kv_files_ = KvFileNamesOf(victim_index_);
         }
       }
     }
@@ -201,9 +205,10 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
         at = victim_range_.offset + victim_range_.size / 3;
         break;
       case Damage::kFilterByte: {
-        const std::string& filter = victim_contents_.filter;
+        const Slice filter = victim_index_.filter;
         ASSERT_GT(filter.size(), 8u);
-        const size_t pos = data.find(filter, victim_range_.offset);
+        const size_t pos =
+            data.find(filter.data(), victim_range_.offset, filter.size());
         ASSERT_NE(std::string::npos, pos);
         at = pos + filter.size() / 2;
         break;
@@ -212,7 +217,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
         at = data.size() - kMetaTailLength + 8;  // after the fixed64 offset
         break;
       case Damage::kInlineValue: {
-        const MetaEntry& e = victim_contents_.entries[victim_inline_];
+        const MetaIndexEntry& e = victim_index_.entries[victim_inline_];
         ASSERT_GT(e.stored_size, 10u);
         at = e.inline_offset + e.stored_size / 2;
         break;
@@ -223,8 +228,8 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
     }
     ASSERT_TRUE(ReadWhole(victim_, &damaged_data_));
     if (GetParam().damage == Damage::kInlineValue) {
-      damaged_keys_.insert(KeyIndex(ExtractUserKey(
-          victim_contents_.entries[victim_inline_].internal_key)));
+      damaged_keys_.insert(KeyIndex(
+          ExtractUserKey(victim_index_.entries[victim_inline_].internal_key)));
     } else {
       damaged_keys_ = victim_keys_;  // the whole SST is unreadable
     }
@@ -314,7 +319,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
 
   std::string victim_, victim_dir_, victim_data_, damaged_data_;
   MetaIndexRange victim_range_;
-  MetaFileContents victim_contents_;
+  MetaIndex victim_index_;  // points into victim_data_
   int victim_inline_ = -1;
   std::set<int> victim_keys_, damaged_keys_;
   std::vector<std::string> victim_kv_files_;
@@ -401,7 +406,7 @@ TEST_P(CompactionDamageTest, ReportedAndNothingLost) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<DB> owner(db);
   std::set<int> in_kv_files;
-  for (const MetaEntry& e : victim_contents_.entries) {
+  for (const MetaIndexEntry& e : victim_index_.entries) {
     if (StoredInFile(e.storage)) {
       in_kv_files.insert(KeyIndex(ExtractUserKey(e.internal_key)));
     }
