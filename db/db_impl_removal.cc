@@ -110,6 +110,8 @@ void DBImpl::RemoveObsoleteFiles() {
   const uint64_t manifest_number = versions_->ManifestFileNumber();
 
   std::vector<std::string> files_to_delete;
+  // Older manifests, removed last (below).
+  std::vector<std::string> manifests_to_delete;
   std::vector<std::pair<uint64_t, std::string>> dirs_to_delete;
   std::vector<std::string> children;
   env_->GetChildren(dbname_, &children);  // errors just leave files behind
@@ -138,7 +140,8 @@ void DBImpl::RemoveObsoleteFiles() {
         break;
     }
     if (!keep && files_being_removed_.insert(child).second) {
-      files_to_delete.push_back(child);
+      (type == kDescriptorFile ? manifests_to_delete : files_to_delete)
+          .push_back(child);
     }
   }
   for (int level = 0; level < config::kNumLevels; level++) {
@@ -180,12 +183,27 @@ void DBImpl::RemoveObsoleteFiles() {
           s.ToString().c_str());
     }
   }
+  // A dead directory left at open may hold SSTs a compaction before the
+  // crash replaced, which only an older manifest records (the one this
+  // Open wrote holds no history); merged again by RepairDB, they would
+  // bring back the puts whose tombstones that compaction dropped. So the
+  // older manifests go only once every dead directory has gone: after
+  // them (a kill in between leaves both), and not at all if one stays.
+  if (!dead_dir_failed) {
+    for (const std::string& f : manifests_to_delete) {
+      Log(options_.info_log, "Delete %s\n", f.c_str());
+      env_->RemoveFile(dbname_ + "/" + f);
+    }
+  }
   mutex_.Lock();
   if (dead_dir_failed) left_for_open_sweep_ = true;
   RequeueRetiredSsts(std::move(retired_failed));
   discarded_homes_.insert(discarded_homes_.end(), homes_failed.begin(),
                           homes_failed.end());
   for (const std::string& f : files_to_delete) files_being_removed_.erase(f);
+  for (const std::string& f : manifests_to_delete) {
+    files_being_removed_.erase(f);
+  }
   for (const auto& d : dirs_to_delete) dirs_being_removed_.erase(d.first);
   removals_in_flight_--;
   background_cv_.SignalAll();

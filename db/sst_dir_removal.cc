@@ -174,6 +174,15 @@ Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
   std::vector<std::string> names;
   s = dir->List(&names);
   if (!s.ok()) return s;
+  // Meta and LONGKEYS files last, as in RemoveUnownedEntries: a removal
+  // cut short between them and the KV files they name would leave those
+  // KV files unnamed, and RepairDB takes such a file back by its name,
+  // though the directory's SSTs were replaced and the file dropped.
+  std::stable_partition(names.begin(), names.end(),
+                        [](const std::string& name) {
+                          return !Slice(name).starts_with(kMetaFileName) &&
+                                 !Slice(name).starts_with(kLongKeysFileName);
+                        });
   for (const std::string& name : names) {
     s = UnlinkIfPresent(dir.get(), name, unlinked);
     if (!s.ok()) return s;

@@ -48,9 +48,10 @@ Status RemoveUnownedEntries(Directory* dir,
                             const std::vector<SstInDir>& live,
                             uint64_t* unlinked);
 
-// Unlink every entry of the directory at `path`, then remove it. A missing
-// directory is not an error. *unlinked (if non-null) is increased by the
-// number of entries unlinked.
+// Unlink every entry of the directory at `path`, meta and LONGKEYS files
+// last (cut short, it leaves no KV file without the meta files of its
+// directory), then remove it. A missing directory is not an error. *unlinked
+// (if non-null) is increased by the number of entries unlinked.
 Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
                           uint64_t* unlinked);
 

@@ -194,22 +194,14 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability), built);
   if (!s.ok()) return s;
 
-  // The SSTs are durable: LevelDB's tables and manifest go to lost/ (not
-  // deleted; what repair cannot use is kept for the user, as both engines'
-  // repairs keep it). CURRENT then names a missing manifest until DeLSM's
-  // repair writes its own.
-  for (const std::string& name : tables) {
-    s = MoveToLost(env, dbname, name);
-    if (!s.ok()) return s;
-  }
-  if (leveldb_manifest) {
-    s = MoveToLost(env, dbname, manifest);
-    if (!s.ok()) return s;
-  }
   // LevelDB's repair put DeLSM's manifests in lost/. Back in place, they
   // tell DeLSM's repair which SSTs a committed compaction replaced (whose
   // meta files, left by a crash, must not be merged); it puts them away
-  // again when it is done.
+  // again when it is done. They come back before LevelDB's manifest goes:
+  // once it has gone, the directory is no longer LevelDB's to a RepairDB
+  // run after a kill or an error here, which would not come this way and
+  // would merge those meta files, bringing back the keys whose tombstones
+  // the compaction dropped.
   std::vector<std::string> lost;
   if (env->GetChildren(dbname + "/lost", &lost).ok()) {
     for (const std::string& name : lost) {
@@ -224,6 +216,18 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
         Log(o.info_log, "RepairDB: DeLSM's %s back from lost/\n", name.c_str());
       }
     }
+  }
+  // The SSTs are durable: LevelDB's tables and manifest go to lost/ (not
+  // deleted; what repair cannot use is kept for the user, as both engines'
+  // repairs keep it). CURRENT then names a missing manifest until DeLSM's
+  // repair writes its own.
+  for (const std::string& name : tables) {
+    s = MoveToLost(env, dbname, name);
+    if (!s.ok()) return s;
+  }
+  if (leveldb_manifest) {
+    s = MoveToLost(env, dbname, manifest);
+    if (!s.ok()) return s;
   }
   return Status::OK();
 }

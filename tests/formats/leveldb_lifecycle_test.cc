@@ -9,7 +9,9 @@
 //     manifest, maybe tables LevelDB made from the WALs, DeLSM's level
 //     directories left as they were): DB::Open refuses it with a Status
 //     that says so and tells the user to run RepairDB, changing nothing;
-//     DeLSM's RepairDB then brings back every key, newest version winning.
+//     DeLSM's RepairDB then brings back every key, newest version winning;
+//     and, cut short where it puts LevelDB's manifest away and brings
+//     DeLSM's back, then run again, brings back no deleted key.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -27,6 +29,9 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "testing/fault_injection_env.h"
+#include "testing/fault_injection_file_system.h"
+#include "tests/db_options.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
@@ -389,3 +394,90 @@ INSTANTIATE_TEST_SUITE_P(Wals, LevelDbRepairedTest,
                          });
 
 }  // namespace
+
+namespace leveldb {
+namespace {
+
+// A compaction committed, then killed before it removed the SSTs it
+// replaced; the next Open removed the dead L0 directory (the deletes'
+// tombstones) but not the replaced meta file in L1 (the puts): only
+// DeLSM's older manifest records that SST as replaced. LevelDB's RepairDB
+// puts that manifest in lost/. DeLSM's RepairDB, taking in LevelDB's
+// tables, moves it back; cut short (EIO, or a kill) once it has put
+// LevelDB's manifest away, the next RepairDB sees no LevelDB database and
+// must still find the record.
+TEST(LevelDbRepairedCutTest, TakeInCutShortThenRepairAgainKeepsDeletesDeleted) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  constexpr int kKeys = 40;
+  auto deleted = [](int i) { return i % 4 == 0; };
+  auto value = [](int i) { return Key(i) + std::string(3000, 'v'); };
+  Options options;
+  options.create_if_missing = true;
+  const delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  FaultSpec unlinks;
+  unlinks.sticky = true;
+  {
+    DB* raw = nullptr;
+    ASSERT_TRUE(OpenWithFileSystem(options, tuning, dbname, &fs, &raw).ok());
+    std::unique_ptr<DB> db(raw);
+    DBImpl* impl = static_cast<DBImpl*>(raw);
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), value(i)).ok());
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+    for (int i = 0; i < kKeys; i++) {
+      if (deleted(i)) ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    // Nothing the compaction replaced is removed: as a kill after its
+    // commit leaves it.
+    fs.Arm(FsOp::kUnlink, unlinks);
+    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+  }
+  unlinks.path_contains = "/L1/";
+  fs.Arm(FsOp::kUnlink, unlinks);
+  {
+    DB* raw = nullptr;
+    Status s = OpenWithFileSystem(options, tuning, dbname, &fs, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    delete raw;
+  }
+  ASSERT_TRUE(fs.Fired()) << "the Open's sweep of L1 was not cut";
+  fs.Disarm();
+
+  const delsm_test::OracleRun repaired =
+      delsm_test::RunOracle({"repair", dbname}, "", tmp.path() + "/oracle");
+  ASSERT_TRUE(repaired.ok) << repaired.err;
+
+  {
+    FaultInjectionEnv env(Env::Default(), tmp.path() + "/env_shadow");
+    FaultSpec back_from_lost;
+    back_from_lost.path_contains = "/lost/MANIFEST-";
+    env.Arm(EnvOp::kRename, back_from_lost);
+    Options o;
+    o.env = &env;
+    EXPECT_FALSE(RepairDB(dbname, o).ok());
+    ASSERT_TRUE(env.Fired()) << "no DeLSM manifest was moved back from lost/";
+  }
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  DB* raw = nullptr;
+  s = delsm::Open(options, tuning, dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (deleted(i)) {
+      EXPECT_TRUE(s.IsNotFound()) << "deleted key " << Key(i) << " came back";
+    } else {
+      EXPECT_TRUE(s.ok() && v == value(i)) << Key(i) << ": " << s.ToString();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace leveldb

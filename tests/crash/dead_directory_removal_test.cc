@@ -1,0 +1,170 @@
+// The removal of a dead SST directory (one whose every SST a committed
+// compaction replaced), cut short, must leave RepairDB what it needs to
+// know the directory's SSTs for replaced: their meta files, and a manifest
+// recording them as replaced. Merged again, a replaced SST brings back the
+// puts whose tombstones the compaction dropped with them.
+//
+// The database: keys put and flushed to L0, some of them deleted and
+// flushed to L0 again; then L0 is compacted into an empty L1, which drops
+// the deleted keys' puts and tombstones. Both L0 directories are dead after
+// the commit. Their removal is cut short by failing unlinks (what a kill
+// -9 at the same point leaves on disk is the same), then RepairDB runs.
+//
+// The SST directories live in a memory Env's FileSystem wrapped in the
+// fault-injecting one: it lists a directory in byte order, so "META" comes
+// before the KV files of lowercase keys, on every machine.
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "fs/file_system.h"
+#include "fs/mem_file_system.h"
+#include "leveldb/db.h"
+#include "leveldb/env.h"
+#include "leveldb/helpers/memenv.h"
+#include "testing/fault_injection_file_system.h"
+#include "tests/db_options.h"
+#include "tests/test_support.h"
+
+namespace leveldb {
+namespace {
+
+using delsm_test::Key;
+
+constexpr int kKeys = 20;
+constexpr int kEvery = 4;  // the deleted keys: every fourth one
+
+bool Deleted(int i) { return i % kEvery == 0; }
+
+// Large enough for a KV file of its own.
+std::string Value(int i) {
+  return "v" + std::to_string(i) + std::string(3000, 'x');
+}
+
+const char kDbName[] = "/dead_dir_db";
+
+class DeadDirectoryRemovalTest : public testing::Test {
+ protected:
+  DeadDirectoryRemovalTest()
+      : env_(NewMemEnv(Env::Default())), fs_(FileSystemForEnv(env_.get())) {}
+
+  Options DbOptions() const {
+    Options o;
+    o.create_if_missing = true;
+    o.env = env_.get();
+    return o;
+  }
+
+  // Opens the database with its SST directories on fs_.
+  Status Open(std::unique_ptr<DB>* db) {
+    DB* raw = nullptr;
+    Status s = OpenWithFileSystem(
+        DbOptions(), delsm_test::ManualCompactionOnly(), kDbName, &fs_, &raw);
+    db->reset(raw);
+    return s;
+  }
+
+  // Puts every key, flushes; deletes every kEvery-th, flushes; arms the
+  // fault `spec` on unlinks (if spec.nth > 0) and compacts L0 into L1;
+  // closes. Returns "" or what failed.
+  std::string BuildAndCompact(const FaultSpec& spec) {
+    std::unique_ptr<DB> db;
+    Status s = Open(&db);
+    if (!s.ok()) return "open: " + s.ToString();
+    DBImpl* impl = static_cast<DBImpl*>(db.get());
+    for (int i = 0; i < kKeys && s.ok(); i++) {
+      s = db->Put(WriteOptions(), Key(i), Value(i));
+    }
+    if (s.ok()) s = impl->TEST_FlushMemTable();
+    for (int i = 0; i < kKeys && s.ok(); i += kEvery) {
+      s = db->Delete(WriteOptions(), Key(i));
+    }
+    if (s.ok()) s = impl->TEST_FlushMemTable();
+    if (!s.ok()) return "build: " + s.ToString();
+    if (spec.nth > 0) fs_.Arm(FsOp::kUnlink, spec);
+    s = impl->TEST_CompactRange(0, nullptr, nullptr);
+    if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
+    if (!s.ok()) return "compaction: " + s.ToString();
+    db.reset();  // Close: its last removal pass meets the fault too
+    const bool fired = spec.nth == 0 || fs_.Fired();
+    fs_.Disarm();
+    return fired ? "" : "no unlink failed";
+  }
+
+  // "" if every deleted key reads NotFound and every other its value.
+  std::string Check() {
+    Options o = DbOptions();
+    o.create_if_missing = false;
+    std::unique_ptr<DB> db;
+    Status s = Open(&db);
+    if (!s.ok()) return "open: " + s.ToString();
+    for (int i = 0; i < kKeys; i++) {
+      std::string v;
+      s = db->Get(ReadOptions(), Key(i), &v);
+      if (Deleted(i)) {
+        if (!s.IsNotFound()) {
+          return "deleted key " + Key(i) + " came back" +
+                 (s.ok() ? "" : ": " + s.ToString());
+        }
+      } else if (!s.ok() || v != Value(i)) {
+        return Key(i) + ": " + (s.ok() ? "wrong value" : s.ToString());
+      }
+    }
+    return "";
+  }
+
+  Status Repair() { return RepairDBWithFileSystem(kDbName, DbOptions(), &fs_); }
+
+  std::unique_ptr<Env> env_;
+  FaultInjectionFileSystem fs_;
+};
+
+// Every KV file unlink fails (EIO; a kill -9 after the first unlink in the
+// directory leaves the same): what the removal unlinked before the failure
+// is gone. The meta files must be the last to go, or RepairDB takes the
+// replaced SST's dropped puts back by their names.
+TEST_F(DeadDirectoryRemovalTest, RepairAfterRemovalCutShort) {
+  FaultSpec kv_files;
+  kv_files.sticky = true;
+  kv_files.path_contains = "/key";
+  ASSERT_EQ("", BuildAndCompact(kv_files));
+  Status s = Repair();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Check()) << "after RepairDB";
+}
+
+// The compaction's own removal fails whole (every unlink), so both dead
+// directories are left intact with the manifest recording them replaced;
+// then an Open writes a new manifest (a snapshot, without that record) and
+// its removal of the dead directory holding the puts fails. The previous
+// manifest must stay while that directory does.
+TEST_F(DeadDirectoryRemovalTest,
+       OpenKeepsThePreviousManifestWhileADeadDirStays) {
+  FaultSpec every_unlink;
+  every_unlink.sticky = true;
+  ASSERT_EQ("", BuildAndCompact(every_unlink));
+  {
+    FaultSpec kv_files;
+    kv_files.sticky = true;
+    kv_files.path_contains = "/key";
+    fs_.Arm(FsOp::kUnlink, kv_files);
+    std::unique_ptr<DB> db;
+    Status s = Open(&db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE(
+        static_cast<DBImpl*>(db.get())->TEST_WaitForBackgroundWork().ok());
+    db.reset();
+    ASSERT_TRUE(fs_.Fired()) << "the Open's removal of the dead directory "
+                                "was not cut";
+    fs_.Disarm();
+  }
+  Status s = Repair();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Check()) << "after RepairDB";
+}
+
+}  // namespace
+}  // namespace leveldb
