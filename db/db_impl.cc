@@ -85,6 +85,7 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
   sst_options_.homes = homes_.get();
   sst_options_.compression = options_.compression;
   sst_options_.inline_threshold = tuning_.inline_threshold;
+  sst_options_.compress_inline_from = tuning_.compress_inline_from;
   sst_options_.sync_files = tuning_.durability == delsm::Durability::kFsync;
   if (options_.block_cache != nullptr) {
     value_cache_ = options_.block_cache;

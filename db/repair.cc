@@ -851,6 +851,8 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
     convert.sst_options.fs = fs;
     convert.sst_options.compression = options.compression;
     convert.sst_options.inline_threshold = delsm::Tuning().inline_threshold;
+    convert.sst_options.compress_inline_from =
+        delsm::Tuning().compress_inline_from;
     s = TakeInLevelDbTables(convert, dbname);
     if (!s.ok()) return s;
   } else if (format == DatabaseFormat::kLevelDb ||

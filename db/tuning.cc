@@ -152,6 +152,8 @@ const std::vector<Field>& Fields() {
       Integer("deferred_wal_retention_micros",
               &Tuning::deferred_wal_retention_micros, 0, kMaxRetentionMicros),
       Integer("inline_threshold", &Tuning::inline_threshold, 0, 1 << 20),
+      Integer("compress_inline_from", &Tuning::compress_inline_from, 0,
+              1 << 20),
       Integer("read_ahead_files", &Tuning::read_ahead_files, 0, 1024),
       Integer("read_ahead_bytes", &Tuning::read_ahead_bytes, 0, 1ull << 30),
       Integer("read_ahead_threads", &Tuning::read_ahead_threads, 1, 64),

@@ -112,10 +112,13 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
                              value.size() <= options_.inline_threshold;
     // A KV file takes whole blocks: a value that fits in one block cannot
     // be made to take fewer, so compressing it would only cost time now and
-    // a decompression on every read.
+    // a decompression on every read. A small inline value would save a few
+    // bytes for the same decompression.
+    const bool stored_as_is =
+        goes_inline ? value.size() < options_.compress_inline_from
+                    : FileBlocks(value.size()) <= 1;
     const CompressionType compression =
-        !goes_inline && FileBlocks(value.size()) <= 1 ? kNoCompression
-                                                      : options_.compression;
+        stored_as_is ? kNoCompression : options_.compression;
     bool compressed;
     Slice stored = EncodeKvValue(value, compression, &scratch_, &compressed);
     e.value_size = value.size();

@@ -28,6 +28,10 @@ struct SstDirOptions {
   CompressionType compression = kSnappyCompression;
   // Values of at most this many bytes go inline into the meta file.
   size_t inline_threshold = 0;
+  // Inline values shorter than this are stored uncompressed (see
+  // delsm::Tuning::compress_inline_from). 0: every inline value may be
+  // compressed.
+  size_t compress_inline_from = 0;
   // fsync each KV file and the meta file as they are written.
   bool sync_files = false;
   // The DB's home directories (table/home_dirs.h), through which entries

@@ -366,6 +366,39 @@ TEST_F(SstDirTest, UnmappedMetaFileReadsAsTheMappedOne) {
   }
 }
 
+// Inline values shorter than compress_inline_from are stored as they are,
+// however compressible; from that size on they are compressed when that
+// saves bytes; 0 compresses every inline value. All read back the same.
+TEST_F(SstDirTest, InlineValuesShorterThanCompressInlineFromAreNotCompressed) {
+  options_.inline_threshold = 2048;
+  options_.compression = kSnappyCompression;
+  const size_t sizes[] = {100, 511, 512, 1500};
+  for (size_t from : {size_t{0}, size_t{512}}) {
+    SCOPED_TRACE(from);
+    options_.compress_inline_from = from;
+    const std::string path =
+        Path(from == 0 ? "000030.sst" : "000031.sst");
+    std::vector<std::pair<std::string, std::string>> kvs;
+    for (size_t i = 0; i < 4; i++) {
+      const std::string user = "key" + std::to_string(i);
+      std::string value;
+      for (size_t j = 0; j < sizes[i]; j++) value.push_back('a' + j % 3);
+      kvs.emplace_back(IKey(user, 10, kTypeValue), value);
+    }
+    Build(path, kvs);
+    auto dir = OpenDir(path);
+    ASSERT_NE(dir, nullptr);
+    for (size_t i = 0; i < 4; i++) {
+      const bool compressed = from == 0 || sizes[i] >= from;
+      EXPECT_EQ(dir->index().entries[i].storage,
+                compressed ? ValueStorage::kInlineSnappy
+                           : ValueStorage::kInline)
+          << sizes[i];
+    }
+    ExpectReads(dir.get(), kvs);
+  }
+}
+
 // An SST whose inline values are all empty has an empty value section, so
 // an unmapped meta file keeps no descriptor for values: its empty values
 // (and its tombstones) still read, by a Get, by scans both ways and by a

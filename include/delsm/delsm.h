@@ -48,6 +48,17 @@ struct DELSM_EXPORT Tuning {
   // Range: 0 to 1,048,576 (1 MiB).
   size_t inline_threshold = 2048;
 
+  // Inline values shorter than this many bytes are stored as they are;
+  // longer ones are snappy-compressed when Options::compression asks for it
+  // and it saves at least an eighth. Each inline value is compressed on its
+  // own, so a small one saves few bytes and costs every read of it a
+  // decompression: at 128 and 256 bytes (db_bench's half-compressible
+  // values, 100k keys) compressing them took a scan 1.6x and 1.8x the
+  // instructions per value, to save 16% and 29% of the database's bytes
+  // (benchmarks/journal/2026-11-26-inline-compression.md). 0 = compress
+  // every inline value. Range: 0 to 1,048,576 (1 MiB).
+  size_t compress_inline_from = 512;
+
   // Scans read KV files ahead of the cursor on `read_ahead_threads`
   // threads, at most this many files and bytes ahead of it (per SST being
   // scanned). 0 files or bytes = no read-ahead. Ranges: files 0 to 1024,
