@@ -89,11 +89,12 @@ Status Repairer::FindRetiredSsts() {
       VersionEdit edit;
       if (!edit.DecodeFrom(record).ok()) break;
       records++;
-      if (edit.has_next_file_number()) {
-        next_number_ = std::max(next_number_, edit.next_file_number());
-      }
+      // The numbers as the taking in of LevelDB's tables reads them
+      // (ManifestNumberBound in compat/leveldb/conversion.cc); that reader
+      // goes on past a record it cannot decode, since it only bounds
+      // numbers, while this pass also decides which SSTs are replaced.
+      next_number_ = std::max(next_number_, edit.NumberBound());
       for (const auto& gone : edit.deleted_files()) {
-        NoteNumberUsed(gone.second);
         live.erase(gone);
         // Removed without having been added here: a repair's record of
         // the old SSTs its merge replaced and of its own intermediate
@@ -101,8 +102,6 @@ Status Repairer::FindRetiredSsts() {
         added.insert(gone.second);
       }
       for (const auto& add : edit.new_files()) {
-        NoteNumberUsed(add.second.number);
-        NoteNumberUsed(add.second.dir);
         live.insert({add.first, add.second.number});
         added.insert(add.second.number);
       }
