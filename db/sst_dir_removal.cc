@@ -150,10 +150,18 @@ Status RemoveUnownedEntries(Directory* dir,
   std::vector<const std::string*> last;
   for (const std::string& name : names) {
     if (keep.count(name) > 0) continue;
-    if (Slice(name).starts_with(kMetaFileName) ||
-        Slice(name).starts_with(kLongKeysFileName)) {
+    uint64_t sst_number;
+    if (ParseMetaFileName(name, 0, &sst_number) ||
+        ParseLongKeysFileName(name, 0, &sst_number)) {
       last.push_back(&name);
       continue;
+    }
+    std::string user_key;
+    uint64_t sequence;
+    bool hashed, compressed;
+    if (!ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
+                               &compressed)) {
+      continue;  // not a name DeLSM gives an entry: not ours to remove
     }
     Status s = UnlinkIfPresent(dir, name, unlinked);
     if (!s.ok()) return s;

@@ -38,11 +38,14 @@ Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
                         const std::vector<SstInDir>& live, uint64_t* unlinked);
 
 // Unlink every entry of `dir` among `names` (its listing) that none of
-// `live` (every SST the version places in the directory) owns: links and meta
-// files an interrupted compaction added, or entries of a replaced SST whose
-// removal was cut short. Meta and LONGKEYS files go last, so that a
-// sweep cut short leaves no KV file without the meta file that names it.
-// *unlinked is increased by the number of entries unlinked.
+// `live` (every SST the version places in the directory) owns and whose
+// name is one DeLSM gives an SST directory's entries (a KV file, META,
+// META-<n>, LONGKEYS, LONGKEYS-<n>): links and meta files an interrupted
+// compaction added, or entries of a replaced SST whose removal was cut
+// short. Any other name ("META-x", "stray") is not DeLSM's and is left
+// alone. Meta and LONGKEYS files go last, so that a sweep cut short leaves
+// no KV file without the meta file that names it. *unlinked is increased
+// by the number of entries unlinked.
 Status RemoveUnownedEntries(Directory* dir,
                             const std::vector<std::string>& names,
                             const std::vector<SstInDir>& live,

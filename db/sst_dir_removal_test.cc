@@ -127,5 +127,35 @@ TEST_F(SstDirRemovalTest, NamesAlreadyGoneAreNotErrors) {
   EXPECT_TRUE(Listing().empty());
 }
 
+TEST_F(SstDirRemovalTest, SweepRemovesUnownedEntriesAndLeavesForeignNames) {
+  MetaIndex live;
+  live.entries = {Entry("a", 5, ValueStorage::kFile)};
+  const std::vector<std::string> owned = {NameOf("a", 5, false), "META",
+                                          "LONGKEYS"};
+  // What a crash leaves that is DeLSM's and no live SST owns.
+  const std::vector<std::string> unowned = {NameOf("b", 6, false),
+                                            NameOf("c", 7, true), "META-000031",
+                                            "LONGKEYS-000031"};
+  // Names DeLSM never gives an entry, some starting as its own do: not the
+  // sweep's to remove.
+  const std::vector<std::string> foreign = {"META-x",   "META-12junk", "META-",
+                                            "METADATA", "LONGKEYS-7z", "stray",
+                                            "a@b"};
+  Create(owned);
+  Create(unowned);
+  Create(foreign);
+
+  std::vector<std::string> names;
+  ASSERT_TRUE(dir_->List(&names).ok());
+  uint64_t unlinked = 0;
+  ASSERT_TRUE(RemoveUnownedEntries(dir_.get(), names,
+                                   {{&live, "META", "LONGKEYS"}}, &unlinked)
+                  .ok());
+  EXPECT_EQ(unlinked, unowned.size());
+  std::set<std::string> expected(owned.begin(), owned.end());
+  expected.insert(foreign.begin(), foreign.end());
+  EXPECT_EQ(Listing(), expected);
+}
+
 }  // namespace
 }  // namespace leveldb

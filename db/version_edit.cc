@@ -3,6 +3,7 @@
 // never renumber them; add new ones at the end.
 #include "db/version_edit.h"
 
+#include <algorithm>
 #include <string>
 
 #include "table/sst_dir_builder.h"
@@ -158,8 +159,7 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
     return Status::Corruption("version edit without DeLSM's format marker");
   }
   if (!GetVarint32(&input, &version)) {
-    return Status::Corruption("malformed version edit field",
-                              "format version");
+    return Status::Corruption("malformed version edit field", "format version");
   }
   if (version != kFormatVersion) {
     return Status::NotSupported(
@@ -264,6 +264,18 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
     return Status::Corruption("malformed version edit field", bad_field);
   }
   return Status::OK();
+}
+
+uint64_t VersionEdit::NumberBound() const {
+  uint64_t bound = has_next_file_number_ ? next_file_number_ : 0;
+  for (const auto& gone : deleted_files_) {
+    bound = std::max(bound, gone.second + 1);
+  }
+  for (const auto& added : new_files_) {
+    bound = std::max(bound, added.second.number + 1);
+    bound = std::max(bound, added.second.dir + 1);
+  }
+  return bound;
 }
 
 bool VersionEdit::HasFormatMarker(const Slice& record) {

@@ -134,6 +134,14 @@ class VersionEdit {
     return new_files_;
   }
 
+  // One more than the largest file number the edit names: its next file
+  // number (itself never handed out yet), and the number and directory of
+  // every SST it adds and the number of every SST it removes; 0 if it names
+  // none. No new file may take a number below the bound of any edit of any
+  // manifest of the database: RepairDB takes an SST a manifest records as
+  // removed for a replaced one, whatever directory it is found in.
+  uint64_t NumberBound() const;
+
  private:
   std::string comparator_;
   uint64_t log_number_;

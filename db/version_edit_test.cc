@@ -169,6 +169,27 @@ TEST(VersionEditTest, EmptyEditRoundTrips) {
   EXPECT_EQ(encoded, reencoded);
 }
 
+TEST(VersionEditTest, NumberBoundIsPastEveryNumberTheEditNames) {
+  VersionEdit edit;
+  EXPECT_EQ(0u, edit.NumberBound());
+  edit.SetNextFile(10);
+  EXPECT_EQ(10u, edit.NumberBound());
+  edit.RemoveFile(2, 30);
+  EXPECT_EQ(31u, edit.NumberBound());
+  FileMetaData in_other_dir;
+  in_other_dir.number = 40;
+  in_other_dir.dir = 50;
+  edit.AddFile(1, in_other_dir);
+  EXPECT_EQ(51u, edit.NumberBound());
+  FileMetaData own_dir;
+  own_dir.number = 60;
+  edit.AddFile(0, own_dir);
+  EXPECT_EQ(61u, edit.NumberBound());
+  // A next file number above every SST named is the bound.
+  edit.SetNextFile(70);
+  EXPECT_EQ(70u, edit.NumberBound());
+}
+
 TEST(VersionEditTest, EveryTruncationIsRejected) {
   std::string encoded;
   FullEdit().EncodeTo(&encoded);

@@ -94,19 +94,16 @@ uint64_t ManifestNumberBound(Env* env, const std::string& path) {
   uint64_t bound = 0;
   Slice record;
   std::string scratch;
+  // Every record that decodes, past one that does not, and whatever a
+  // read error leaves unread: a bound read from more records is only
+  // higher. RepairDB's own reading of the manifests (FindRetiredSsts in
+  // db/repair_scan.cc) decides, in the same pass, which SSTs are replaced,
+  // so it stops at the first record it cannot decode and fails on an error
+  // that is not damage; its numbers come from the same NumberBound.
   while (reader.ReadRecord(&record, &scratch)) {
     VersionEdit edit;
     if (!edit.DecodeFrom(record).ok()) continue;
-    if (edit.has_next_file_number()) {
-      bound = std::max(bound, edit.next_file_number());
-    }
-    for (const auto& gone : edit.deleted_files()) {
-      bound = std::max(bound, gone.second + 1);
-    }
-    for (const auto& added : edit.new_files()) {
-      bound = std::max(bound, added.second.number + 1);
-      bound = std::max(bound, added.second.dir + 1);
-    }
+    bound = std::max(bound, edit.NumberBound());
   }
   return bound;
 }

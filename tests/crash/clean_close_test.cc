@@ -28,6 +28,7 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
+#include "table/key_codec.h"
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
 #include "tests/db_options.h"
@@ -210,7 +211,10 @@ std::vector<std::string> PlantLeftovers(const std::string& dbname) {
   for (int level = 6; level >= 0 && planted.empty(); level--) {
     const std::string level_dir = dbname + "/L" + std::to_string(level);
     for (const std::string& d : ListDir(level_dir)) {
-      const std::string path = level_dir + "/" + d + "/planted-leftover";
+      // A KV file name: the sweep removes only names it can parse as its
+      // own.
+      const std::string path =
+          level_dir + "/" + d + "/" + KvFileName("planted-leftover", 1);
       std::ofstream(path) << "not owned";
       planted.push_back(path);
       break;

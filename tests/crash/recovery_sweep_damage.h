@@ -1,4 +1,4 @@
-// The recovery sweep's damage catalogue (tests/crash/recovery_sweep_test.cc):
+// The recovery sweep's damage catalogue (tests/crash/recovery_sweep_*):
 // the kinds of file Open and RepairDB read, the four damages done to them
 // in place, and the file helpers that do it.
 #ifndef DELSM_TESTS_CRASH_RECOVERY_SWEEP_DAMAGE_H_

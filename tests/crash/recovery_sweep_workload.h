@@ -1,4 +1,4 @@
-// The recovery sweep's databases (tests/crash/recovery_sweep_test.cc): the
+// The recovery sweep's databases (tests/crash/recovery_sweep_*): the
 // modes a database is built in, the workload that builds it, and what each
 // key may read as afterwards.
 #ifndef DELSM_TESTS_CRASH_RECOVERY_SWEEP_WORKLOAD_H_

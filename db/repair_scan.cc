@@ -1,0 +1,330 @@
+// RepairDB's first steps (db/repairer.h): finding the files, the SSTs the
+// manifests record as replaced, and what every SST directory and home
+// holds that the merge can be given. Nothing is moved or deleted here.
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/filename.h"
+#include "db/log_reader.h"
+#include "db/repair_homes.h"
+#include "db/repair_salvage.h"
+#include "db/repairer.h"
+#include "db/sst_dir_removal.h"
+#include "db/version_edit.h"
+#include "fs/file_system.h"
+#include "leveldb/env.h"
+#include "table/meta_file.h"
+#include "table/sst_dir.h"
+
+namespace leveldb {
+
+Status Repairer::FindFiles() {
+  std::vector<std::string> children;
+  Status s = env_->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
+  for (const std::string& child : children) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(child, &number, &type)) continue;
+    if (type != kLevelDir) next_number_ = std::max(next_number_, number + 1);
+    if (type == kLogFile) logs_.push_back(number);
+    if (type == kDescriptorFile) manifests_.push_back(child);
+  }
+  for (int level = 0; level < config::kNumLevels; level++) {
+    const std::string level_dir = LevelDirName(dbname_, level);
+    s = sst_options_.fs->CreateDir(level_dir, true);
+    if (!s.ok()) return s;
+    std::vector<std::string> dirs;
+    s = sst_options_.fs->ListDirectory(level_dir, &dirs);
+    if (!s.ok()) return s;
+    for (const std::string& d : dirs) {
+      uint64_t number;
+      if (!ParseSstDirName(d, &number)) continue;
+      OldDir old;
+      old.level = level;
+      old.number = number;
+      old.path = level_dir + "/" + d;
+      old_dirs_.push_back(std::move(old));
+      next_number_ = std::max(next_number_, number + 1);
+    }
+  }
+  s = homes_.Find(&next_number_);
+  if (!s.ok()) return s;
+  std::sort(logs_.begin(), logs_.end());
+  Log(options_.info_log,
+      "RepairDB: found %zu WALs, %zu manifests, %zu SST directories, %zu "
+      "homes\n",
+      logs_.size(), manifests_.size(), old_dirs_.size(), homes_.home_count());
+  return Status::OK();
+}
+
+Status Repairer::FindRetiredSsts() {
+  struct ReadErrors : public log::Reader::Reporter {
+    Status error;  // the first failed read (damage is skipped)
+    void Corruption(size_t, const Status& s) override {
+      if (error.ok() && !s.IsCorruption()) error = s;
+    }
+  };
+  for (const std::string& m : manifests_) {
+    const std::string path = dbname_ + "/" + m;
+    SequentialFile* raw = nullptr;
+    Status s = env_->NewSequentialFile(path, &raw);
+    if (s.IsNotFound() && !env_->FileExists(path)) continue;
+    if (!s.ok()) return s;
+    std::unique_ptr<SequentialFile> file(raw);
+    ReadErrors errors;
+    log::Reader reader(file.get(), &errors, true, 0);
+    std::set<std::pair<int, uint64_t>> live;
+    std::set<uint64_t> added;
+    std::string scratch;
+    Slice record;
+    size_t records = 0;
+    while (reader.ReadRecord(&record, &scratch) && errors.error.ok()) {
+      VersionEdit edit;
+      if (!edit.DecodeFrom(record).ok()) break;
+      records++;
+      // The numbers as the taking in of LevelDB's tables reads them
+      // (ManifestNumberBound in compat/leveldb/conversion.cc); that reader
+      // goes on past a record it cannot decode, since it only bounds
+      // numbers, while this pass also decides which SSTs are replaced.
+      next_number_ = std::max(next_number_, edit.NumberBound());
+      for (const auto& gone : edit.deleted_files()) {
+        live.erase(gone);
+        // Removed without having been added here: a repair's record of
+        // the old SSTs its merge replaced and of its own intermediate
+        // directories (MergeAndCommit).
+        added.insert(gone.second);
+      }
+      for (const auto& add : edit.new_files()) {
+        live.insert({add.first, add.second.number});
+        added.insert(add.second.number);
+      }
+    }
+    std::set<uint64_t> live_numbers;
+    for (const auto& l : live) live_numbers.insert(l.second);
+    size_t retired = 0;
+    for (uint64_t n : added) {
+      if (live_numbers.count(n) == 0 && retired_.insert(n).second) retired++;
+    }
+    if (!errors.error.ok()) return errors.error;
+    Log(options_.info_log,
+        "RepairDB: %s: %zu records read, %zu SSTs it replaced\n", m.c_str(),
+        records, retired);
+  }
+  return Status::OK();
+}
+
+bool Repairer::IsDamage(const Status& s) {
+  if (s.IsCorruption()) return true;
+  const std::string text = s.ToString();
+  return text.find(std::strerror(ENOTDIR)) != std::string::npos ||
+         text.find("a symbolic link, not followed") != std::string::npos;
+}
+
+void Repairer::NoteNamedFiles(const MetaIndex& index) {
+  for (const MetaIndexEntry& e : index.entries) {
+    if (StoredInFile(e.storage)) {
+      named_files_.emplace(e.internal_key.ToString(), CopyOfEntry(e));
+    }
+  }
+}
+
+Status Repairer::LoadDirectories() {
+  // False if `s` fails the repair; on damage, d is set aside.
+  auto handle = [this](OldDir* d, const Status& s) -> bool {
+    if (!s.ok() && !IsDamage(s)) {
+      Log(options_.info_log, "RepairDB: cannot read %s: %s\n", d->path.c_str(),
+          s.ToString().c_str());
+      return false;
+    }
+    if (!s.ok()) {
+      Log(options_.info_log, "RepairDB: cannot use %s: %s\n", d->path.c_str(),
+          s.ToString().c_str());
+      d->used.clear();
+      homes_.NoteMetaFileLost();  // whatever its meta files named
+    }
+    return true;
+  };
+  auto add = [this](OldDir* d, std::unique_ptr<SstDir> dir) {
+    Log(options_.info_log, "RepairDB: %s: %zu entries\n", d->path.c_str(),
+        dir->index().entries.size());
+    d->loaded = true;
+    AddInput(std::move(dir), d->number);
+  };
+  // Every directory is loaded, and its META-<n> numbers noted, before
+  // the first rebuild takes a number (NewNumber).
+  std::vector<std::unique_ptr<PendingRebuild>> pending;
+  for (OldDir& d : old_dirs_) {
+    std::unique_ptr<SstDir> dir;
+    std::unique_ptr<PendingRebuild> rebuild;
+    Status s = LoadDirectory(&d, &dir, &rebuild);
+    if (!handle(&d, s)) return s;
+    if (!s.ok()) continue;
+    if (rebuild != nullptr) {
+      for (const auto& meta : rebuild->metas) {
+        NoteNamedFiles(meta->index());
+      }
+      pending.push_back(std::move(rebuild));
+      continue;
+    }
+    NoteNamedFiles(dir->index());
+    add(&d, std::move(dir));
+  }
+  for (std::unique_ptr<PendingRebuild>& p : pending) {
+    std::unique_ptr<SstDir> dir;
+    Status s = RebuildDirectory(p->src.get(), p->names, p->metas, p->retired,
+                                &p->old->used, &dir);
+    if (!handle(p->old, s)) return s;
+    if (s.ok()) add(p->old, std::move(dir));
+    p.reset();  // closes its directory and meta files
+  }
+  return Status::OK();
+}
+
+Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
+                               std::unique_ptr<PendingRebuild>* rebuild) {
+  const OldDir& d = *old;
+  std::unique_ptr<Directory> src;
+  Status s = sst_options_.fs->OpenDirectory(d.path, &src);
+  std::vector<std::string> names;
+  if (s.ok()) s = src->List(&names);
+  if (!s.ok()) return s;
+  std::vector<std::string> metas;
+  std::vector<std::string> retired_metas;
+  for (const std::string& name : names) {
+    uint64_t sst_number;
+    if (ParseMetaFileName(name, d.number, &sst_number)) {
+      NoteNumberUsed(sst_number);
+      (retired_.count(sst_number) > 0 ? retired_metas : metas).push_back(name);
+      if (retired_.count(sst_number) > 0) {
+        replaced_.push_back({d.level, sst_number});
+      }
+    }
+  }
+  // The files only replaced SSTs name are not merged (they go to lost/).
+  std::set<std::string> retired_names;
+  for (const std::string& meta : retired_metas) {
+    retired_names.insert(meta);
+    std::unique_ptr<SstDir> sst;
+    Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
+    if (m.ok()) {
+      for (std::string& name : KvFileNamesOf(sst->index())) {
+        retired_names.insert(std::move(name));
+      }
+      homes_.NoteReplaced(sst->index());
+    } else if (!m.IsCorruption()) {
+      // Not damage (EMFILE, EIO, ENOENT for a name just listed): the
+      // values it names would be taken back by their names.
+      return m;
+    }
+    Log(options_.info_log,
+        "RepairDB: %s/%s: replaced by a committed compaction, not merged "
+        "(%s)\n",
+        d.path.c_str(), meta.c_str(), m.ToString().c_str());
+  }
+  if (metas.size() == 1 && metas[0] == kMetaFileName && retired_metas.empty()) {
+    s = SstDir::Open(sst_options_, d.path, result);
+    // Its inline values must be readable too (the index's checksum does
+    // not cover them), or the merge would fail on them; so must the
+    // files its entries name in homes be there.
+    if (s.ok()) s = CheckInlineValues(result->get());
+    if (s.ok()) s = homes_.CheckPresent((*result)->index());
+    if (s.ok()) {
+      replaced_.push_back({d.level, d.number});
+      homes_.NoteAllUsed((*result)->index());
+      old->used.insert(kMetaFileName);
+      old->used.insert(kLongKeysFileName);
+      for (std::string& name : KvFileNamesOf((*result)->index())) {
+        old->used.insert(std::move(name));
+      }
+      return s;
+    }
+    result->reset();
+    if (!s.ok() && !s.IsCorruption() && !s.IsNotFound()) {
+      return s;  // not damage (NotFound: a value in a home is gone)
+    }
+    // Rebuilt from the listing and from META itself: an index that
+    // loads still gives every entry but the damaged inline values (and
+    // the tombstones), which a listing alone would lose.
+    Log(options_.info_log, "RepairDB: %s: %s; rebuilding\n", d.path.c_str(),
+        s.ToString().c_str());
+  }
+  std::vector<std::unique_ptr<SstDir>> loaded;
+  Log(options_.info_log, "RepairDB: %s: rebuilding from %zu meta files\n",
+      d.path.c_str(), metas.size());
+  // A directory holds the meta file of at least one SST: none at all, or
+  // one that does not read (of an SST no manifest records as replaced),
+  // may have named values in homes.
+  if (metas.empty() && retired_metas.empty()) homes_.NoteMetaFileLost();
+  for (const std::string& meta : metas) {
+    std::unique_ptr<SstDir> sst;
+    Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
+    if (m.ok()) {
+      uint64_t sst_number = 0;
+      ParseMetaFileName(meta, d.number, &sst_number);
+      replaced_.push_back({d.level, sst_number});
+      loaded.push_back(std::move(sst));
+    } else if (!m.IsCorruption()) {
+      return m;  // not damage: RepairDB fails (LoadDirectories)
+    } else {
+      Log(options_.info_log, "RepairDB: %s/%s: %s\n", d.path.c_str(),
+          meta.c_str(), m.ToString().c_str());
+      homes_.NoteMetaFileLost();
+    }
+  }
+  rebuild->reset(new PendingRebuild);
+  (*rebuild)->old = old;
+  (*rebuild)->src = std::move(src);
+  (*rebuild)->names = std::move(names);
+  (*rebuild)->metas = std::move(loaded);
+  (*rebuild)->retired = std::move(retired_names);
+  return Status::OK();
+}
+
+Status Repairer::RecoverHomeValues() {
+  std::vector<MetaEntry> entries = homes_.TakeBackUnnamed();
+  Log(options_.info_log,
+      "RepairDB: %zu values in homes no meta file names taken back%s\n",
+      entries.size(),
+      homes_.meta_file_lost() ? "" : " (every meta file read: none is)");
+  if (entries.empty()) return Status::OK();
+  std::unique_ptr<SstDir> dir;
+  Status s = BuildSstOf(&entries, nullptr, &dir);
+  // Older than any SST directory: an exact duplicate keeps the other.
+  if (s.ok()) AddInput(std::move(dir), 0);
+  return s;
+}
+
+Status Repairer::CheckInlineValues(const SstDir* dir) {
+  std::string buffer;
+  uint64_t offset = 0;
+  const auto& entries = dir->index().entries;
+  for (size_t i = 0; i < entries.size(); i++) {
+    if (!StoredInline(entries[i].storage)) continue;
+    Slice stored;
+    Status s =
+        dir->ReadInlineStored(i, 1, 256 << 10, &buffer, &offset, &stored);
+    if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status Repairer::RebuildDirectory(
+    Directory* src, const std::vector<std::string>& names,
+    const std::vector<std::unique_ptr<SstDir>>& metas,
+    const std::set<std::string>& retired, std::set<std::string>* used,
+    std::unique_ptr<SstDir>* result) {
+  std::vector<MetaEntry> entries;
+  Status s = SalvageSstDir(src, names, metas, retired, named_files_, &homes_,
+                           options_.info_log, used, &entries);
+  if (!s.ok()) return s;
+  return BuildSstOf(&entries, src, result);
+}
+
+}  // namespace leveldb

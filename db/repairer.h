@@ -1,0 +1,234 @@
+// The state of one RepairDB run on a DeLSM database and its steps, in the
+// order Run takes them (db/repair.cc describes the whole repair):
+//  - finding what survives (db/repair_scan.cc): the files, the SSTs the
+//    manifests record as replaced, every SST directory's meta files (a
+//    directory used as it is or rebuilt), values in homes no meta file
+//    names;
+//  - the merge (db/repair_merge.cc): every WAL replayed into a new L0
+//    directory, then all inputs merged by one dentry compaction and
+//    committed in a new manifest;
+//  - after the commit only, putting the old files away: unlinked when the
+//    merge was given them, otherwise moved to lost/ (db/repair_put_away.cc).
+// Internal to RepairDB; not thread-safe.
+#ifndef DELSM_DB_REPAIRER_H_
+#define DELSM_DB_REPAIRER_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "db/dbformat.h"
+#include "db/repair_homes.h"
+#include "leveldb/env.h"
+#include "leveldb/filter_policy.h"
+#include "leveldb/options.h"
+#include "leveldb/status.h"
+#include "table/home_dirs.h"
+#include "table/meta_file.h"
+#include "table/sst_dir.h"
+
+namespace leveldb {
+
+class Directory;
+class FileSystem;
+class VersionEdit;
+
+class Repairer {
+ public:
+  // `fs` is not owned and must outlive this.
+  Repairer(const std::string& dbname, const Options& options, FileSystem* fs);
+  Repairer(const Repairer&) = delete;
+  Repairer& operator=(const Repairer&) = delete;
+
+  // Locks the database and runs every step; the old files are put away
+  // only once the new manifest is committed. Logs every step and a
+  // summary.
+  Status Run();
+
+ private:
+  struct OldDir {
+    int level;
+    uint64_t number;
+    std::string path;
+    // Whether its entries were given to the merge, and which names they
+    // were (meta, LONGKEYS and KV files); PutAwayOldFiles moves the others
+    // to lost/.
+    bool loaded = false;
+    std::set<std::string> used;
+  };
+
+  // A directory LoadDirectory decided to rebuild, with what it read; it
+  // is rebuilt once every directory's meta files are loaded, so that a KV
+  // file none of its own meta files names is checked against the entries
+  // of all of them (named_files_).
+  struct PendingRebuild {
+    OldDir* old = nullptr;
+    std::unique_ptr<Directory> src;
+    std::vector<std::string> names;
+    std::vector<std::unique_ptr<SstDir>> metas;
+    std::set<std::string> retired;  // files only replaced SSTs name
+  };
+
+  struct Input {
+    uint64_t order;
+    std::unique_ptr<SstDir> dir;
+  };
+
+  // As Open does (SanitizeOptions): LOG in the DB directory, the previous
+  // one kept as LOG.old. Without it repair runs unlogged.
+  void OpenInfoLog();
+
+  // Numbers for repair's own directories and manifest. They start past
+  // every number the database handed out that repair finds: those of the
+  // files and directories FindFiles lists, of every SST, directory and
+  // next file number a readable manifest records (FindRetiredSsts), and of
+  // every META-<n> file in an SST directory (LoadDirectory). An output
+  // numbered as an old SST would make the new manifest record that SST as
+  // live, not replaced, and a later RepairDB would merge the old SST again.
+  uint64_t NewNumber() { return next_number_++; }
+
+  void NoteNumberUsed(uint64_t number) {
+    next_number_ = std::max(next_number_, number + 1);
+  }
+
+  // ---- Finding what survives (db/repair_scan.cc) ----
+
+  // Lists the WALs, manifests, SST directories and homes; creates the
+  // level directories that are missing.
+  Status FindFiles();
+
+  // SSTs a manifest records as replaced: added by one edit and removed by
+  // a later one (a trivial move removes and re-adds in one edit), or
+  // removed without being added (a RepairDB's manifest records so the old
+  // SSTs its merge replaced, for a RepairDB after it was killed). Numbers
+  // are never reused, so what any readable prefix of any manifest retired
+  // stays retired. Their meta files, when a crash between the commit and
+  // their removal left them, must not be merged: a key whose newest
+  // version and tombstone a compaction dropped would come back.
+  // A manifest that cannot be read for another reason than damage (EMFILE,
+  // EIO) fails RepairDB: without its record, replaced SSTs would be merged.
+  Status FindRetiredSsts();
+
+  // Evidence before setting aside: a directory goes to lost/ only on
+  // damage (Corruption) or when it is not a directory repair may open (a
+  // file, a symbolic link); any other error (EIO, EMFILE, ENOENT for an
+  // entry just listed) says nothing about the data and fails RepairDB,
+  // which then has committed and moved nothing.
+  static bool IsDamage(const Status& s);
+
+  // Records (copies of) the entries of `index` whose values are KV files
+  // in their SST directory, by internal key.
+  void NoteNamedFiles(const MetaIndex& index);
+
+  // Loads every directory's meta files, then rebuilds those that need it.
+  Status LoadDirectories();
+
+  // A directory holding just its own META is used as it is (*result).
+  // Otherwise (a compaction added SSTs to it, or its META is unusable) its
+  // readable meta files and its listing are returned in *rebuild, for
+  // RebuildDirectory to gather its entries into a new directory.
+  Status LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
+                       std::unique_ptr<PendingRebuild>* rebuild);
+
+  // If a meta file was lost, every file of a home that no loaded meta
+  // file names becomes an entry (from its name, as RebuildDirectory does
+  // for a listed KV file) of one new SST given to the merge; the value
+  // stays in its home. Otherwise such files are dead or never committed
+  // (RepairHomes::TakeBackUnnamed says why) and go to lost/.
+  Status RecoverHomeValues();
+
+  // OK if every inline value of `dir` reads.
+  static Status CheckInlineValues(const SstDir* dir);
+
+  // Build a new directory from what SalvageSstDir takes back of `src`,
+  // linking its KV files in, and open the result. Adds to *used the names
+  // whose contents the result holds.
+  Status RebuildDirectory(Directory* src, const std::vector<std::string>& names,
+                          const std::vector<std::unique_ptr<SstDir>>& metas,
+                          const std::set<std::string>& retired,
+                          std::set<std::string>* used,
+                          std::unique_ptr<SstDir>* result);
+
+  // ---- The merge (db/repair_merge.cc) ----
+
+  // Gives `dir` to the merge and raises the last sequence number past its
+  // entries'. Of two inputs, the one of higher `order` holds the newer copy
+  // of an exact duplicate.
+  void AddInput(std::unique_ptr<SstDir> dir, uint64_t order);
+
+  // A new L0 SST directory of `entries` (sorted here; of two entries with
+  // one internal key the first is kept), their KV files linked from `src`
+  // (null: values in homes, nothing to link), opened into *result.
+  Status BuildSstOf(std::vector<MetaEntry>* entries, Directory* src,
+                    std::unique_ptr<SstDir>* result);
+
+  // Damage inside a WAL is skipped (and logged) record by record; a WAL
+  // that cannot be read or replayed at all fails RepairDB: committing
+  // without it would lose its writes for an error that says nothing about
+  // them.
+  Status ConvertLogs();
+  Status ConvertLog(uint64_t log_number);
+
+  // Merges every input into new directories of one level and commits them
+  // in a new manifest (and CURRENT), which also records every old SST and
+  // intermediate directory as replaced.
+  Status MergeAndCommit();
+  Status WriteManifest(uint64_t number, const VersionEdit& edit);
+
+  // ---- After the commit (db/repair_put_away.cc) ----
+
+  // Moves `path` to lost/<lost_name>, through the Env for the files it
+  // carries (WALs, manifests) and the FileSystem for SST directories; logs
+  // it. On failure the file is left where it is, never deleted.
+  void MoveToLost(const std::string& path, const std::string& lost_name,
+                  bool env_file);
+
+  // An old SST directory: entries the merge was given are unlinked, the
+  // others moved to lost/L<level>-<directory>/, then the directory is
+  // removed. A directory that could not be loaded is moved whole.
+  void PutAwayOldDirectory(const OldDir& d);
+
+  // Removes the intermediate directories, puts away every old SST
+  // directory and home value, and moves every WAL and old manifest to
+  // lost/.
+  void PutAwayOldFiles();
+
+  const std::string dbname_;
+  Env* const env_;
+  Options options_;  // info_log set by OpenInfoLog if none was given
+  std::unique_ptr<Logger> owned_info_log_;
+  size_t moved_to_lost_ = 0;
+  const InternalKeyComparator icmp_;
+  const std::unique_ptr<const FilterPolicy> default_filter_;
+  RepairHomes homes_;  // values that stay put
+  SstDirOptions sst_options_;
+  uint64_t next_number_ = 1;
+  uint64_t new_manifest_ = 0;
+  SequenceNumber max_sequence_ = 0;
+  uint64_t repaired_entries_ = 0;
+  std::vector<uint64_t> logs_;
+  std::vector<std::string> manifests_;
+  std::set<uint64_t> retired_;  // SSTs a manifest records as replaced
+  // Entries of loaded meta files whose values are KV files in their SST
+  // directories, by internal key (RebuildDirectory).
+  std::map<std::string, MetaEntry> named_files_;
+  std::vector<OldDir> old_dirs_;
+  // Intermediate L0 SST directories (rebuilt ones, WALs converted, values
+  // in homes taken back), by number.
+  std::vector<std::pair<uint64_t, std::string>> new_dirs_;
+  std::vector<Input> inputs_;
+  // (level, number) of every old SST whose meta file was merged or that a
+  // manifest records as replaced: recorded as removed in the new manifest.
+  std::vector<std::pair<int, uint64_t>> replaced_;
+  // Values in homes whose entries the merge dropped (committed).
+  std::vector<HomeValue> dropped_home_values_;
+};
+
+}  // namespace leveldb
+
+#endif  // DELSM_DB_REPAIRER_H_
