@@ -184,12 +184,22 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
 }
 
 namespace {
-// Counts WAL damage; fails recovery only under paranoid_checks.
+// Logs WAL damage; fails recovery on damage only under paranoid_checks.
+// A read that failed (log::Reader reports it as a drop and stops there) is
+// not damage: nothing is known of the records past it, so it always fails
+// recovery (read_error), before the WAL could be retired and deleted.
 struct WalReporter : public log::Reader::Reporter {
   Logger* info_log;
   std::string fname;
   Status* status;  // null if damage is to be skipped
+  Status read_error;
   void Corruption(size_t bytes, const Status& s) override {
+    if (!s.IsCorruption()) {
+      Log(info_log, "%s: read failed: %s\n", fname.c_str(),
+          s.ToString().c_str());
+      if (read_error.ok()) read_error = s;
+      return;
+    }
     Log(info_log, "%s%s: dropping %d bytes; %s\n",
         (status == nullptr ? "(ignoring error) " : ""), fname.c_str(),
         static_cast<int>(bytes), s.ToString().c_str());
@@ -258,6 +268,7 @@ Status DBImpl::RecoverLogFile(uint64_t log_number, ReplayedSequences* replayed,
       if (!status.ok()) break;
     }
   }
+  if (status.ok()) status = reporter.read_error;
   if (status.ok() && mem != nullptr) {
     status = FlushRecoveredMemTable(mem, log_number, edit);
   } else if (mem != nullptr) {

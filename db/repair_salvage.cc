@@ -84,8 +84,14 @@ Status SalvageSstDir(Directory* src, const std::vector<std::string>& names,
         std::string buffer;
         uint64_t offset = 0;
         Slice stored;
-        if (!meta->ReadInlineStored(index, 0, 0, &buffer, &offset, &stored)
-                 .ok()) {
+        Status r =
+            meta->ReadInlineStored(index, 0, 0, &buffer, &offset, &stored);
+        // Only damage loses the entry. A read that failed otherwise (EIO;
+        // EMFILE when a meta file read past the mapping budget opens per
+        // read) says nothing about the value: taken without it, an older
+        // version of its key, or none, would answer for it.
+        if (!r.ok() && !r.IsCorruption()) return r;
+        if (!r.ok()) {
           entries->pop_back();
           meta_whole = false;
           continue;
