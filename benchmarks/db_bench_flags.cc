@@ -103,6 +103,7 @@ std::map<std::string, Setter> SettersFor(Flags* f) {
       {"l0_compaction_entries", IntSetter(&f->l0_compaction_entries)},
       {"sst_entries", IntSetter(&f->sst_entries)},
       {"read_ahead_files", IntSetter(&f->read_ahead_files)},
+      {"values_stay_put", IntSetter(&f->values_stay_put)},
   };
 }
 
@@ -193,6 +194,7 @@ std::string FlagsUsage() {
   DeLSM:   --durability=syncfs|fsync|deferred --inline_threshold=N
            --l0_compaction_entries=N --sst_entries=N
            --read_ahead_files=N (0: scans read no values ahead)
+           --values_stay_put=0|1
 )";
 }
 

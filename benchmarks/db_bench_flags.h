@@ -56,6 +56,7 @@ struct Flags {
   int64_t l0_compaction_entries = -1;
   int64_t sst_entries = -1;
   int64_t read_ahead_files = -1;
+  int64_t values_stay_put = -1;  // 0 or 1
 };
 
 // Parses argv into *flags. On a bad or unknown flag returns false with a

@@ -64,6 +64,7 @@ struct EngineOptions {
   int64_t l0_compaction_entries = -1;
   int64_t sst_entries = -1;
   int64_t read_ahead_files = -1;  // 0: scans read no values ahead
+  int64_t values_stay_put = -1;   // 0 or 1
 };
 
 // An opaque point-in-time view returned by Engine::GetSnapshot.

@@ -212,18 +212,22 @@ std::string DescribeOptions(const EngineOptions& opts) {
   delsm::Tuning t;
   std::string durability =
       opts.durability.empty() ? "default" : opts.durability;
-  d += " durability=" + durability + " inline_threshold=" +
-       std::to_string(opts.inline_threshold >= 0 ? opts.inline_threshold
-                                                 : t.inline_threshold) +
-       " l0_compaction_entries=" +
-       std::to_string(opts.l0_compaction_entries >= 0
-                          ? opts.l0_compaction_entries
-                          : t.l0_compaction_entries) +
-       " sst_entries=" +
-       std::to_string(opts.sst_entries >= 0 ? opts.sst_entries : t.sst_entries) +
-       " read_ahead_files=" +
-       std::to_string(opts.read_ahead_files >= 0 ? opts.read_ahead_files
-                                                 : t.read_ahead_files);
+  d +=
+      " durability=" + durability + " inline_threshold=" +
+      std::to_string(opts.inline_threshold >= 0 ? opts.inline_threshold
+                                                : t.inline_threshold) +
+      " l0_compaction_entries=" +
+      std::to_string(opts.l0_compaction_entries >= 0
+                         ? opts.l0_compaction_entries
+                         : t.l0_compaction_entries) +
+      " sst_entries=" +
+      std::to_string(opts.sst_entries >= 0 ? opts.sst_entries : t.sst_entries) +
+      " read_ahead_files=" +
+      std::to_string(opts.read_ahead_files >= 0 ? opts.read_ahead_files
+                                                : t.read_ahead_files) +
+      " values_stay_put=" +
+      std::to_string(opts.values_stay_put >= 0 ? opts.values_stay_put != 0
+                                               : t.values_stay_put);
 #endif
   return d;
 }
@@ -272,6 +276,14 @@ Status OpenEngine(const EngineOptions& opts, const std::string& path,
   if (opts.sst_entries >= 0) tuning.sst_entries = opts.sst_entries;
   if (opts.read_ahead_files >= 0) {
     tuning.read_ahead_files = static_cast<int>(opts.read_ahead_files);
+  }
+  if (opts.values_stay_put > 1) {
+    delete cache;
+    delete filter;
+    return Status::Error("--values_stay_put wants 0 or 1");
+  }
+  if (opts.values_stay_put >= 0) {
+    tuning.values_stay_put = opts.values_stay_put != 0;
   }
   s = delsm::Open(options, tuning, path, &db);
 #else

@@ -20,8 +20,8 @@ MicroResult Crc32c() {
   while (r.bytes < 500ull * 1048576) {
     if (!EngineCrc32c(data.data(), data.size(), &crc)) {
       r.bytes = 0;
-      r.message = "(this " + EngineName() +
-                  " build does not export its crc32c)";
+      r.message =
+          "(this " + EngineName() + " build does not export its crc32c)";
       return r;
     }
     r.ops++;

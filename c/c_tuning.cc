@@ -1,12 +1,11 @@
 // The C binding of delsm/c.h: delsm::Tuning behind an opaque handle, fields
 // set and read through the same name table as DELSM_OPTIONS (db/tuning.cc).
-#include "delsm/c.h"
-
 #include <cstdlib>
 #include <cstring>
 #include <string>
 
 #include "c/c_handles.h"
+#include "delsm/c.h"
 #include "delsm/delsm.h"
 
 struct delsm_tuning_t {

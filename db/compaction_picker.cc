@@ -1,11 +1,10 @@
 // VersionSet's compaction picker: which inputs the next compaction merges
 // (PickCompaction, SetupOtherInputs, CompactRange) and the measure of the
 // overlap a compaction may leave (MaxNextLevelOverlappingBytes).
-#include "db/compaction.h"
-
 #include <algorithm>
 #include <cassert>
 
+#include "db/compaction.h"
 #include "db/version.h"
 #include "db/version_set.h"
 

@@ -102,9 +102,9 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
   }
   sst_options_.read_ahead_bytes = tuning_.read_ahead_bytes;
   sst_options_.read_ahead_files = tuning_.read_ahead_files;
-  table_cache_.reset(
-      new TableCache(dbname_, sst_options_, options_.max_open_files - 10,
-                     tuning_.table_cache_bytes));
+  table_cache_.reset(new TableCache(dbname_, sst_options_,
+                                    options_.max_open_files - 10,
+                                    tuning_.table_cache_bytes));
   versions_.reset(new VersionSet(dbname_, &options_, tuning_,
                                  table_cache_.get(), &internal_comparator_));
 }
@@ -286,8 +286,7 @@ Status DBImpl::MakeRoomForWrite(bool force) {
   }
 }
 
-void DBImpl::PushImmutable(MemTable* mem, uint64_t log_number,
-                           bool replayed) {
+void DBImpl::PushImmutable(MemTable* mem, uint64_t log_number, bool replayed) {
   mutex_.AssertHeld();
   assert(imms_.empty() || imms_.back().log_number <= log_number);
   imms_.emplace_back(mem, log_number, replayed);
@@ -298,8 +297,8 @@ void DBImpl::PushImmutable(MemTable* mem, uint64_t log_number,
 Status DBImpl::SwitchMemTable() {
   uint64_t new_log_number = versions_->NewFileNumber();
   WritableFile* lfile = nullptr;
-  Status s = env_->NewWritableFile(LogFileName(dbname_, new_log_number),
-                                   &lfile);
+  Status s =
+      env_->NewWritableFile(LogFileName(dbname_, new_log_number), &lfile);
   if (!s.ok()) {
     versions_->ReuseFileNumber(new_log_number);
     return s;
@@ -417,11 +416,10 @@ Status DBImpl::Get(const ReadOptions& options, const Slice& key,
 Iterator* DBImpl::NewIterator(const ReadOptions& options) {
   SequenceNumber latest_snapshot;
   Iterator* iter = NewInternalIterator(options, &latest_snapshot);
-  SequenceNumber seq =
-      options.snapshot != nullptr
-          ? static_cast<const SnapshotImpl*>(options.snapshot)
-                ->sequence_number()
-          : latest_snapshot;
+  SequenceNumber seq = options.snapshot != nullptr
+                           ? static_cast<const SnapshotImpl*>(options.snapshot)
+                                 ->sequence_number()
+                           : latest_snapshot;
   return NewDBIterator(internal_comparator_.user_comparator(), iter, seq);
 }
 

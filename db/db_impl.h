@@ -55,8 +55,8 @@ struct DentryStats {
   uint64_t dirs_removed = 0;
   uint64_t bytes_written = 0;  // KV files + meta files written by flushes
   uint64_t meta_bytes_written = 0;
-  uint64_t durability_syncs = 0;  // syncfs or fsync rounds
-  uint64_t flushes_building = 0;  // L0 SST directories being built now
+  uint64_t durability_syncs = 0;      // syncfs or fsync rounds
+  uint64_t flushes_building = 0;      // L0 SST directories being built now
   uint64_t max_parallel_flushes = 0;  // the most ever built at once
 };
 
@@ -581,8 +581,8 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 // manifest, CURRENT, LOCK and LOG go through options.env / `env` as usual.
 Status DestroyDBWithFileSystem(const std::string& dbname,
                                const Options& options, FileSystem* fs);
-Status RepairDBWithFileSystem(const std::string& dbname,
-                              const Options& options, FileSystem* fs);
+Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
+                              FileSystem* fs);
 Status DumpFileWithFileSystem(Env* env, FileSystem* fs,
                               const std::string& fname, WritableFile* dst);
 

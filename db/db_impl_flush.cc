@@ -331,8 +331,8 @@ void DBImpl::DurabilityThreadMain() {
 }
 
 Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
-                           VersionEdit* edit, bool make_durable,
-                           bool replayed, bool* below_unreadable) {
+                           VersionEdit* edit, bool make_durable, bool replayed,
+                           bool* below_unreadable) {
   mutex_.AssertHeld();
   const uint64_t start_micros = env_->NowMicros();
   const uint64_t number = versions_->NewFileNumber();

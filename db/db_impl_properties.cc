@@ -82,13 +82,13 @@ std::string DBImpl::StatsString() {
   for (int level = 0; level < config::kNumLevels; level++) {
     const int dirs = versions_->NumLevelFiles(level);
     if (dirs == 0 && stats_[level].micros == 0) continue;
-    std::snprintf(
-        buf, sizeof(buf), "%3d %6d %10" PRIu64 " %10.1f %9.2f %10" PRIu64
-        " %12" PRIu64 " %8" PRIu64 "\n",
-        level, dirs, versions_->NumLevelEntries(level),
-        versions_->NumLevelBytes(level) / 1048576.0,
-        stats_[level].micros / 1e6, stats_[level].entries_read,
-        stats_[level].entries_written, stats_[level].links);
+    std::snprintf(buf, sizeof(buf),
+                  "%3d %6d %10" PRIu64 " %10.1f %9.2f %10" PRIu64 " %12" PRIu64
+                  " %8" PRIu64 "\n",
+                  level, dirs, versions_->NumLevelEntries(level),
+                  versions_->NumLevelBytes(level) / 1048576.0,
+                  stats_[level].micros / 1e6, stats_[level].entries_read,
+                  stats_[level].entries_written, stats_[level].links);
     out.append(buf);
   }
   const DentryStats& d = dentry_stats_;
@@ -235,8 +235,10 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
         {"durability-syncs", d.durability_syncs},
         {"max-parallel-flushes", d.max_parallel_flushes},
         {"immutable-memtables", static_cast<uint64_t>(imms_.size())},
-        {"table-cache-memory", static_cast<uint64_t>(table_cache_->MemoryUsage())},
-        {"value-cache-memory", static_cast<uint64_t>(value_cache_->TotalCharge())},
+        {"table-cache-memory",
+         static_cast<uint64_t>(table_cache_->MemoryUsage())},
+        {"value-cache-memory",
+         static_cast<uint64_t>(value_cache_->TotalCharge())},
     };
     for (const auto& c : counters) {
       if (in == Slice(c.name)) {

@@ -23,8 +23,8 @@ namespace {
 
 // Collects what DumpFile writes.
 class StringSink : public WritableFile {
-public:
-  Status Append(const Slice &data) override {
+ public:
+  Status Append(const Slice& data) override {
     contents.append(data.data(), data.size());
     return Status::OK();
   }
@@ -35,29 +35,29 @@ public:
 };
 
 class DumpFileTest : public testing::Test {
-protected:
+ protected:
   DumpFileTest() : dir_("dumpfile") {}
 
   // Writes `records` as a log file at `path`.
-  void WriteLog(const std::string &path,
-                const std::vector<std::string> &records) {
-    WritableFile *raw = nullptr;
+  void WriteLog(const std::string& path,
+                const std::vector<std::string>& records) {
+    WritableFile* raw = nullptr;
     ASSERT_TRUE(env_->NewWritableFile(path, &raw).ok());
     std::unique_ptr<WritableFile> file(raw);
     log::Writer writer(file.get());
-    for (const std::string &r : records) {
+    for (const std::string& r : records) {
       ASSERT_TRUE(writer.AddRecord(r).ok());
     }
     ASSERT_TRUE(file->Close().ok());
   }
 
-  std::string Dump(const std::string &path, Status *status) {
+  std::string Dump(const std::string& path, Status* status) {
     StringSink sink;
     *status = DumpFile(env_, path, &sink);
     return sink.contents;
   }
 
-  Env *env_ = Env::Default();
+  Env* env_ = Env::Default();
   delsm_test::TempDir dir_;
 };
 
@@ -124,7 +124,7 @@ TEST_F(DumpFileTest, SstDirectory) {
     ASSERT_TRUE(builder.Add(k2, "").ok());
     ASSERT_TRUE(builder.Finish().ok());
   }
-  for (const std::string &path : {sst, sst + "/", sst + "/META"}) {
+  for (const std::string& path : {sst, sst + "/", sst + "/META"}) {
     Status s;
     std::string out = Dump(path, &s);
     ASSERT_TRUE(s.ok()) << path << ": " << s.ToString();
@@ -151,5 +151,5 @@ TEST_F(DumpFileTest, UnknownOrMissingFiles) {
   EXPECT_FALSE(s.ok());
 }
 
-} // namespace
-} // namespace leveldb
+}  // namespace
+}  // namespace leveldb

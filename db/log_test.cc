@@ -15,10 +15,10 @@
 #include "db/log_writer.h"
 #include "gtest/gtest.h"
 #include "leveldb/env.h"
+#include "tests/test_support.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 #include "util/random.h"
-#include "tests/test_support.h"
 
 namespace leveldb {
 namespace log {

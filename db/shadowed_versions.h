@@ -26,8 +26,8 @@ class ShadowedVersions {
   // then sequence descending), dropped ones included. True if `key` is
   // shadowed and needs no place in the output.
   bool Shadowed(const ParsedInternalKey& key) {
-    first_of_user_key_ = !has_user_key_ ||
-                         ucmp_->Compare(key.user_key, Slice(user_key_)) != 0;
+    first_of_user_key_ =
+        !has_user_key_ || ucmp_->Compare(key.user_key, Slice(user_key_)) != 0;
     if (first_of_user_key_) {
       user_key_.assign(key.user_key.data(), key.user_key.size());
       has_user_key_ = true;

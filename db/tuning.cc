@@ -246,8 +246,8 @@ leveldb::Status ParseTuning(const std::string& spec, Tuning* tuning) {
     if (item.empty()) continue;
     const size_t eq = item.find('=');
     if (eq == std::string::npos) {
-      return leveldb::Status::InvalidArgument(
-          "tuning item '" + item + "' is not name=value");
+      return leveldb::Status::InvalidArgument("tuning item '" + item +
+                                              "' is not name=value");
     }
     leveldb::Status s = SetTuningField(Trim(item.substr(0, eq)),
                                        Trim(item.substr(eq + 1)), &result);

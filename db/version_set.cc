@@ -89,8 +89,7 @@ void VersionSet::AbandonManifest() {
   manifest_file_number_ = NewFileNumber();
 }
 
-Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu,
-                               bool sync) {
+Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu, bool sync) {
   mu->AssertHeld();
   // Edits are applied strictly one after another: each builds on the
   // version the previous one installed.

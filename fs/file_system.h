@@ -50,12 +50,12 @@ struct KvFileInfo {
 // What the file system holding a path says of its free space and inodes
 // (statfs/statvfs for the POSIX implementation).
 struct FileSystemSpace {
-  uint64_t block_size = 0;     // f_frsize: the allocation unit, in bytes
-  uint64_t total_inodes = 0;   // f_files (0 where the FS has no fixed count)
-  uint64_t free_inodes = 0;    // f_favail: free to an unprivileged user
-  uint64_t free_bytes = 0;     // f_bavail * f_frsize
-  std::string type;            // "ext4" (also ext2/3), "xfs", "btrfs",
-                               // "tmpfs", else f_type in hex
+  uint64_t block_size = 0;    // f_frsize: the allocation unit, in bytes
+  uint64_t total_inodes = 0;  // f_files (0 where the FS has no fixed count)
+  uint64_t free_inodes = 0;   // f_favail: free to an unprivileged user
+  uint64_t free_bytes = 0;    // f_bavail * f_frsize
+  std::string type;           // "ext4" (also ext2/3), "xfs", "btrfs",
+                              // "tmpfs", else f_type in hex
   // Inodes are made from free space as files are created (XFS, up to its
   // share of the space, imaxpct; btrfs, which reports no inode counts),
   // not fixed when the file system was made (ext4: mkfs -i / -N).

@@ -76,8 +76,10 @@ std::string InodeHeadroomWarning(const InodeHeadroom& h) {
   std::snprintf(
       buf, sizeof(buf),
       "Inode headroom: the file system (%s) runs out of inodes before space: "
-      "%" PRIu64 " free inodes hold %" PRIu64 " more values in files, its "
-      "%" PRIu64 " free bytes %" PRIu64 " at %" PRIu64 " bytes a value%s. "
+      "%" PRIu64 " free inodes hold %" PRIu64
+      " more values in files, its "
+      "%" PRIu64 " free bytes %" PRIu64 " at %" PRIu64
+      " bytes a value%s. "
       "Then writes fail (out of inodes). Values at or below "
       "inline_threshold take no inode; an ext4 made with mkfs.ext4 -i "
       "(bytes per inode) near the value size, or XFS, has the inodes",

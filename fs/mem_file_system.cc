@@ -224,8 +224,7 @@ class MemFileSystem final : public FileSystem {
 
   // Its files take the process's memory, which it does not account.
   Status GetSpace(const std::string& path, FileSystemSpace* space) override {
-    return Status::NotSupported("a memory file system has no free space",
-                                path);
+    return Status::NotSupported("a memory file system has no free space", path);
   }
 
   bool Exists(const std::string& path) override {

@@ -137,8 +137,9 @@ int RemoveTreeAt(const std::string& path) {
 namespace {
 
 // TreeDiskUsage below `dir_fd` (owned; closed here).
-Status DiskUsageAt(int dir_fd, const std::string& path, std::set<uint64_t>* seen,
-                   uint64_t* bytes, uint64_t* inodes) {
+Status DiskUsageAt(int dir_fd, const std::string& path,
+                   std::set<uint64_t>* seen, uint64_t* bytes,
+                   uint64_t* inodes) {
   DIR* d = fdopendir(dir_fd);
   if (d == nullptr) {
     int err = errno;

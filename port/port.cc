@@ -1,8 +1,8 @@
 #include "port/port.h"
 
-#include <chrono>
-
 #include <snappy.h>
+
+#include <chrono>
 
 namespace leveldb {
 namespace port {

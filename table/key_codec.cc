@@ -200,8 +200,7 @@ std::string KvStoredFileName(const Slice& user_key, uint64_t sequence,
 }
 
 bool ParseKvStoredFileName(const Slice& name, std::string* user_key,
-                           uint64_t* sequence, bool* hashed,
-                           bool* compressed) {
+                           uint64_t* sequence, bool* hashed, bool* compressed) {
   Slice base = name;
   *compressed = !base.empty() && base[base.size() - 1] == 'z';
   if (*compressed) base = Slice(base.data(), base.size() - 1);

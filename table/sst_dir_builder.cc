@@ -114,9 +114,9 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
     // be made to take fewer, so compressing it would only cost time now and
     // a decompression on every read. A small inline value would save a few
     // bytes for the same decompression.
-    const bool stored_as_is =
-        goes_inline ? value.size() < options_.compress_inline_from
-                    : FileBlocks(value.size()) <= 1;
+    const bool stored_as_is = goes_inline
+                                  ? value.size() < options_.compress_inline_from
+                                  : FileBlocks(value.size()) <= 1;
     const CompressionType compression =
         stored_as_is ? kNoCompression : options_.compression;
     bool compressed;

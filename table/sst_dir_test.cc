@@ -376,8 +376,7 @@ TEST_F(SstDirTest, InlineValuesShorterThanCompressInlineFromAreNotCompressed) {
   for (size_t from : {size_t{0}, size_t{512}}) {
     SCOPED_TRACE(from);
     options_.compress_inline_from = from;
-    const std::string path =
-        Path(from == 0 ? "000030.sst" : "000031.sst");
+    const std::string path = Path(from == 0 ? "000030.sst" : "000031.sst");
     std::vector<std::pair<std::string, std::string>> kvs;
     for (size_t i = 0; i < 4; i++) {
       const std::string user = "key" + std::to_string(i);
@@ -390,9 +389,9 @@ TEST_F(SstDirTest, InlineValuesShorterThanCompressInlineFromAreNotCompressed) {
     ASSERT_NE(dir, nullptr);
     for (size_t i = 0; i < 4; i++) {
       const bool compressed = from == 0 || sizes[i] >= from;
-      EXPECT_EQ(dir->index().entries[i].storage,
-                compressed ? ValueStorage::kInlineSnappy
-                           : ValueStorage::kInline)
+      EXPECT_EQ(
+          dir->index().entries[i].storage,
+          compressed ? ValueStorage::kInlineSnappy : ValueStorage::kInline)
           << sizes[i];
     }
     ExpectReads(dir.get(), kvs);

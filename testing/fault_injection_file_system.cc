@@ -169,7 +169,7 @@ bool FaultInjectionFileSystem::Exists(const std::string& path) {
 }
 
 Status FaultInjectionFileSystem::GetSpace(const std::string& path,
-                                                 FileSystemSpace* space) {
+                                          FileSystemSpace* space) {
   return base_->GetSpace(path, space);
 }
 

@@ -177,7 +177,7 @@ bool PowerLossFileSystem::Exists(const std::string& path) {
 }
 
 Status PowerLossFileSystem::GetSpace(const std::string& path,
-                                            FileSystemSpace* space) {
+                                     FileSystemSpace* space) {
   return base_->GetSpace(path, space);
 }
 

@@ -271,8 +271,8 @@ TEST_F(PowerLossFileSystemTest, PowerGoesAtTheNthCallCountedAcrossPeers) {
   ASSERT_TRUE(peer.OpenDirectory(root_, &p).ok());
   const uint64_t before = fs_.DiskCalls();
   fs_.CutPowerAtCall(3);
-  ASSERT_TRUE(d->WriteFile("a", "x", true).ok());   // call 1
-  ASSERT_TRUE(p->WriteFile("b", "x", true).ok());   // call 2, on the peer
+  ASSERT_TRUE(d->WriteFile("a", "x", true).ok());  // call 1
+  ASSERT_TRUE(p->WriteFile("b", "x", true).ok());  // call 2, on the peer
   EXPECT_FALSE(fs_.PowerIsOff());
   EXPECT_TRUE(d->WriteFile("c", "x", true).IsIOError());  // call 3: the cut
   EXPECT_TRUE(fs_.PowerIsOff());

@@ -57,7 +57,13 @@ namespace leveldb {
 struct PowerLossOutcome {
   enum Mode { kNothingUnsynced, kRandom };
   // What becomes of a file's undurable data (kRandom).
-  enum DataFate { kDrawn = -1, kLost = 0, kZeroFilled, kHalfWritten, kComplete };
+  enum DataFate {
+    kDrawn = -1,
+    kLost = 0,
+    kZeroFilled,
+    kHalfWritten,
+    kComplete
+  };
   Mode mode = kNothingUnsynced;
   uint32_t seed = 0;  // kRandom: which crash (same seed, same outcome)
   // kRandom only, to force the damage a test is after: a file whose path

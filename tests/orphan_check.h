@@ -4,9 +4,9 @@
 // file names that are missing, and KV files with more than one link (a
 // link a compaction should have dropped); and, for values that stay put,
 // homes no live entry names, files in homes no live entry names, and
-// named files missing or with more than one link. Shared by the crash, power-loss,
-// fault-sweep and soak tests, which call it after a reopen once background
-// work has settled.
+// named files missing or with more than one link. Shared by the crash,
+// power-loss, fault-sweep and soak tests, which call it after a reopen once
+// background work has settled.
 #ifndef DELSM_TESTS_ORPHAN_CHECK_H_
 #define DELSM_TESTS_ORPHAN_CHECK_H_
 
@@ -23,9 +23,9 @@
 
 #include "db/dbformat.h"
 #include "fs/file_system.h"
+#include "leveldb/db.h"
 #include "table/home_dirs.h"
 #include "table/key_codec.h"
-#include "leveldb/db.h"
 #include "table/meta_file.h"
 #include "tests/test_support.h"
 
@@ -84,17 +84,17 @@ inline std::vector<std::string> OrphanSstEntries(const std::string& dbname,
             findings.push_back(path + "/" + meta_name + ": bad internal key");
             continue;
           }
-          const std::string name = leveldb::KvStoredFileName(
-              ikey.user_key, ikey.sequence,
-              leveldb::StoredCompressed(e.storage));
+          const std::string name =
+              leveldb::KvStoredFileName(ikey.user_key, ikey.sequence,
+                                        leveldb::StoredCompressed(e.storage));
           std::string where = path + "/" + name;
           if (leveldb::StoredInHome(e.storage)) {
             if (!home_named[e.home].insert(name).second) {
-              findings.push_back("two live entries name " + name +
-                                 " in home " + std::to_string(e.home));
+              findings.push_back("two live entries name " + name + " in home " +
+                                 std::to_string(e.home));
             }
-            where = dbname + "/values/" + leveldb::HomeDirName(e.home) + "/" +
-                    name;
+            where =
+                dbname + "/values/" + leveldb::HomeDirName(e.home) + "/" + name;
           } else {
             expected.insert(name);
           }

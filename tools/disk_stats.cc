@@ -284,11 +284,10 @@ void PrintDiskStats(const std::string& dbname, const DiskStats& stats,
       "inode headroom: %s more values, %s run out first (%s until inodes, %s "
       "until space at %llu bytes a value%s; %s inodes, %s)\n",
       count(h.values()).c_str(), h.inodes_first() ? "inodes" : "space",
-      count(h.values_until_inodes).c_str(),
-      count(h.values_until_space).c_str(),
+      count(h.values_until_inodes).c_str(), count(h.values_until_space).c_str(),
       static_cast<unsigned long long>(h.bytes_per_value),
-      h.assumed ? ", assumed" : "", h.space.dynamic_inodes ? "dynamic" : "fixed",
-      h.space.type.c_str());
+      h.assumed ? ", assumed" : "",
+      h.space.dynamic_inodes ? "dynamic" : "fixed", h.space.type.c_str());
 }
 
 }  // namespace delsm_tool

@@ -398,9 +398,9 @@ class PosixEnv final : public Env {
     if (env_dir != nullptr && env_dir[0] != '\0') {
       *result = env_dir;
     } else {
-      *result = std::string(root != nullptr && root[0] != '\0' ? root
-                                                                : "/tmp") +
-                "/leveldbtest-" + std::to_string(::geteuid());
+      *result =
+          std::string(root != nullptr && root[0] != '\0' ? root : "/tmp") +
+          "/leveldbtest-" + std::to_string(::geteuid());
     }
     CreateDir(*result);  // Usually exists already; that is fine.
     return Status::OK();

@@ -388,8 +388,7 @@ class InMemoryEnv final : public EnvWrapper {
     return d == "/" ? d : d + "/";
   }
 
-  bool HasChildren(const std::string& dir) const
-      EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+  bool HasChildren(const std::string& dir) const EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     const std::string prefix = ChildPrefix(dir);
     auto under = [&](const std::string& path) {
       return path.size() > prefix.size() &&

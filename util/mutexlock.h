@@ -9,9 +9,7 @@ namespace leveldb {
 
 class SCOPED_CAPABILITY MutexLock {
  public:
-  explicit MutexLock(port::Mutex* mu) ACQUIRE(mu) : mu_(mu) {
-    mu_->Lock();
-  }
+  explicit MutexLock(port::Mutex* mu) ACQUIRE(mu) : mu_(mu) { mu_->Lock(); }
   ~MutexLock() RELEASE() { mu_->Unlock(); }
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;

@@ -29,8 +29,8 @@ enum class DatabaseFormat {
   // keeps no directory, so it saw none of DeLSM's SSTs). Not a LevelDB
   // database to convert: converted, it would lose every SST.
   kRewrittenByLevelDb,
-  kUnknown,          // a manifest that is none of these (damaged or foreign);
-                     // recovery reports what is wrong with it
+  kUnknown,  // a manifest that is none of these (damaged or foreign);
+             // recovery reports what is wrong with it
 };
 
 // Sets *format for the database at `dbname`; *evidence names the file that

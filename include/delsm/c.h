@@ -34,8 +34,8 @@ DELSM_C_EXPORT void delsm_tuning_destroy(delsm_tuning_t* tuning);
 DELSM_C_EXPORT void delsm_tuning_set(delsm_tuning_t* tuning, const char* name,
                                      const char* value, char** errptr);
 /* Sets the fields of a "name=value;name=value" list, all or none. */
-DELSM_C_EXPORT void delsm_tuning_parse(delsm_tuning_t* tuning,
-                                       const char* spec, char** errptr);
+DELSM_C_EXPORT void delsm_tuning_parse(delsm_tuning_t* tuning, const char* spec,
+                                       char** errptr);
 /* The text form of one field, or NULL if there is no field of that name. */
 DELSM_C_EXPORT char* delsm_tuning_get(const delsm_tuning_t* tuning,
                                       const char* name);

@@ -43,9 +43,9 @@ struct DELSM_EXPORT Tuning {
   // Values of at most this many bytes are kept inside the meta file instead
   // of a KV file of their own (compactions rewrite them, as LevelDB does).
   // 0 = every value gets a KV file (pure DeLSM, the paper's design). 2048 by
-  // the sweep in benchmarks/journal/2026-11-23-inline-threshold.md: a smaller value in a file of its own costs a 4 KiB block and
-  // an inode; larger values keep the hard-linking compaction.
-  // Range: 0 to 1,048,576 (1 MiB).
+  // the sweep in benchmarks/journal/2026-11-23-inline-threshold.md: a smaller
+  // value in a file of its own costs a 4 KiB block and an inode; larger values
+  // keep the hard-linking compaction. Range: 0 to 1,048,576 (1 MiB).
   size_t inline_threshold = 2048;
 
   // Inline values shorter than this many bytes are stored as they are;
@@ -74,8 +74,10 @@ struct DELSM_EXPORT Tuning {
   // entries of every L1 SST its keys fall in (with random keys, all of L1),
   // so a larger L0 compaction rewrites L1 fewer times per value written:
   // at 1M x 4 KiB, 20,000 entries / 20 directories rewrote 5.5M L1 entries
-  // against 21M for 10,000 / 4 (benchmarks/journal/2026-11-23-l0-compaction-size.md). A point read checks the Bloom filter of each L0 SST.
-  // Ranges: entries 1 to 10^14; dirs 1 to 10^9.
+  // against 21M for 10,000 / 4
+  // (benchmarks/journal/2026-11-23-l0-compaction-size.md). A point read checks
+  // the Bloom filter of each L0 SST. Ranges: entries 1 to 10^14; dirs 1 to
+  // 10^9.
   uint64_t l0_compaction_entries = 20000;
   int l0_compaction_dirs = 20;
   // Writes are slowed by a share of 1 ms each from this many L0
@@ -128,8 +130,8 @@ struct DELSM_EXPORT Tuning {
 // is this call with a default Tuning. The tuning in effect is written to the
 // LOG.
 DELSM_EXPORT leveldb::Status Open(const leveldb::Options& options,
-                                  const Tuning& tuning,
-                                  const std::string& name, leveldb::DB** dbptr);
+                                  const Tuning& tuning, const std::string& name,
+                                  leveldb::DB** dbptr);
 
 // OK if every field of `tuning` is in the range its comment above states;
 // else InvalidArgument "tuning field <name>: <value> is outside <range>"

@@ -114,8 +114,7 @@ TEST_P(ApproximateSizesTest, ReportsBytesOnDisk) {
 
 INSTANTIATE_TEST_SUITE_P(Modes, ApproximateSizesTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& info) {
-                           return std::string(info.param ? "pure"
-                                                         : "default");
+                           return std::string(info.param ? "pure" : "default");
                          });
 
 }  // namespace

@@ -149,8 +149,9 @@ TEST(DropinTest, DelsmOptionsReachesProgramsBuiltForLevelDb) {
   EXPECT_NE(std::string::npos, log.find("DeLSM tuning: durability=fsync;"))
       << log;
   EXPECT_NE(std::string::npos, log.find(";inline_threshold=64;")) << log;
-  EXPECT_NE(std::string::npos,
-            log.find("(DELSM_OPTIONS=\"durability=fsync; inline_threshold=64\")"))
+  EXPECT_NE(
+      std::string::npos,
+      log.find("(DELSM_OPTIONS=\"durability=fsync; inline_threshold=64\")"))
       << log;
 
   // Without the variable the next open runs with the defaults again.

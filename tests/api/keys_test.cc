@@ -90,25 +90,11 @@ class KeysTest : public testing::Test {
       keys_.push_back("a" + s + "b");
       keys_.push_back(s + "x" + s);
     }
-    for (const char* k : {"..",
-                          "...",
-                          "../x",
-                          "./x",
-                          "x/..",
-                          "x/../..",
-                          "/etc/passwd",
-                          "/delsm_keys_escape_probe",
-                          "../delsm_keys_escape_probe",
-                          "LOCK",
-                          "CURRENT",
-                          "META",
-                          "L0",
-                          "000001.log",
-                          "MANIFEST-000001",
-                          "a b",
-                          "UPPER",
-                          "upper",
-                          "\xc3\xa9t\xc3\xa9"}) {
+    for (const char* k :
+         {"..", "...", "../x", "./x", "x/..", "x/../..", "/etc/passwd",
+          "/delsm_keys_escape_probe", "../delsm_keys_escape_probe", "LOCK",
+          "CURRENT", "META", "L0", "000001.log", "MANIFEST-000001", "a b",
+          "UPPER", "upper", "\xc3\xa9t\xc3\xa9"}) {
       keys_.push_back(k);
     }
     // Escapes into the parent directory by a path relative to the root (from

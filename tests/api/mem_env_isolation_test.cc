@@ -278,8 +278,8 @@ TEST(MemEnvIsolationTest, SpacePropertiesDoNotReadTheDiskAtItsPath) {
   // Its own data shows: 200 values of 4 KiB in one L0 SST directory, each a
   // KV file (the inline threshold is 2048), with the meta file.
   for (int i = 0; i < 200; i++) {
-    ASSERT_TRUE(db->Put(leveldb::WriteOptions(), Key(i), std::string(4096, 'm'))
-                    .ok());
+    ASSERT_TRUE(
+        db->Put(leveldb::WriteOptions(), Key(i), std::string(4096, 'm')).ok());
   }
   db->CompactRange(nullptr, nullptr);
   const uint64_t bytes = AllLevels(db.get(), "delsm.allocated-bytes-at-level");

@@ -49,9 +49,7 @@ size_t Count(const std::string& text, const std::string& what) {
   return n;
 }
 
-leveldb::Options DbOptions() {
-  return delsm_test::NewDbOptions(256 << 10);
-}
+leveldb::Options DbOptions() { return delsm_test::NewDbOptions(256 << 10); }
 
 delsm::Tuning SmallTuning(bool stay_put, int inline_threshold) {
   delsm::Tuning t;

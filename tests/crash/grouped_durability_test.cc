@@ -19,12 +19,12 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
-#include "tests/db_options.h"
-#include "tests/orphan_check.h"
-#include "tests/test_support.h"
 #include "testing/fault_injection_env.h"
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
+#include "tests/db_options.h"
+#include "tests/orphan_check.h"
+#include "tests/test_support.h"
 
 namespace leveldb {
 namespace {
@@ -73,7 +73,8 @@ class GroupedDurabilityTest : public testing::Test {
   std::string dbname_;
 };
 
-TEST_F(GroupedDurabilityTest, PowerLossBeforeTheGroupedSyncfsLosesNoSyncedWrite) {
+TEST_F(GroupedDurabilityTest,
+       PowerLossBeforeTheGroupedSyncfsLosesNoSyncedWrite) {
   PowerLossFileSystem power(FileSystem::Default(), tmp_.path() + "/fs_shadow");
   FaultInjectionEnv env(Env::Default(), tmp_.path() + "/env_shadow");
   power.SetSyncfsHook([&env] { env.MarkAllDurable(); });

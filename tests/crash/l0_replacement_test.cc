@@ -26,9 +26,9 @@
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
+#include "fs/file_system.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
-#include "fs/file_system.h"
 #include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
 #include "tests/test_support.h"

@@ -586,15 +586,15 @@ TEST_F(DentryCompactionTest, DeletingHalfTheKeysFreesInodes) {
     auto range = entries_after.equal_range(d.first);
     for (auto it = range.first; it != range.second; ++it) {
       if (IsKvFileOf(it->second, d.second) && still_linked++ == 0) {
-        ADD_FAILURE() << d.second << "'s KV file is still linked: "
-                      << it->second;
+        ADD_FAILURE() << d.second
+                      << "'s KV file is still linked: " << it->second;
       }
     }
     range = held.equal_range(d.first);
     for (auto it = range.first; it != range.second; ++it) {
       if (IsKvFileOf(it->second, d.second) && still_held++ == 0) {
-        ADD_FAILURE() << d.second << "'s KV file is still open or mapped: "
-                      << it->second;
+        ADD_FAILURE() << d.second
+                      << "'s KV file is still open or mapped: " << it->second;
       }
     }
   }

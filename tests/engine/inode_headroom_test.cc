@@ -9,6 +9,8 @@
 // seam (FileSystem::GetSpace), so a wrapper here can present an ext4 short
 // of inodes, or a btrfs that reports none, on any file system; one test
 // reads the real file system under the test directory.
+#include "fs/inode_headroom.h"
+
 #include <sys/statfs.h>
 
 #include <cstdint>
@@ -20,7 +22,6 @@
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
 #include "fs/file_system.h"
-#include "fs/inode_headroom.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
@@ -51,8 +52,7 @@ FileSystemSpace Space(const std::string& type, bool dynamic,
 // free with its share of inodes holds a quarter as many values by inodes
 // as by space.
 TEST(InodeHeadroomProjection, Ext4DefaultRatioRunsOutOfInodesFirst) {
-  const FileSystemSpace ext4 =
-      Space("ext4", false, 1 << 16, 1 << 16, 1 * kGiB);
+  const FileSystemSpace ext4 = Space("ext4", false, 1 << 16, 1 << 16, 1 * kGiB);
   const InodeHeadroom h = ProjectInodeHeadroom(ext4, 4096 * 1000, 1000);
   EXPECT_EQ(4096u, h.bytes_per_value);
   EXPECT_FALSE(h.assumed);
@@ -68,8 +68,7 @@ TEST(InodeHeadroomProjection, Ext4DefaultRatioRunsOutOfInodesFirst) {
 
 // Values of 64 KiB on the same file system: space runs out first.
 TEST(InodeHeadroomProjection, LargeValuesRunOutOfSpaceFirst) {
-  const FileSystemSpace ext4 =
-      Space("ext4", false, 1 << 16, 1 << 16, 1 * kGiB);
+  const FileSystemSpace ext4 = Space("ext4", false, 1 << 16, 1 << 16, 1 * kGiB);
   const InodeHeadroom h = ProjectInodeHeadroom(ext4, 65536 * 10, 10);
   EXPECT_EQ(16384u, h.values_until_space);
   EXPECT_FALSE(h.inodes_first());
@@ -260,8 +259,7 @@ TEST_F(InodeHeadroomDbTest, BtrfsWithNoInodeCountsNeverWarns) {
   EXPECT_EQ(0, Warnings());
   const std::string h = Headroom();
   EXPECT_NE(std::string::npos, h.find("first-limit: space\n")) << h;
-  EXPECT_NE(std::string::npos, h.find("values-until-inodes: unlimited\n"))
-      << h;
+  EXPECT_NE(std::string::npos, h.find("values-until-inodes: unlimited\n")) << h;
   EXPECT_NE(std::string::npos, h.find("inodes: dynamic (btrfs)\n")) << h;
 }
 
@@ -288,8 +286,7 @@ TEST(InodeHeadroomRealFs, PropertyNamesTheFileSystem) {
                      : magic == 0x01021994u ? "inodes: fixed (tmpfs)\n"
                                             : "inodes: ";
   EXPECT_NE(std::string::npos, h.find(want)) << h;
-  std::printf("delsm.inode-headroom on %s:\n%s", dir.path().c_str(),
-              h.c_str());
+  std::printf("delsm.inode-headroom on %s:\n%s", dir.path().c_str(), h.c_str());
 }
 
 }  // namespace

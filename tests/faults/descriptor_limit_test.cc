@@ -44,9 +44,7 @@ std::string Value(uint64_t i) {
   return v;
 }
 
-Options DbOptions() {
-  return delsm_test::NewDbOptions(256 << 10);
-}
+Options DbOptions() { return delsm_test::NewDbOptions(256 << 10); }
 // Small SSTs, so that a few thousand keys make hundreds of them.
 delsm::Tuning SmallSsts() {
   delsm::Tuning t;

@@ -34,9 +34,7 @@ namespace {
 using delsm_test::ListDir;
 using delsm_test::TempDir;
 
-Options DbOptions() {
-  return delsm_test::NewDbOptions(64 << 10);
-}
+Options DbOptions() { return delsm_test::NewDbOptions(64 << 10); }
 
 delsm::Tuning SmallTuning() {
   delsm::Tuning t;

@@ -94,8 +94,8 @@ TEST_P(ThreadStartTest, OpenReportsAThreadThatCannotStart) {
       env.FailAt(0);
       leveldb::DB* db = nullptr;
       ASSERT_OK(delsm::Open(options, tuning, dbname, &db));
-      ASSERT_OK(db->Put(leveldb::WriteOptions(), "fail" + std::to_string(fail_at),
-                        "x"));
+      ASSERT_OK(db->Put(leveldb::WriteOptions(),
+                        "fail" + std::to_string(fail_at), "x"));
       delete db;
     }
     env.FailAt(fail_at);

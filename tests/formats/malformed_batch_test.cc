@@ -1,9 +1,9 @@
-// A WAL record whose checksum is valid but whose write batch is malformed. LevelDB fails Open over it only with
-// paranoid_checks; without, it logs the error, keeps the batch's entries
-// decoded before the damage and replays the rest of the WAL. The same
-// malformed record is appended to a DeLSM WAL and to a real LevelDB WAL
-// (Debian's, through tests/leveldb_oracle), and both engines must open to
-// the same contents.
+// A WAL record whose checksum is valid but whose write batch is malformed.
+// LevelDB fails Open over it only with paranoid_checks; without, it logs the
+// error, keeps the batch's entries decoded before the damage and replays the
+// rest of the WAL. The same malformed record is appended to a DeLSM WAL and to
+// a real LevelDB WAL (Debian's, through tests/leveldb_oracle), and both engines
+// must open to the same contents.
 #include <gtest/gtest.h>
 
 #include <cstdio>

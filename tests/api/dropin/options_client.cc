@@ -21,8 +21,9 @@ int main(int argc, char** argv) {
   leveldb::DB* raw = nullptr;
   leveldb::Status s = leveldb::DB::Open(options, argv[1], &raw);
   std::printf("open: %s %s\n",
-              s.ok() ? "OK" : s.IsInvalidArgument() ? "InvalidArgument"
-                                                    : "Other",
+              s.ok()                  ? "OK"
+              : s.IsInvalidArgument() ? "InvalidArgument"
+                                      : "Other",
               s.ToString().c_str());
   if (!s.ok()) return 1;
   std::unique_ptr<leveldb::DB> db(raw);
