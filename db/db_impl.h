@@ -55,8 +55,8 @@ struct DentryStats {
   uint64_t dirs_removed = 0;
   uint64_t bytes_written = 0;  // KV files + meta files written by flushes
   uint64_t meta_bytes_written = 0;
-  uint64_t durability_syncs = 0;  // syncfs or fsync rounds
-  uint64_t flushes_building = 0;  // L0 SST directories being built now
+  uint64_t durability_syncs = 0;      // syncfs or fsync rounds
+  uint64_t flushes_building = 0;      // L0 SST directories being built now
   uint64_t max_parallel_flushes = 0;  // the most ever built at once
 };
 
@@ -386,10 +386,11 @@ class DBImpl : public DB {
   void RemoveDiscardedHomes(const std::vector<uint64_t>& homes,
                             std::vector<uint64_t>* failed, uint64_t* unlinked,
                             uint64_t* dirs_removed) LOCKS_EXCLUDED(mutex_);
-  // At open: remove every file in a home that no live entry names (values
-  // a crash kept from being unlinked, a crashed flush's values, the values
-  // of L0 SSTs replaced by a WAL replay) and every home no live entry
-  // names. Nothing is removed if a live meta file cannot be read.
+  // At open: remove every file in a home that no live entry names and
+  // whose name is one DeLSM gives a value (values a crash kept from being
+  // unlinked, a crashed flush's values, the values of L0 SSTs replaced by
+  // a WAL replay; any other name is left alone) and every home no live
+  // entry names. Nothing is removed if a live meta file cannot be read.
   void RemoveUnreferencedValues() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The path of SST directory `dir` at whichever level holds it, or empty.
   // Asks the file system: called without mutex_.
@@ -581,8 +582,8 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 // manifest, CURRENT, LOCK and LOG go through options.env / `env` as usual.
 Status DestroyDBWithFileSystem(const std::string& dbname,
                                const Options& options, FileSystem* fs);
-Status RepairDBWithFileSystem(const std::string& dbname,
-                              const Options& options, FileSystem* fs);
+Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
+                              FileSystem* fs);
 Status DumpFileWithFileSystem(Env* env, FileSystem* fs,
                               const std::string& fname, WritableFile* dst);
 
