@@ -12,7 +12,9 @@
 //     DeLSM's RepairDB then brings back every key, newest version winning;
 //     and, cut short where it puts LevelDB's manifest away and brings
 //     DeLSM's back, then run again, brings back no deleted key; a DeLSM
-//     manifest in lost/ whose reads fail (EIO) fails it, changing nothing.
+//     manifest in lost/ whose reads fail (EIO), or a failed read of the
+//     manifest or listing of a level directory that decides the
+//     directory's kind, fails it, changing nothing.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "compat/leveldb/directory_kind.h"
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
@@ -410,11 +413,12 @@ std::string WalKey(int i) { return "wal" + Key(i); }
 // A compaction committed, then killed before it removed the SSTs it
 // replaced; the next Open removed the dead L0 directory (the deletes'
 // tombstones) but not the replaced meta file in L1 (the puts), and wrote
-// a few keys left in its WAL: only DeLSM's older manifest records that
-// SST as replaced. LevelDB's RepairDB then puts that manifest in lost/
-// and makes a table of the WAL.
+// (`wal_keys`) a few keys left in its WAL: only DeLSM's older manifest
+// records that SST as replaced. LevelDB's RepairDB then puts that
+// manifest in lost/ and makes a table of the WAL.
 void MakeRewrittenWithAReplacedSst(const std::string& tmp,
-                                   const std::string& dbname) {
+                                   const std::string& dbname,
+                                   bool wal_keys = true) {
   Options options;
   options.create_if_missing = true;
   const delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
@@ -447,7 +451,7 @@ void MakeRewrittenWithAReplacedSst(const std::string& tmp,
     Status s = OpenWithFileSystem(options, tuning, dbname, &fs, &raw);
     ASSERT_TRUE(s.ok()) << s.ToString();
     std::unique_ptr<DB> db(raw);
-    for (int i = 0; i < 10; i++) {
+    for (int i = 0; wal_keys && i < 10; i++) {
       ASSERT_TRUE(db->Put(WriteOptions(), WalKey(i), CutValue(i)).ok());
     }
   }
@@ -457,12 +461,12 @@ void MakeRewrittenWithAReplacedSst(const std::string& tmp,
   const delsm_test::OracleRun repaired =
       delsm_test::RunOracle({"repair", dbname}, "", tmp + "/oracle");
   ASSERT_TRUE(repaired.ok) << repaired.err;
-  ASSERT_FALSE(LevelDbTables(dbname).empty())
-      << "LevelDB's RepairDB made no table of the WAL";
+  ASSERT_EQ(wal_keys, !LevelDbTables(dbname).empty())
+      << "LevelDB's tables: what it made of the WAL";
 }
 
 // Every key as it was written, no deleted key back.
-void ExpectCutDbRepaired(const std::string& dbname) {
+void ExpectCutDbRepaired(const std::string& dbname, bool wal_keys = true) {
   DB* raw = nullptr;
   Options options;
   Status s =
@@ -478,7 +482,7 @@ void ExpectCutDbRepaired(const std::string& dbname) {
       EXPECT_TRUE(s.ok() && v == CutValue(i)) << Key(i) << ": " << s.ToString();
     }
   }
-  for (int i = 0; i < 10; i++) {
+  for (int i = 0; wal_keys && i < 10; i++) {
     std::string v;
     s = db->Get(ReadOptions(), WalKey(i), &v);
     EXPECT_TRUE(s.ok() && v == CutValue(i))
@@ -554,6 +558,56 @@ INSTANTIATE_TEST_SUITE_P(
       return info.param == LostManifestReads::kEvery ? "EveryRead"
                                                      : "FirstFileOnly";
     });
+
+// Which kind of directory RepairDB is given is decided from the manifest
+// CURRENT names. A read of it that fails (EIO) once, there, is not a
+// damaged manifest: taken for one, a DeLSM database LevelDB's RepairDB
+// rewrote (here without WAL data, so no LevelDB table tells it either)
+// would be repaired as a damaged DeLSM database, which does not bring
+// DeLSM's manifests back from lost/, and the SST their records say a
+// compaction replaced would be merged (the deleted keys back).
+TEST(LevelDbRepairedDetectionTest, FailedManifestReadFailsRepairDb) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/false);
+  if (HasFatalFailure()) return;
+  const auto before = delsm_test::TreeSnapshot(dbname);
+  {
+    ReadErrorEnv env(Env::Default());
+    env.set_failing_reads(dbname + "/MANIFEST-", /*good_bytes=*/0,
+                          /*files=*/1);
+    Options o;
+    o.env = &env;
+    const Status s = RepairDB(dbname, o);
+    ASSERT_GT(env.failed_reads(), 0) << "no manifest read was failed";
+    EXPECT_TRUE(s.IsIOError())
+        << "RepairDB after a failed read of LevelDB's manifest: "
+        << s.ToString();
+    EXPECT_EQ(std::vector<std::string>(),
+              Changed(before, delsm_test::TreeSnapshot(dbname)));
+  }
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectCutDbRepaired(dbname, /*wal_keys=*/false);
+}
+
+// The same for a level directory that cannot be listed: DeLSM's SSTs are
+// unknown, and the directory is not judged LevelDB's for want of them.
+TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryListingIsAnError) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/false);
+  if (HasFatalFailure()) return;
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_listings(dbname + "/L");
+  DatabaseFormat format;
+  std::string evidence;
+  const Status s = DetectDatabaseFormat(&env, dbname, &format, &evidence);
+  ASSERT_GT(env.failed_listings(), 0) << "no level directory listing failed";
+  EXPECT_TRUE(s.IsIOError())
+      << s.ToString() << "; judged " << static_cast<int>(format) << " ("
+      << evidence << ")";
+}
 
 }  // namespace
 }  // namespace leveldb
