@@ -386,10 +386,11 @@ class DBImpl : public DB {
   void RemoveDiscardedHomes(const std::vector<uint64_t>& homes,
                             std::vector<uint64_t>* failed, uint64_t* unlinked,
                             uint64_t* dirs_removed) LOCKS_EXCLUDED(mutex_);
-  // At open: remove every file in a home that no live entry names (values
-  // a crash kept from being unlinked, a crashed flush's values, the values
-  // of L0 SSTs replaced by a WAL replay) and every home no live entry
-  // names. Nothing is removed if a live meta file cannot be read.
+  // At open: remove every file in a home that no live entry names and
+  // whose name is one DeLSM gives a value (values a crash kept from being
+  // unlinked, a crashed flush's values, the values of L0 SSTs replaced by
+  // a WAL replay; any other name is left alone) and every home no live
+  // entry names. Nothing is removed if a live meta file cannot be read.
   void RemoveUnreferencedValues() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The path of SST directory `dir` at whichever level holds it, or empty.
   // Asks the file system: called without mutex_.

@@ -597,6 +597,16 @@ void DBImpl::RemoveUnreferencedValues() {
       if (s.ok()) s = dir->List(&files);
       for (size_t i = 0; s.ok() && i < files.size(); i++) {
         if (it->second.count(files[i]) > 0) continue;
+        // Only a name DeLSM gives a value (KvStoredFileName) is one of
+        // the values the named set accounts for; any other name is not
+        // ours to remove, as in RemoveUnownedEntries.
+        std::string user_key;
+        uint64_t sequence;
+        bool hashed, compressed;
+        if (!ParseKvStoredFileName(files[i], &user_key, &sequence, &hashed,
+                                   &compressed)) {
+          continue;
+        }
         s = dir->Unlink(files[i]);
         if (s.ok()) unlinked++;
         if (s.IsNotFound()) s = Status::OK();

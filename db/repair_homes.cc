@@ -93,9 +93,9 @@ bool TakeBackEntry(const Slice& user_key, SequenceNumber sequence,
   return true;
 }
 
-std::vector<MetaEntry> RepairHomes::TakeBackUnnamed() {
-  std::vector<MetaEntry> entries;
-  if (!meta_file_lost_) return entries;  // see the header
+Status RepairHomes::TakeBackUnnamed(std::vector<MetaEntry>* entries) {
+  entries->clear();
+  if (!meta_file_lost_) return Status::OK();  // see the header
   for (const auto& home : files_) {
     for (const std::string& name : home.second) {
       const Key key(home.first, name);
@@ -108,22 +108,24 @@ std::vector<MetaEntry> RepairHomes::TakeBackUnnamed() {
           hashed) {
         continue;
       }
+      // Listed a moment ago: a home or file that cannot be opened or read
+      // (EIO, EMFILE, ENOENT) is not damage, and the value it holds may be
+      // the only copy of an acknowledged write. RepairDB fails.
       std::shared_ptr<Directory> dir;
       std::string stored;
-      if (!homes_.Get(home.first, &dir).ok() ||
-          !dir->ReadFile(name, &stored).ok()) {
-        continue;
-      }
+      Status s = homes_.Get(home.first, &dir);
+      if (s.ok()) s = dir->ReadFile(name, &stored);
+      if (!s.ok()) return s;
       MetaEntry e;
       if (!TakeBackEntry(user_key, sequence, compressed, stored, home.first,
                          &e)) {
-        continue;
+        continue;  // damaged: compressed bytes that do not say their length
       }
       used_.insert(key);
-      entries.push_back(std::move(e));
+      entries->push_back(std::move(e));
     }
   }
-  return entries;
+  return Status::OK();
 }
 
 void RepairHomes::PutAway(

@@ -67,7 +67,9 @@ class RepairHomes {
   // An entry of a home kind for every readable file that no entry given to
   // the merge and no replaced SST names, its key and sequence from its
   // name (hashed names, which LONGKEYS alone maps to keys, are not taken
-  // back); marked used. In no particular order.
+  // back); marked used. In no particular order. A home or file that cannot
+  // be opened or read (EIO, EMFILE, ENOENT for a file just listed) is an
+  // error: its value is unknown, not absent.
   //
   // Only if a meta file was lost (NoteMetaFileLost): otherwise none is
   // taken back, and PutAway moves them to lost/. Evidence: a value a
@@ -82,7 +84,7 @@ class RepairHomes {
   // deleted only after the memtable committed in another flush (a retried
   // build's) whose own home holds the same values. Nothing acknowledged is
   // lost by leaving them out.
-  std::vector<MetaEntry> TakeBackUnnamed();
+  Status TakeBackUnnamed(std::vector<MetaEntry>* entries);
 
   // After the commit: unlinks the files of `dropped` (the merge dropped
   // their entries), hands every file nobody used to move_to_lost(path,

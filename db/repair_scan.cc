@@ -288,14 +288,20 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
 }
 
 Status Repairer::RecoverHomeValues() {
-  std::vector<MetaEntry> entries = homes_.TakeBackUnnamed();
+  std::vector<MetaEntry> entries;
+  Status s = homes_.TakeBackUnnamed(&entries);
+  if (!s.ok()) {
+    Log(options_.info_log, "RepairDB: cannot read a value in a home: %s\n",
+        s.ToString().c_str());
+    return s;
+  }
   Log(options_.info_log,
       "RepairDB: %zu values in homes no meta file names taken back%s\n",
       entries.size(),
       homes_.meta_file_lost() ? "" : " (every meta file read: none is)");
   if (entries.empty()) return Status::OK();
   std::unique_ptr<SstDir> dir;
-  Status s = BuildSstOf(&entries, nullptr, &dir);
+  s = BuildSstOf(&entries, nullptr, &dir);
   // Older than any SST directory: an exact duplicate keeps the other.
   if (s.ok()) AddInput(std::move(dir), 0);
   return s;

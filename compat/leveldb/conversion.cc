@@ -52,60 +52,86 @@ Status ReadCurrent(Env* env, const std::string& dbname, std::string* name) {
   return Status::OK();
 }
 
-// The SSTs live in the DeLSM manifest `path` (every record decoded and
-// applied); false if it cannot be read whole or is not DeLSM's.
-bool ReadLiveSsts(Env* env, const std::string& path, std::set<uint64_t>* live) {
+namespace {
+
+// A log reader's report: damage is noted, and the first failed read (an
+// error that is not Corruption: EIO, ...) is kept.
+struct ManifestReadErrors : public log::Reader::Reporter {
+  bool damaged = false;
+  Status failed_read;
+  void Corruption(size_t, const Status& s) override {
+    if (s.IsCorruption()) {
+      damaged = true;
+    } else if (failed_read.ok()) {
+      failed_read = s;
+    }
+  }
+};
+
+}  // namespace
+
+Status ReadLiveSsts(Env* env, const std::string& path,
+                    std::set<uint64_t>* live) {
   SequentialFile* raw;
-  if (!env->NewSequentialFile(path, &raw).ok()) return false;
+  Status s = env->NewSequentialFile(path, &raw);
+  if (!s.ok()) return s;
   std::unique_ptr<SequentialFile> file(raw);
-  struct Reporter : public log::Reader::Reporter {
-    bool damaged = false;
-    void Corruption(size_t, const Status&) override { damaged = true; }
-  } reporter;
-  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
+  ManifestReadErrors errors;
+  log::Reader reader(file.get(), &errors, /*checksum=*/true, 0);
   std::set<std::pair<int, uint64_t>> files;
   Slice record;
   std::string scratch;
   bool first = true;
-  while (reader.ReadRecord(&record, &scratch)) {
-    if (first && !VersionEdit::HasFormatMarker(record)) return false;
+  bool decoded = true;
+  while (reader.ReadRecord(&record, &scratch) && errors.failed_read.ok()) {
+    if (first && !VersionEdit::HasFormatMarker(record)) {
+      return Status::Corruption(path, "not a DeLSM manifest");
+    }
     first = false;
     VersionEdit edit;
-    if (!edit.DecodeFrom(record).ok()) return false;
+    if (!edit.DecodeFrom(record).ok()) {
+      decoded = false;
+      break;
+    }
     for (const auto& gone : edit.deleted_files()) files.erase(gone);
     for (const auto& added : edit.new_files()) {
       files.insert({added.first, added.second.number});
     }
   }
-  if (first || reporter.damaged) return false;
+  if (!errors.failed_read.ok()) return errors.failed_read;
+  if (first || errors.damaged || !decoded) {
+    return Status::Corruption(path, "not a whole DeLSM manifest");
+  }
   live->clear();
   for (const auto& f : files) live->insert(f.second);
-  return true;
+  return Status::OK();
 }
 
-uint64_t ManifestNumberBound(Env* env, const std::string& path) {
+Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound) {
+  *bound = 0;
   SequentialFile* raw;
-  if (!env->NewSequentialFile(path, &raw).ok()) return 0;
+  Status s = env->NewSequentialFile(path, &raw);
+  // Gone since it was listed: the next RepairDB cannot read it either.
+  if (s.IsNotFound() && !env->FileExists(path)) return Status::OK();
+  if (!s.ok()) return s;
   std::unique_ptr<SequentialFile> file(raw);
-  struct Reporter : public log::Reader::Reporter {
-    void Corruption(size_t, const Status&) override {}
-  } reporter;
-  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
-  uint64_t bound = 0;
+  ManifestReadErrors errors;
+  log::Reader reader(file.get(), &errors, /*checksum=*/true, 0);
   Slice record;
   std::string scratch;
-  // Every record that decodes, past one that does not, and whatever a
-  // read error leaves unread: a bound read from more records is only
-  // higher. RepairDB's own reading of the manifests (FindRetiredSsts in
-  // db/repair_scan.cc) decides, in the same pass, which SSTs are replaced,
-  // so it stops at the first record it cannot decode and fails on an error
-  // that is not damage; its numbers come from the same NumberBound.
-  while (reader.ReadRecord(&record, &scratch)) {
+  // Every record that decodes, past one that does not: a bound read from
+  // more records is only higher. RepairDB's own reading of the manifests
+  // (FindRetiredSsts in db/repair_scan.cc) decides, in the same pass, which
+  // SSTs are replaced, so it stops at the first record it cannot decode;
+  // its numbers come from the same NumberBound. A failed read is not
+  // damage: the records past it, which the next RepairDB may read, are
+  // unknown, and so is the bound.
+  while (reader.ReadRecord(&record, &scratch) && errors.failed_read.ok()) {
     VersionEdit edit;
     if (!edit.DecodeFrom(record).ok()) continue;
-    bound = std::max(bound, edit.NumberBound());
+    *bound = std::max(*bound, edit.NumberBound());
   }
-  return bound;
+  return errors.failed_read;
 }
 
 }  // namespace conversion_internal
@@ -567,7 +593,8 @@ Status Converter::Finish() {
 // there. Without that proof (CURRENT malformed or not naming a whole
 // DeLSM manifest, a listed SST staged, a name that is not an SST
 // directory) the directory is left as it is and logged; an error reading
-// CURRENT or listing the directory fails the call.
+// CURRENT or the manifest (other than damage or absence) or listing the
+// directory fails the call.
 Status Converter::RemoveLeftoverStaging() {
   std::string current;
   std::set<uint64_t> live;
@@ -576,8 +603,10 @@ Status Converter::RemoveLeftoverStaging() {
   if (!s.ok()) return s;
   s = ReadCurrent(o_.env, dbname_, &current);
   if (!s.ok() && !s.IsCorruption()) return s;  // the open reports it
-  if (s.ok() && !ReadLiveSsts(o_.env, dbname_ + "/" + current, &live)) {
-    s = Status::Corruption(current, "not a whole DeLSM manifest");
+  if (s.ok()) {
+    s = ReadLiveSsts(o_.env, dbname_ + "/" + current, &live);
+    // A read that failed (EIO, EMFILE) judges nothing.
+    if (!s.ok() && !s.IsCorruption() && !s.IsNotFound()) return s;
   }
   for (size_t i = 0; s.ok() && i < children.size(); i++) {
     uint64_t number;

@@ -27,16 +27,23 @@ delsm::Durability ConversionDurability(delsm::Durability mode);
 Status ReadCurrent(Env* env, const std::string& dbname, std::string* name);
 
 // The SSTs live in the DeLSM manifest `path` (every record decoded and
-// applied); false if it cannot be read whole or is not DeLSM's.
-bool ReadLiveSsts(Env* env, const std::string& path, std::set<uint64_t>* live);
+// applied). Corruption if it is not DeLSM's or cannot be read whole
+// (damaged, or a record that does not decode); any other error opening or
+// reading it (EIO, EMFILE, ...) is returned as it is: the manifest may be
+// whole and DeLSM's.
+Status ReadLiveSsts(Env* env, const std::string& path,
+                    std::set<uint64_t>* live);
 
-// One more than the largest number the DeLSM manifest `path` hands out or
-// names (its next file number, every SST and directory it adds or
-// removes), over the records that read; 0 if none does. A number a
-// manifest names, even of an SST long removed, must not be given to a new
-// SST: RepairDB reads the manifests it finds, and takes an SST they record
-// as replaced for a replaced one.
-uint64_t ManifestNumberBound(Env* env, const std::string& path);
+// Sets *bound to one more than the largest number the DeLSM manifest
+// `path` hands out or names (its next file number, every SST and
+// directory it adds or removes), over the records that read; 0 if none
+// does, or if the manifest is gone (NotFound and no longer there). A
+// number a manifest names, even of an SST long removed, must not be given
+// to a new SST: RepairDB reads the manifests it finds, and takes an SST
+// they record as replaced for a replaced one. Damage is skipped (the
+// records past it still count); an error that is not damage (EIO, EMFILE
+// opening or reading it) is returned: the bound is then unknown.
+Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound);
 
 }  // namespace conversion_internal
 }  // namespace leveldb

@@ -22,37 +22,61 @@ namespace leveldb {
 
 namespace {
 
+// Lists `dir` into *names; a directory that is not there has none. Any
+// other failure (EIO, EMFILE) is returned: what it holds is unknown.
+Status ListIfPresent(Env* env, const std::string& dir,
+                     std::vector<std::string>* names) {
+  names->clear();
+  Status s = env->GetChildren(dir, names);
+  if (!s.ok() && !env->FileExists(dir)) {
+    names->clear();
+    return Status::OK();
+  }
+  return s;
+}
+
 // The first of DeLSM's SST directories (in a level directory listed in
 // `children`) or homes (under values/) found, as "L2/000010.sst" or
-// "values/000031"; empty if there is none.
-std::string FindDelsmData(Env* env, const std::string& dbname,
-                          const std::vector<std::string>& children) {
+// "values/000031", in *found; empty if there is none. A directory that
+// cannot be listed is an error, not "none".
+Status FindDelsmData(Env* env, const std::string& dbname,
+                     const std::vector<std::string>& children,
+                     std::string* found) {
+  found->clear();
+  std::vector<std::string> names;
   for (const std::string& child : children) {
     uint64_t number;
     FileType type;
-    std::vector<std::string> names;
-    if (ParseFileName(child, &number, &type) && type == kLevelDir &&
-        env->GetChildren(dbname + "/" + child, &names).ok()) {
-      for (const std::string& name : names) {
-        if (ParseSstDirName(name, &number)) return child + "/" + name;
+    if (!ParseFileName(child, &number, &type) || type != kLevelDir) continue;
+    Status s = ListIfPresent(env, dbname + "/" + child, &names);
+    if (!s.ok()) return s;
+    for (const std::string& name : names) {
+      if (ParseSstDirName(name, &number)) {
+        *found = child + "/" + name;
+        return Status::OK();
       }
     }
   }
-  std::vector<std::string> homes;
-  if (env->GetChildren(dbname + "/" + kValuesDirName, &homes).ok()) {
-    for (const std::string& home : homes) {
-      uint64_t number;
-      if (ParseHomeDirName(home, &number)) {
-        return std::string(kValuesDirName) + "/" + home;
-      }
+  Status s = ListIfPresent(env, dbname + "/" + kValuesDirName, &names);
+  if (!s.ok()) return s;
+  for (const std::string& home : names) {
+    uint64_t number;
+    if (ParseHomeDirName(home, &number)) {
+      *found = std::string(kValuesDirName) + "/" + home;
+      return Status::OK();
     }
   }
-  return std::string();
+  return Status::OK();
 }
 
-struct IgnoreDamage : public log::Reader::Reporter {
-  bool damaged = false;
-  void Corruption(size_t, const Status&) override { damaged = true; }
+// Damage is noted (the records that read still judge the manifest); the
+// first failed read (a reported problem that is not Corruption: EIO, ...)
+// is kept, since the records past it are unknown.
+struct ManifestReadErrors : public log::Reader::Reporter {
+  Status failed_read;
+  void Corruption(size_t, const Status& s) override {
+    if (!s.IsCorruption() && failed_read.ok()) failed_read = s;
+  }
 };
 
 }  // namespace
@@ -62,9 +86,8 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
   *format = DatabaseFormat::kNone;
   evidence->clear();
   std::vector<std::string> children;
-  if (!env->GetChildren(dbname, &children).ok()) {
-    return Status::OK();  // no directory yet: nothing to judge
-  }
+  Status s = ListIfPresent(env, dbname, &children);
+  if (!s.ok()) return s;  // no directory yet is no error: nothing to judge
   std::string leveldb_table;
   bool has_level_dir = false;
   for (const std::string& child : children) {
@@ -80,24 +103,35 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
   }
 
   std::string current;
-  Status s = ReadFileToString(env, CurrentFileName(dbname), &current);
-  if (s.IsNotFound()) s = Status::OK(), current.clear();
+  s = ReadFileToString(env, CurrentFileName(dbname), &current);
+  if (s.IsNotFound() && !env->FileExists(CurrentFileName(dbname))) {
+    s = Status::OK();
+    current.clear();
+  }
   if (!s.ok()) return s;
   std::vector<std::string> records;
   std::string manifest;
   if (!current.empty() && current.back() == '\n' &&
       current.find('/') == std::string::npos) {
     manifest = current.substr(0, current.size() - 1);
+    const std::string path = dbname + "/" + manifest;
     SequentialFile* raw;
-    if (env->NewSequentialFile(dbname + "/" + manifest, &raw).ok()) {
+    s = env->NewSequentialFile(path, &raw);
+    if (s.ok()) {
       std::unique_ptr<SequentialFile> file(raw);
-      IgnoreDamage reporter;
+      ManifestReadErrors reporter;
       log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
       Slice record;
       std::string scratch;
-      while (reader.ReadRecord(&record, &scratch)) {
+      while (reader.ReadRecord(&record, &scratch) &&
+             reporter.failed_read.ok()) {
         records.push_back(record.ToString());
       }
+      // Judged from the records before it, a manifest whose read failed
+      // could pass for another kind (no records: not LevelDB's).
+      if (!reporter.failed_read.ok()) return reporter.failed_read;
+    } else if (!(s.IsNotFound() && !env->FileExists(path))) {
+      return s;  // not absent: what it holds is unknown
     }
   }
 
@@ -118,10 +152,11 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
                     ? "LevelDB table " + leveldb_table
                     : manifest + " holds LevelDB version edits";
     // LevelDB never makes a level directory; its RepairDB leaves DeLSM's.
-    const std::string delsm_data =
-        has_level_dir || env->FileExists(dbname + "/" + kValuesDirName)
-            ? FindDelsmData(env, dbname, children)
-            : std::string();
+    std::string delsm_data;
+    if (has_level_dir || env->FileExists(dbname + "/" + kValuesDirName)) {
+      s = FindDelsmData(env, dbname, children, &delsm_data);
+      if (!s.ok()) return s;
+    }
     if (!delsm_data.empty()) {
       *format = DatabaseFormat::kRewrittenByLevelDb;
       *evidence += all_leveldb && !leveldb_table.empty()

@@ -35,8 +35,13 @@ enum class DatabaseFormat {
 
 // Sets *format for the database at `dbname`; *evidence names the file that
 // decided it (empty for kNone; for kRewrittenByLevelDb, also the SST
-// directory or home found). Non-OK only if the directory cannot be listed
-// or CURRENT cannot be read for another reason than its absence.
+// directory or home found). Non-OK only if something it reads fails for
+// another reason than its absence or damage (EIO, EMFILE): listing the
+// directory, its level directories or values/, reading CURRENT or the
+// manifest CURRENT names. Judged from what did read, the directory could
+// pass for another kind (a DeLSM database LevelDB's RepairDB rewrote for
+// one with a damaged manifest, whose repair would not find DeLSM's
+// manifests in lost/).
 Status DetectDatabaseFormat(Env* env, const std::string& dbname,
                             DatabaseFormat* format, std::string* evidence);
 

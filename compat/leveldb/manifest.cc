@@ -192,6 +192,8 @@ Status ReadLevelDbManifest(Env* env, const std::string& path,
     DecodeLevelDbEdit(record, state);
   }
   if (!reporter.status.ok()) {
+    // A failed read (EIO, ...) is not damage: the manifest may be whole.
+    if (!reporter.status.IsCorruption()) return reporter.status;
     return Status::Corruption(path, reporter.status.ToString());
   }
   if (!has_log || !has_next || !has_last) {

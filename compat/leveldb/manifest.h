@@ -66,7 +66,8 @@ bool IsLevelDbEdit(const Slice& record, bool* names_comparator);
 // Reads the manifest at `path` with `env` and applies every edit. A damaged
 // log record or a record that is not a LevelDB edit is a Corruption naming
 // the file; so is a manifest without log number, next file number or last
-// sequence (LevelDB would refuse it too).
+// sequence (LevelDB would refuse it too). An error opening or reading it
+// that is not damage (EIO, EMFILE, NotFound) is returned as it is.
 Status ReadLevelDbManifest(Env* env, const std::string& path,
                            LevelDbState* state);
 

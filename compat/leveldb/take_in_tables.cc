@@ -45,6 +45,23 @@ Status MoveToLost(Env* env, const std::string& dbname,
   return env->RenameFile(dbname + "/" + name, to);
 }
 
+// Damage, or a file that is not there (NotFound, and no longer listed):
+// what a reader may take for "nothing to read". Any other error (EIO,
+// EMFILE, ENOENT for a file that is there) is not.
+bool DamagedOrAbsent(Env* env, const Status& s, const std::string& path) {
+  return s.IsCorruption() || (s.IsNotFound() && !env->FileExists(path));
+}
+
+// The names in dbname/lost/ (none if there is no such directory).
+Status ListLost(Env* env, const std::string& dbname,
+                std::vector<std::string>* names) {
+  names->clear();
+  const std::string lost = dbname + "/lost";
+  Status s = env->GetChildren(lost, names);
+  if (!s.ok() && !env->FileExists(lost)) return Status::OK();
+  return s;
+}
+
 // TakeInLevelDbTables with the LOCK held.
 Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
                                  const std::string& dbname) {
@@ -99,11 +116,20 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
       if (ParseHomeDirName(name, &number)) next = std::max(next, number + 1);
     }
   }
+  // LevelDB's manifest, if CURRENT names one that reads as LevelDB's
+  // (damaged or absent, it bounds nothing and stays where it is). A failed
+  // read of either is not damage and fails the repair.
   std::string manifest;
   LevelDbState state;
-  const bool leveldb_manifest =
-      ReadCurrent(env, dbname, &manifest).ok() &&
-      ReadLevelDbManifest(env, dbname + "/" + manifest, &state).ok();
+  bool leveldb_manifest = false;
+  s = ReadCurrent(env, dbname, &manifest);
+  if (!s.ok() && !DamagedOrAbsent(env, s, CurrentFileName(dbname))) return s;
+  if (s.ok()) {
+    const std::string path = dbname + "/" + manifest;
+    s = ReadLevelDbManifest(env, path, &state);
+    if (!s.ok() && !DamagedOrAbsent(env, s, path)) return s;
+    leveldb_manifest = s.ok();
+  }
   if (leveldb_manifest) {
     if (!state.comparator.empty() &&
         state.comparator != o.user_comparator->Name()) {
@@ -118,23 +144,29 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
 
   // Every number DeLSM's manifests name: LevelDB's repair moved them to
   // lost/, from where they come back below for DeLSM's repair to read.
+  // A manifest that cannot be listed or read (EIO, EMFILE) fails the
+  // repair: a number it names could go to a taken-in table, which the next
+  // RepairDB would then take for a replaced SST and not merge.
   std::vector<std::string> lost_names;
-  if (env->GetChildren(dbname + "/lost", &lost_names).ok()) {
-    for (const std::string& name : lost_names) {
-      uint64_t number;
-      FileType type;
-      if (ParseFileName(name, &number, &type) && type == kDescriptorFile) {
-        next =
-            std::max(next, ManifestNumberBound(env, dbname + "/lost/" + name));
-      }
-    }
+  s = ListLost(env, dbname, &lost_names);
+  if (!s.ok()) return s;
+  std::vector<std::string> manifests;
+  for (const std::string& name : lost_names) {
+    manifests.push_back(dbname + "/lost/" + name);
   }
   for (const std::string& child : children) {
-    uint64_t number;
+    manifests.push_back(dbname + "/" + child);
+  }
+  for (const std::string& path : manifests) {
+    uint64_t number, bound;
     FileType type;
-    if (ParseFileName(child, &number, &type) && type == kDescriptorFile) {
-      next = std::max(next, ManifestNumberBound(env, dbname + "/" + child));
+    if (!ParseFileName(path.substr(path.rfind('/') + 1), &number, &type) ||
+        type != kDescriptorFile) {
+      continue;
     }
+    s = ManifestNumberBound(env, path, &bound);
+    if (!s.ok()) return s;
+    next = std::max(next, bound);
   }
 
   // Every table becomes an L0 SST. A table damaged part way gives the
@@ -202,20 +234,28 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   // run after a kill or an error here, which would not come this way and
   // would merge those meta files, bringing back the keys whose tombstones
   // the compaction dropped.
+  // A manifest in lost/ is DeLSM's if it reads whole as DeLSM's; one that
+  // is damaged or not DeLSM's (LevelDB's own older manifests) stays. One
+  // whose read fails (EIO, EMFILE) fails the repair before LevelDB's
+  // manifest goes: left in lost/, its record of replaced SSTs would be
+  // unknown to the repair that follows.
   std::vector<std::string> lost;
-  if (env->GetChildren(dbname + "/lost", &lost).ok()) {
-    for (const std::string& name : lost) {
-      uint64_t number;
-      FileType type;
-      std::set<uint64_t> live;
-      if (ParseFileName(name, &number, &type) && type == kDescriptorFile &&
-          !env->FileExists(dbname + "/" + name) &&
-          ReadLiveSsts(env, dbname + "/lost/" + name, &live)) {
-        s = env->RenameFile(dbname + "/lost/" + name, dbname + "/" + name);
-        if (!s.ok()) return s;
-        Log(o.info_log, "RepairDB: DeLSM's %s back from lost/\n", name.c_str());
-      }
+  s = ListLost(env, dbname, &lost);
+  if (!s.ok()) return s;
+  for (const std::string& name : lost) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type) || type != kDescriptorFile ||
+        env->FileExists(dbname + "/" + name)) {
+      continue;
     }
+    const std::string path = dbname + "/lost/" + name;
+    std::set<uint64_t> live;
+    s = ReadLiveSsts(env, path, &live);
+    if (!s.ok() && DamagedOrAbsent(env, s, path)) continue;
+    if (s.ok()) s = env->RenameFile(path, dbname + "/" + name);
+    if (!s.ok()) return s;
+    Log(o.info_log, "RepairDB: DeLSM's %s back from lost/\n", name.c_str());
   }
   // The SSTs are durable: LevelDB's tables and manifest go to lost/ (not
   // deleted; what repair cannot use is kept for the user, as both engines'

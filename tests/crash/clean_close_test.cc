@@ -203,28 +203,44 @@ void AppendEmptyEditToManifest(const std::string& dbname) {
   ASSERT_OK(file->Close());
 }
 
-// A file no live SST owns, in the first SST directory of the deepest
-// non-empty level, and (values that stay put) one in the first home.
-// Returns their paths.
-std::vector<std::string> PlantLeftovers(const std::string& dbname) {
-  std::vector<std::string> planted;
-  for (int level = 6; level >= 0 && planted.empty(); level--) {
+// The first SST directory of the deepest non-empty level and (values that
+// stay put) the first home; empty where there is none.
+std::vector<std::string> SweptDirs(const std::string& dbname) {
+  std::vector<std::string> dirs;
+  for (int level = 6; level >= 0 && dirs.empty(); level--) {
     const std::string level_dir = dbname + "/L" + std::to_string(level);
     for (const std::string& d : ListDir(level_dir)) {
-      // A KV file name: the sweep removes only names it can parse as its
-      // own.
-      const std::string path =
-          level_dir + "/" + d + "/" + KvFileName("planted-leftover", 1);
-      std::ofstream(path) << "not owned";
-      planted.push_back(path);
+      dirs.push_back(level_dir + "/" + d);
       break;
     }
   }
   for (const std::string& home : ListDir(dbname + "/values")) {
-    const std::string path = dbname + "/values/" + home + "/planted-leftover";
-    std::ofstream(path) << "not named";
-    planted.push_back(path);
+    dirs.push_back(dbname + "/values/" + home);
     break;
+  }
+  return dirs;
+}
+
+// A file no live SST owns or entry names, under a name DeLSM gives a value
+// (a KV file name), in each of SweptDirs. Returns their paths.
+std::vector<std::string> PlantLeftovers(const std::string& dbname) {
+  std::vector<std::string> planted;
+  for (const std::string& dir : SweptDirs(dbname)) {
+    const std::string path = dir + "/" + KvFileName("planted-leftover", 1);
+    std::ofstream(path) << "not owned";
+    planted.push_back(path);
+  }
+  return planted;
+}
+
+// A file under a name DeLSM never gives an entry, in each of SweptDirs:
+// not DeLSM's, so no sweep may remove it. Returns their paths.
+std::vector<std::string> PlantForeignFiles(const std::string& dbname) {
+  std::vector<std::string> planted;
+  for (const std::string& dir : SweptDirs(dbname)) {
+    const std::string path = dir + "/planted-foreign";
+    std::ofstream(path) << "the user's";
+    planted.push_back(path);
   }
   return planted;
 }
@@ -237,11 +253,16 @@ TEST_P(CleanCloseTest, LeftoversAreSweptWhenTheManifestChangedAfterTheMarker) {
   ASSERT_NO_FATAL_FAILURE(AppendEmptyEditToManifest(dbname_));
   const std::vector<std::string> planted = PlantLeftovers(dbname_);
   ASSERT_EQ(stay_put() ? 2u : 1u, planted.size());
+  const std::vector<std::string> foreign = PlantForeignFiles(dbname_);
   std::unique_ptr<DB> db;
   EXPECT_LT(0u, OpenCounting(&db)) << "Open did not sweep";
   ASSERT_NE(nullptr, db);
   for (const std::string& p : planted) {
     EXPECT_FALSE(Exists(p)) << p << " survived the Open";
+  }
+  for (const std::string& p : foreign) {
+    EXPECT_TRUE(Exists(p)) << p << ", not a name DeLSM gives, was removed";
+    ASSERT_EQ(0, unlink(p.c_str()));  // for the leftover check below
   }
   ExpectWorkload(db.get(), "reopened");
   EXPECT_EQ("", Leftovers(db.get()));

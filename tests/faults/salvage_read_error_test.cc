@@ -3,7 +3,9 @@
 // another reason than damage (EIO here; EMFILE past the descriptor budget
 // alike) says nothing about the value: RepairDB must fail and change
 // nothing, not rebuild the directory without the entry, which loses an
-// acknowledged write (or lets an older version of its key answer).
+// acknowledged write (or lets an older version of its key answer). So must
+// a failed read of a value in a home that RepairDB takes back by its name.
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "fs/file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
+#include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
 #include "tests/test_support.h"
 
@@ -180,6 +183,62 @@ TEST(SalvageReadErrorTest, InlineValueReadErrorFailsRepairAndKeepsEverything) {
   fs.fail = false;
   ASSERT_TRUE(RepairDBWithFileSystem(dbname, options, &fs).ok());
   ExpectSecondVersions(options, dbname);
+}
+
+// With values that stay put, a value lives in a home, and when the meta
+// file naming it is lost RepairDB takes it back by its name. A read of it
+// that fails (EIO) says nothing about the value either: RepairDB must fail,
+// not leave the key out of the repaired database (and put its value in
+// lost/).
+TEST(SalvageReadErrorTest, HomeValueReadErrorFailsRepairAndKeepsEverything) {
+  TempDir tmp;
+  const std::string dbname = tmp.path() + "/db";
+  Options options = delsm_test::NewDbOptions(1 << 20);
+  const delsm::Tuning tuning = delsm_test::ManualCompactionKvFiles(true);
+  {
+    DB* db = nullptr;
+    ASSERT_TRUE(delsm::Open(options, tuning, dbname, &db).ok());
+    std::unique_ptr<DB> owner(db);
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), ValueOf(i, 2)).ok());
+    }
+    ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_FlushMemTable().ok());
+  }
+  // The flush's meta files are lost: only the homes' names tell the keys.
+  int removed = 0;
+  for (const std::string& dir : ListDir(dbname + "/L0")) {
+    const std::string path = dbname + "/L0/" + dir;
+    for (const std::string& name : ListDir(path)) {
+      ASSERT_TRUE(Slice(name).starts_with("META")) << name;
+      ASSERT_EQ(0, std::remove((path + "/" + name).c_str()));
+      removed++;
+    }
+  }
+  ASSERT_GT(removed, 0);
+
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  FaultSpec reads;
+  reads.sticky = true;
+  // Reads of the values' files, which are all in homes here.
+  reads.path_contains = "/key";
+  fs.Arm(FsOp::kOpen, reads);
+  Status s = RepairDBWithFileSystem(dbname, options, &fs);
+  ASSERT_TRUE(fs.Fired()) << "no value in a home was read";
+  EXPECT_TRUE(s.IsIOError()) << "RepairDB after a read error: " << s.ToString();
+  fs.Disarm();
+  // Whatever it answered, a repair whose reads succeed keeps every key.
+  s = RepairDBWithFileSystem(dbname, options, &fs);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  DB* db = nullptr;
+  s = delsm::Open(options, tuning, dbname, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> owner(db);
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    ASSERT_TRUE(s.ok()) << Key(i) << " lost: " << s.ToString();
+    ASSERT_EQ(ValueOf(i, 2), v) << Key(i);
+  }
 }
 
 }  // namespace

@@ -11,7 +11,10 @@
 //     that says so and tells the user to run RepairDB, changing nothing;
 //     DeLSM's RepairDB then brings back every key, newest version winning;
 //     and, cut short where it puts LevelDB's manifest away and brings
-//     DeLSM's back, then run again, brings back no deleted key.
+//     DeLSM's back, then run again, brings back no deleted key; a DeLSM
+//     manifest in lost/ whose reads fail (EIO), or a failed read of the
+//     manifest or listing of a level directory that decides the
+//     directory's kind, fails it, changing nothing.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "compat/leveldb/directory_kind.h"
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
@@ -31,6 +35,7 @@
 #include "leveldb/iterator.h"
 #include "testing/fault_injection_env.h"
 #include "testing/fault_injection_file_system.h"
+#include "testing/read_error_env.h"
 #include "tests/db_options.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
@@ -398,20 +403,22 @@ INSTANTIATE_TEST_SUITE_P(Wals, LevelDbRepairedTest,
 namespace leveldb {
 namespace {
 
+constexpr int kCutKeys = 40;
+bool CutDeleted(int i) { return i % 4 == 0; }
+std::string CutValue(int i) { return Key(i) + std::string(3000, 'v'); }
+// Written after the compaction, left in the WAL: LevelDB's RepairDB makes
+// a table of them, which DeLSM's RepairDB takes in.
+std::string WalKey(int i) { return "wal" + Key(i); }
+
 // A compaction committed, then killed before it removed the SSTs it
 // replaced; the next Open removed the dead L0 directory (the deletes'
-// tombstones) but not the replaced meta file in L1 (the puts): only
-// DeLSM's older manifest records that SST as replaced. LevelDB's RepairDB
-// puts that manifest in lost/. DeLSM's RepairDB, taking in LevelDB's
-// tables, moves it back; cut short (EIO, or a kill) once it has put
-// LevelDB's manifest away, the next RepairDB sees no LevelDB database and
-// must still find the record.
-TEST(LevelDbRepairedCutTest, TakeInCutShortThenRepairAgainKeepsDeletesDeleted) {
-  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
-  const std::string dbname = tmp.path() + "/db";
-  constexpr int kKeys = 40;
-  auto deleted = [](int i) { return i % 4 == 0; };
-  auto value = [](int i) { return Key(i) + std::string(3000, 'v'); };
+// tombstones) but not the replaced meta file in L1 (the puts), and wrote
+// (`wal_keys`) a few keys left in its WAL: only DeLSM's older manifest
+// records that SST as replaced. LevelDB's RepairDB then puts that
+// manifest in lost/ and makes a table of the WAL.
+void MakeRewrittenWithAReplacedSst(const std::string& tmp,
+                                   const std::string& dbname,
+                                   bool wal_keys = true) {
   Options options;
   options.create_if_missing = true;
   const delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
@@ -423,13 +430,13 @@ TEST(LevelDbRepairedCutTest, TakeInCutShortThenRepairAgainKeepsDeletesDeleted) {
     ASSERT_TRUE(OpenWithFileSystem(options, tuning, dbname, &fs, &raw).ok());
     std::unique_ptr<DB> db(raw);
     DBImpl* impl = static_cast<DBImpl*>(raw);
-    for (int i = 0; i < kKeys; i++) {
-      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), value(i)).ok());
+    for (int i = 0; i < kCutKeys; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), CutValue(i)).ok());
     }
     ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
     ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
-    for (int i = 0; i < kKeys; i++) {
-      if (deleted(i)) ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
+    for (int i = 0; i < kCutKeys; i++) {
+      if (CutDeleted(i)) ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
     }
     ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
     // Nothing the compaction replaced is removed: as a kill after its
@@ -443,15 +450,55 @@ TEST(LevelDbRepairedCutTest, TakeInCutShortThenRepairAgainKeepsDeletesDeleted) {
     DB* raw = nullptr;
     Status s = OpenWithFileSystem(options, tuning, dbname, &fs, &raw);
     ASSERT_TRUE(s.ok()) << s.ToString();
-    delete raw;
+    std::unique_ptr<DB> db(raw);
+    for (int i = 0; wal_keys && i < 10; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), WalKey(i), CutValue(i)).ok());
+    }
   }
   ASSERT_TRUE(fs.Fired()) << "the Open's sweep of L1 was not cut";
   fs.Disarm();
 
   const delsm_test::OracleRun repaired =
-      delsm_test::RunOracle({"repair", dbname}, "", tmp.path() + "/oracle");
+      delsm_test::RunOracle({"repair", dbname}, "", tmp + "/oracle");
   ASSERT_TRUE(repaired.ok) << repaired.err;
+  ASSERT_EQ(wal_keys, !LevelDbTables(dbname).empty())
+      << "LevelDB's tables: what it made of the WAL";
+}
 
+// Every key as it was written, no deleted key back.
+void ExpectCutDbRepaired(const std::string& dbname, bool wal_keys = true) {
+  DB* raw = nullptr;
+  Options options;
+  Status s =
+      delsm::Open(options, delsm_test::ManualCompactionOnly(), dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < kCutKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (CutDeleted(i)) {
+      EXPECT_TRUE(s.IsNotFound()) << "deleted key " << Key(i) << " came back";
+    } else {
+      EXPECT_TRUE(s.ok() && v == CutValue(i)) << Key(i) << ": " << s.ToString();
+    }
+  }
+  for (int i = 0; wal_keys && i < 10; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), WalKey(i), &v);
+    EXPECT_TRUE(s.ok() && v == CutValue(i))
+        << WalKey(i) << " (LevelDB's table of the WAL): " << s.ToString();
+  }
+}
+
+// DeLSM's RepairDB, taking in LevelDB's tables, moves the manifest in
+// lost/ back; cut short (EIO, or a kill) once it has put LevelDB's
+// manifest away, the next RepairDB sees no LevelDB database and must
+// still find the record.
+TEST(LevelDbRepairedCutTest, TakeInCutShortThenRepairAgainKeepsDeletesDeleted) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
+  if (HasFatalFailure()) return;
   {
     FaultInjectionEnv env(Env::Default(), tmp.path() + "/env_shadow");
     FaultSpec back_from_lost;
@@ -464,19 +511,102 @@ TEST(LevelDbRepairedCutTest, TakeInCutShortThenRepairAgainKeepsDeletesDeleted) {
   }
   Status s = RepairDB(dbname, Options());
   ASSERT_TRUE(s.ok()) << s.ToString();
-  DB* raw = nullptr;
-  s = delsm::Open(options, tuning, dbname, &raw);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  std::unique_ptr<DB> db(raw);
-  for (int i = 0; i < kKeys; i++) {
-    std::string v;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    if (deleted(i)) {
-      EXPECT_TRUE(s.IsNotFound()) << "deleted key " << Key(i) << " came back";
-    } else {
-      EXPECT_TRUE(s.ok() && v == value(i)) << Key(i) << ": " << s.ToString();
-    }
+  ExpectCutDbRepaired(dbname);
+}
+
+// A DeLSM manifest in lost/ whose reads fail (EIO) is not damage and not
+// "no manifest": the numbers it names are unknown (a taken-in table could
+// get one it records as replaced, and the next RepairDB would not merge
+// it), and left in lost/ its record of the replaced SST would be unknown
+// to the repair (the deleted keys would come back). RepairDB fails and
+// changes nothing; once the reads work it recovers everything.
+enum class LostManifestReads { kEvery, kFirstOnly };
+
+class LevelDbRepairedReadErrorTest
+    : public testing::TestWithParam<LostManifestReads> {};
+
+TEST_P(LevelDbRepairedReadErrorTest, FailedManifestReadFailsTheTakeIn) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
+  if (HasFatalFailure()) return;
+  const auto before = delsm_test::TreeSnapshot(dbname);
+  {
+    ReadErrorEnv env(Env::Default());
+    env.set_failing_reads(
+        "/lost/MANIFEST-", /*good_bytes=*/0,
+        /*files=*/GetParam() == LostManifestReads::kFirstOnly ? 1 : 0);
+    Options o;
+    o.env = &env;
+    const Status s = RepairDB(dbname, o);
+    ASSERT_GT(env.failed_reads(), 0) << "no manifest read was failed";
+    EXPECT_TRUE(s.IsIOError())
+        << "RepairDB after a failed read of a manifest in lost/: "
+        << s.ToString();
+    EXPECT_EQ(std::vector<std::string>(),
+              Changed(before, delsm_test::TreeSnapshot(dbname)));
   }
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectCutDbRepaired(dbname);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Reads, LevelDbRepairedReadErrorTest,
+    testing::Values(LostManifestReads::kEvery, LostManifestReads::kFirstOnly),
+    [](const testing::TestParamInfo<LostManifestReads>& info) {
+      return info.param == LostManifestReads::kEvery ? "EveryRead"
+                                                     : "FirstFileOnly";
+    });
+
+// Which kind of directory RepairDB is given is decided from the manifest
+// CURRENT names. A read of it that fails (EIO) once, there, is not a
+// damaged manifest: taken for one, a DeLSM database LevelDB's RepairDB
+// rewrote (here without WAL data, so no LevelDB table tells it either)
+// would be repaired as a damaged DeLSM database, which does not bring
+// DeLSM's manifests back from lost/, and the SST their records say a
+// compaction replaced would be merged (the deleted keys back).
+TEST(LevelDbRepairedDetectionTest, FailedManifestReadFailsRepairDb) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/false);
+  if (HasFatalFailure()) return;
+  const auto before = delsm_test::TreeSnapshot(dbname);
+  {
+    ReadErrorEnv env(Env::Default());
+    env.set_failing_reads(dbname + "/MANIFEST-", /*good_bytes=*/0,
+                          /*files=*/1);
+    Options o;
+    o.env = &env;
+    const Status s = RepairDB(dbname, o);
+    ASSERT_GT(env.failed_reads(), 0) << "no manifest read was failed";
+    EXPECT_TRUE(s.IsIOError())
+        << "RepairDB after a failed read of LevelDB's manifest: "
+        << s.ToString();
+    EXPECT_EQ(std::vector<std::string>(),
+              Changed(before, delsm_test::TreeSnapshot(dbname)));
+  }
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectCutDbRepaired(dbname, /*wal_keys=*/false);
+}
+
+// The same for a level directory that cannot be listed: DeLSM's SSTs are
+// unknown, and the directory is not judged LevelDB's for want of them.
+TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryListingIsAnError) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/false);
+  if (HasFatalFailure()) return;
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_listings(dbname + "/L");
+  DatabaseFormat format;
+  std::string evidence;
+  const Status s = DetectDatabaseFormat(&env, dbname, &format, &evidence);
+  ASSERT_GT(env.failed_listings(), 0) << "no level directory listing failed";
+  EXPECT_TRUE(s.IsIOError())
+      << s.ToString() << "; judged " << static_cast<int>(format) << " ("
+      << evidence << ")";
 }
 
 }  // namespace
