@@ -133,10 +133,11 @@ std::string ValueOf(int i, int version) {
 }
 
 // Every key reads its second version.
-void ExpectSecondVersions(const Options& options, const std::string& dbname) {
+void ExpectSecondVersions(
+    const Options& options, const std::string& dbname,
+    const delsm::Tuning& tuning = delsm_test::ManualCompactionOnly()) {
   DB* db = nullptr;
-  Status s =
-      delsm::Open(options, delsm_test::ManualCompactionOnly(), dbname, &db);
+  Status s = delsm::Open(options, tuning, dbname, &db);
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<DB> owner(db);
   for (int i = 0; i < kKeys; i++) {
@@ -229,16 +230,7 @@ TEST(SalvageReadErrorTest, HomeValueReadErrorFailsRepairAndKeepsEverything) {
   // Whatever it answered, a repair whose reads succeed keeps every key.
   s = RepairDBWithFileSystem(dbname, options, &fs);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  DB* db = nullptr;
-  s = delsm::Open(options, tuning, dbname, &db);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  std::unique_ptr<DB> owner(db);
-  for (int i = 0; i < kKeys; i++) {
-    std::string v;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    ASSERT_TRUE(s.ok()) << Key(i) << " lost: " << s.ToString();
-    ASSERT_EQ(ValueOf(i, 2), v) << Key(i);
-  }
+  ExpectSecondVersions(options, dbname, tuning);
 }
 
 }  // namespace
