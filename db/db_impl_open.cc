@@ -15,6 +15,7 @@
 #include "compat/leveldb/directory_kind.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
+#include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
@@ -187,19 +188,17 @@ namespace {
 // Logs WAL damage; fails recovery on damage only under paranoid_checks.
 // A read that failed (log::Reader reports it as a drop and stops there) is
 // not damage: nothing is known of the records past it, so it always fails
-// recovery (read_error), before the WAL could be retired and deleted.
-struct WalReporter : public log::Reader::Reporter {
+// recovery (read_error()), before the WAL could be retired and deleted.
+struct WalReporter : public log::ReadErrorReporter {
   Logger* info_log;
   std::string fname;
   Status* status;  // null if damage is to be skipped
-  Status read_error;
-  void Corruption(size_t bytes, const Status& s) override {
-    if (!s.IsCorruption()) {
-      Log(info_log, "%s: read failed: %s\n", fname.c_str(),
-          s.ToString().c_str());
-      if (read_error.ok()) read_error = s;
-      return;
-    }
+
+ protected:
+  void ReadFailed(const Status& s) override {
+    Log(info_log, "%s: read failed: %s\n", fname.c_str(), s.ToString().c_str());
+  }
+  void Damaged(size_t bytes, const Status& s) override {
     Log(info_log, "%s%s: dropping %d bytes; %s\n",
         (status == nullptr ? "(ignoring error) " : ""), fname.c_str(),
         static_cast<int>(bytes), s.ToString().c_str());
@@ -268,7 +267,7 @@ Status DBImpl::RecoverLogFile(uint64_t log_number, ReplayedSequences* replayed,
       if (!status.ok()) break;
     }
   }
-  if (status.ok()) status = reporter.read_error;
+  if (status.ok()) status = reporter.read_error();
   if (status.ok() && mem != nullptr) {
     status = FlushRecoveredMemTable(mem, log_number, edit);
   } else if (mem != nullptr) {

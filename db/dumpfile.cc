@@ -10,9 +10,10 @@
 //                     META-nnnnnn): per meta file, its header, then one line
 //                     per entry with its value
 //
-// Damaged log records are reported inline and dumping continues. Anything
-// else is InvalidArgument. Keys and values are escaped, so the output is
-// plain text whatever the bytes.
+// Damaged log records and damaged or missing values are reported inline
+// and dumping continues; a read that fails (EIO, ...) is not damage and
+// fails the dump with its error. Anything else is InvalidArgument. Keys and
+// values are escaped, so the output is plain text whatever the bytes.
 #include "leveldb/dumpfile.h"
 
 #include <algorithm>
@@ -23,6 +24,7 @@
 #include "db/db_impl.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
+#include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
@@ -62,11 +64,14 @@ std::string DirName(const std::string& path) {
 
 std::string Quoted(const Slice& s) { return "'" + EscapeString(s) + "'"; }
 
-// Writes damage found by the log reader into the dump instead of failing.
-class DumpReporter : public log::Reader::Reporter {
+// Writes damage found by the log reader into the dump instead of failing;
+// a failed read is kept in read_error(), not written as damage.
+class DumpReporter : public log::ReadErrorReporter {
  public:
   explicit DumpReporter(WritableFile* dst) : dst_(dst) {}
-  void Corruption(size_t bytes, const Status& status) override {
+
+ protected:
+  void Damaged(size_t bytes, const Status& status) override {
     std::string line = "corruption: " + NumberToString(bytes) +
                        " bytes skipped: " + status.ToString() + "\n";
     dst_->Append(line);
@@ -77,7 +82,9 @@ class DumpReporter : public log::Reader::Reporter {
 };
 
 // Calls `print` on each record of the log file `fname` with its offset.
-// Stops at the first failed Append to dst and returns its status.
+// Stops at the first failed Append to dst and returns its status. A read
+// of the file that fails fails the dump with its error (the records past
+// it are unknown), after the records read before it are written.
 template <typename PrintRecord>
 Status DumpLogRecords(Env* env, const std::string& fname, WritableFile* dst,
                       PrintRecord print) {
@@ -97,7 +104,7 @@ Status DumpLogRecords(Env* env, const std::string& fname, WritableFile* dst,
     s = dst->Append(out);
     if (!s.ok()) return s;
   }
-  return Status::OK();
+  return reporter.read_error();
 }
 
 // Renders each update of a write batch as one indented line.
@@ -197,7 +204,9 @@ Status DumpSst(FileSystem* fs, const std::string& dir,
     options.comparator = &icmp;
     options.fs = fs;
     options.homes = &homes;
-    if (!SstDir::Open(options, dir, meta_name, &sst).ok()) sst.reset();
+    s = SstDir::Open(options, dir, meta_name, &sst);
+    if (s.IsIOError()) return s;  // a failed read, not damage
+    if (!s.ok()) sst.reset();
   }
 
   std::string out = "meta file: " + meta_name + "\n";
@@ -233,8 +242,12 @@ Status DumpSst(FileSystem* fs, const std::string& dir,
         out += " (value not read)";
       } else if (Status r = sst->ReadValue(read_options, i, &value); r.ok()) {
         out += " => " + Quoted(value);
+      } else if (r.IsIOError()) {
+        // A read that failed (EIO, ...) is not damage: the value may be
+        // whole. The dump fails, after the entries before it.
+        return r;
       } else {
-        out += " error: " + r.ToString();
+        out += " error: " + r.ToString();  // damaged or missing
       }
     }
     out += "\n";

@@ -4,10 +4,13 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <memory>
 #include <string>
 
+#include "db/db_impl.h"
 #include "db/dbformat.h"
+#include "db/log_format.h"
 #include "db/log_writer.h"
 #include "db/version_edit.h"
 #include "db/write_batch_internal.h"
@@ -16,6 +19,8 @@
 #include "leveldb/write_batch.h"
 #include "table/sst_dir_builder.h"
 #include "table/sst_dir_options.h"
+#include "testing/fault_injection_file_system.h"
+#include "testing/read_error_env.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -51,9 +56,10 @@ class DumpFileTest : public testing::Test {
     ASSERT_TRUE(file->Close().ok());
   }
 
-  std::string Dump(const std::string& path, Status* status) {
+  std::string Dump(const std::string& path, Status* status,
+                   Env* env = Env::Default()) {
     StringSink sink;
-    *status = DumpFile(env_, path, &sink);
+    *status = DumpFile(env, path, &sink);
     return sink.contents;
   }
 
@@ -83,6 +89,44 @@ TEST_F(DumpFileTest, Wal) {
             out.find("; sequence 102\n  put '\\x00\\xff' 'v'\n"))
       << out;
   EXPECT_NE(std::string::npos, out.find("too short")) << out;
+}
+
+// A WAL whose second block cannot be read (EIO): the dump fails with the
+// read's error after the record before it, and the failed read is not
+// written as damage. A damaged record is still a line of a dump that
+// succeeds, as in LevelDB.
+TEST_F(DumpFileTest, WalReadErrorFailsTheDumpDamageDoesNot) {
+  WriteBatch small;
+  small.Put("a", "1");
+  WriteBatchInternal::SetSequence(&small, 100);
+  WriteBatch big;  // starts in the first block, ends in the second
+  big.Put("b", std::string(log::kBlockSize, 'v'));
+  WriteBatchInternal::SetSequence(&big, 101);
+  const std::string path = dir_.path() + "/000005.log";
+  WriteLog(path, {WriteBatchInternal::Contents(&small).ToString(),
+                  WriteBatchInternal::Contents(&big).ToString()});
+
+  ReadErrorEnv failing(Env::Default());
+  failing.set_failing_reads(".log", log::kBlockSize);
+  Status s;
+  std::string out = Dump(path, &s, &failing);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_GT(failing.failed_reads(), 0);
+  EXPECT_EQ(0u, out.find("--- offset 0; sequence 100\n  put 'a' '1'\n")) << out;
+  EXPECT_EQ(std::string::npos, out.find("sequence 101")) << out;
+  EXPECT_EQ(std::string::npos, out.find("corruption")) << out;
+
+  // The same WAL with a byte of the first record changed: damage (the
+  // reader skips the rest of the block, and so the second record).
+  std::string contents;
+  ASSERT_TRUE(ReadFileToString(env_, path, &contents).ok());
+  contents[log::kHeaderSize + 1] ^= 0x40;
+  ASSERT_TRUE(WriteStringToFile(env_, contents, path).ok());
+  out = Dump(path, &s);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(0u, out.find("corruption: 32768 bytes skipped: Corruption: "
+                         "checksum mismatch\n"))
+      << out;
 }
 
 TEST_F(DumpFileTest, Manifest) {
@@ -135,6 +179,58 @@ TEST_F(DumpFileTest, SstDirectory) {
     EXPECT_NE(std::string::npos, out.find("'k2' @ 4 : 0 [none, 0 bytes]\n"))
         << out;
   }
+}
+
+// A value whose read fails (EIO) fails the dump; a missing one (damage) is
+// a line of a dump that succeeds.
+TEST_F(DumpFileTest, ValueReadErrorFailsTheDumpMissingValueDoesNot) {
+  InternalKeyComparator icmp(BytewiseComparator());
+  SstDirOptions options;
+  options.comparator = &icmp;
+  options.fs = FileSystem::Default();
+  options.compression = kNoCompression;
+  const std::string sst = dir_.path() + "/000007.sst";
+  {
+    SstDirBuilder builder(options, sst);
+    ASSERT_TRUE(builder.Begin().ok());
+    for (const char* key : {"k1", "k2"}) {
+      std::string ikey;
+      AppendInternalKey(&ikey, ParsedInternalKey(key, 5, kTypeValue));
+      ASSERT_TRUE(builder.Add(ikey, std::string("value of ") + key).ok());
+    }
+    ASSERT_TRUE(builder.Finish().ok());
+  }
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  FaultSpec spec;
+  spec.err = EIO;
+  spec.sticky = true;
+  spec.path_contains = "k2";  // the KV file of k2's value
+  fs.Arm(FsOp::kOpen, spec);
+  StringSink sink;
+  Status s = DumpFileWithFileSystem(env_, &fs, sst, &sink);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_TRUE(fs.Fired());
+  EXPECT_NE(std::string::npos, sink.contents.find("=> 'value of k1'"))
+      << sink.contents;
+  EXPECT_EQ(std::string::npos, sink.contents.find("'k2' @ 5 : 1 ["))
+      << sink.contents;
+
+  // The same value missing: damage.
+  std::vector<std::string> names;
+  ASSERT_TRUE(env_->GetChildren(sst, &names).ok());
+  int removed = 0;
+  for (const std::string& name : names) {
+    if (name.find("k2") != std::string::npos) {
+      ASSERT_TRUE(env_->RemoveFile(sst + "/" + name).ok());
+      removed++;
+    }
+  }
+  ASSERT_EQ(1, removed);
+  std::string out = Dump(sst, &s);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_NE(std::string::npos,
+            out.find("'k2' @ 5 : 1 [file, 11 bytes] error: "))
+      << out;
 }
 
 TEST_F(DumpFileTest, UnknownOrMissingFiles) {

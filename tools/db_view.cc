@@ -7,6 +7,7 @@
 #include "db/db_impl.h"
 #include "db/db_iter.h"
 #include "db/filename.h"
+#include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/memtable.h"
 #include "db/table_cache.h"
@@ -25,11 +26,13 @@ namespace leveldb {
 namespace {
 
 // Counts damaged WAL records; the view skips them, as Open does when
-// paranoid_checks is off.
-class CountingReporter : public log::Reader::Reporter {
+// paranoid_checks is off. A failed read is kept in read_error().
+class CountingReporter : public log::ReadErrorReporter {
  public:
   explicit CountingReporter(uint64_t* count) : count_(count) {}
-  void Corruption(size_t bytes, const Status& status) override { ++*count_; }
+
+ protected:
+  void Damaged(size_t bytes, const Status& status) override { ++*count_; }
 
  private:
   uint64_t* count_;
@@ -47,9 +50,9 @@ DbView::~DbView() {
   if (lock_ != nullptr) options_.env->UnlockFile(lock_);
 }
 
-Status DbView::Open(const std::string& dbname, std::unique_ptr<DbView>* out) {
+Status DbView::Open(const std::string& dbname, std::unique_ptr<DbView>* out,
+                    Env* env) {
   std::unique_ptr<DbView> view(new DbView(dbname));
-  Env* env = Env::Default();
   view->options_.env = env;
   view->options_.comparator = BytewiseComparator();
   view->options_.info_log = nullptr;  // a LOG would be a file written
@@ -165,7 +168,9 @@ Status DbView::ReplayWal(uint64_t number) {
                           WriteBatchInternal::Count(&batch) - 1;
     last_sequence_ = std::max(last_sequence_, last);
   }
-  return Status::OK();
+  // The records past a failed read are unknown: fail rather than show the
+  // database without them.
+  return reporter.read_error();
 }
 
 Version* DbView::current() const { return versions_->current(); }

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "db/dbformat.h"
+#include "leveldb/env.h"
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/status.h"
@@ -40,8 +41,14 @@ class DbView {
   // NotFound when there is no database there; the lock's error when another
   // process holds it; Corruption or NotSupported as DB::Open would report a
   // damaged or foreign manifest. A damaged WAL record is skipped and counted
-  // in wal_records_skipped() (as Open does without paranoid_checks).
-  static Status Open(const std::string& dbname, std::unique_ptr<DbView>* view);
+  // in wal_records_skipped() (as Open does without paranoid_checks); a WAL
+  // read that fails (EIO, ...) is not damage and fails Open with its error,
+  // as it fails DB::Open, rather than leave out the records past it.
+  // The manifest, CURRENT and the WALs are read through `env` (not owned;
+  // it must outlive the view); SSTs and values through the default file
+  // system.
+  static Status Open(const std::string& dbname, std::unique_ptr<DbView>* view,
+                     Env* env = Env::Default());
 
   // Iterator over the user keys as the database holds them now (the WALs'
   // writes over the SSTs'), with KV-file checksums checked when

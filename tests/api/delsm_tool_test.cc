@@ -1,8 +1,9 @@
 // The delsm command-line tool on a real database: its stats
 // equal what the file system says (du, find, statvfs), verify finds a
 // damaged KV file, a truncated one and orphans (and exits non-zero), every
-// read-only command leaves every file of the database as it was, and writes
-// need --allow-writes.
+// read-only command leaves every file of the database as it was, writes
+// need --allow-writes, and a WAL that cannot be read fails the tool's view
+// of the database (in-process, with an Env that fails reads).
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/wait.h>
@@ -20,8 +21,12 @@
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
+#include "leveldb/env.h"
+#include "leveldb/iterator.h"
+#include "testing/read_error_env.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
+#include "tools/db_view.h"
 
 #ifndef DELSM_TOOL
 #error "DELSM_TOOL (path of the delsm binary) must be defined"
@@ -330,6 +335,36 @@ TEST_F(DelsmToolTest, VerifyFindsDamageAndOrphans) {
   EXPECT_EQ(1, r.exit_code);
   EXPECT_NE(std::string::npos, r.out.find("2 problem(s)")) << r.out;
   EXPECT_NE(std::string::npos, r.out.find("2 leftover(s)")) << r.out;
+}
+
+// A WAL that cannot be read (EIO) fails the view, as it fails DB::Open. It
+// is not a damaged record, which verify would report as damage, nor the
+// end of the WALs, which would leave get and scan without the WAL's
+// writes; the commands fail on the view's error instead (exit 2).
+TEST_F(DelsmToolTest, WalReadErrorFailsTheViewAndIsNotDamage) {
+  MakeDatabase();
+  leveldb::ReadErrorEnv env(leveldb::Env::Default());
+  std::unique_ptr<leveldb::DbView> view;
+  // Every read succeeds: the view has the WAL's writes.
+  leveldb::Status s = leveldb::DbView::Open(db_, &view, &env);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  {
+    std::unique_ptr<leveldb::Iterator> it(view->NewIterator(true));
+    it->Seek("wal-only");
+    ASSERT_TRUE(it->Valid());
+    EXPECT_EQ("wal-only", it->key().ToString());
+    EXPECT_EQ("in the log", it->value().ToString());
+  }
+  EXPECT_EQ(0u, view->wal_records_skipped());
+  view.reset();
+
+  env.set_failing_reads(".log");
+  s = leveldb::DbView::Open(db_, &view, &env);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find("Input/output error"))
+      << s.ToString();
+  EXPECT_GT(env.failed_reads(), 0);
+  EXPECT_TRUE(view == nullptr) << "the view opened without the WAL";
 }
 
 }  // namespace
