@@ -7,8 +7,10 @@
 // answer from the records before it.
 //
 // ReadErrorReporter tells the two apart once, for every such reader: damage
-// goes to Damaged(), and the first failed read is kept in read_error(),
-// which the caller checks once ReadRecord returns false.
+// goes to Damaged() (which by default does nothing: the reader reads on
+// past it), and the first failed read is kept in read_error(), which the
+// caller checks once ReadRecord returns false (or after each record, to
+// stop at once).
 #ifndef DELSM_DB_LOG_READ_ERROR_H_
 #define DELSM_DB_LOG_READ_ERROR_H_
 
@@ -37,7 +39,7 @@ class ReadErrorReporter : public Reader::Reporter {
  protected:
   // `bytes` bytes of the log were skipped because of damage (`status` is a
   // Corruption).
-  virtual void Damaged(size_t bytes, const Status& status) = 0;
+  virtual void Damaged(size_t bytes, const Status& status) {}
   // A read failed with `status` (called for each; the first is kept).
   virtual void ReadFailed(const Status& status) {}
 

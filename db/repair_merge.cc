@@ -10,6 +10,7 @@
 #include "db/dbformat.h"
 #include "db/dentry_compaction.h"
 #include "db/filename.h"
+#include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
@@ -74,13 +75,17 @@ Status Repairer::ConvertLog(uint64_t log_number) {
   // Damage is dropped and logged. A read that failed is not damage:
   // nothing is known of the records past it, so it fails RepairDB
   // (read_error) before anything is committed or moved.
-  struct Reporter : public log::Reader::Reporter {
+  class Reporter : public log::ReadErrorReporter {
+   public:
     Logger* info_log;
-    Status read_error;
-    void Corruption(size_t bytes, const Status& s) override {
+
+   protected:
+    void Damaged(size_t bytes, const Status& s) override {
       Log(info_log, "RepairDB: WAL dropping %zu bytes: %s\n", bytes,
           s.ToString().c_str());
-      if (read_error.ok() && !s.IsCorruption()) read_error = s;
+    }
+    void ReadFailed(const Status& s) override {
+      Log(info_log, "RepairDB: WAL read failed: %s\n", s.ToString().c_str());
     }
   };
   SequentialFile* raw;
@@ -120,9 +125,9 @@ Status Repairer::ConvertLog(uint64_t log_number) {
   Log(options_.info_log, "RepairDB: log #%llu: %llu entries read\n",
       static_cast<unsigned long long>(log_number),
       static_cast<unsigned long long>(entries));
-  if (!reporter.read_error.ok()) {
+  if (!reporter.read_error().ok()) {
     mem->Unref();
-    return reporter.read_error;
+    return reporter.read_error();
   }
   const uint64_t number = NewNumber();
   const std::string path = SstDirName(dbname_, 0, number);

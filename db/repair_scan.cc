@@ -11,6 +11,7 @@
 
 #include "db/dbformat.h"
 #include "db/filename.h"
+#include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/repair_homes.h"
 #include "db/repair_salvage.h"
@@ -65,12 +66,6 @@ Status Repairer::FindFiles() {
 }
 
 Status Repairer::FindRetiredSsts() {
-  struct ReadErrors : public log::Reader::Reporter {
-    Status error;  // the first failed read (damage is skipped)
-    void Corruption(size_t, const Status& s) override {
-      if (error.ok() && !s.IsCorruption()) error = s;
-    }
-  };
   for (const std::string& m : manifests_) {
     const std::string path = dbname_ + "/" + m;
     SequentialFile* raw = nullptr;
@@ -78,14 +73,14 @@ Status Repairer::FindRetiredSsts() {
     if (s.IsNotFound() && !env_->FileExists(path)) continue;
     if (!s.ok()) return s;
     std::unique_ptr<SequentialFile> file(raw);
-    ReadErrors errors;
+    log::ReadErrorReporter errors;  // damage is skipped
     log::Reader reader(file.get(), &errors, true, 0);
     std::set<std::pair<int, uint64_t>> live;
     std::set<uint64_t> added;
     std::string scratch;
     Slice record;
     size_t records = 0;
-    while (reader.ReadRecord(&record, &scratch) && errors.error.ok()) {
+    while (reader.ReadRecord(&record, &scratch) && errors.read_error().ok()) {
       VersionEdit edit;
       if (!edit.DecodeFrom(record).ok()) break;
       records++;
@@ -112,7 +107,7 @@ Status Repairer::FindRetiredSsts() {
     for (uint64_t n : added) {
       if (live_numbers.count(n) == 0 && retired_.insert(n).second) retired++;
     }
-    if (!errors.error.ok()) return errors.error;
+    if (!errors.read_error().ok()) return errors.read_error();
     Log(options_.info_log,
         "RepairDB: %s: %zu records read, %zu SSTs it replaced\n", m.c_str(),
         records, retired);

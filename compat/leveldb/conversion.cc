@@ -14,6 +14,7 @@
 #include "compat/leveldb/table_reader.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
+#include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/log_writer.h"
 #include "db/sst_dir_removal.h"
@@ -54,18 +55,14 @@ Status ReadCurrent(Env* env, const std::string& dbname, std::string* name) {
 
 namespace {
 
-// A log reader's report: damage is noted, and the first failed read (an
-// error that is not Corruption: EIO, ...) is kept.
-struct ManifestReadErrors : public log::Reader::Reporter {
+// A log reader's report: damage is noted, and the first failed read is
+// kept (read_error()).
+class ManifestReadErrors : public log::ReadErrorReporter {
+ public:
   bool damaged = false;
-  Status failed_read;
-  void Corruption(size_t, const Status& s) override {
-    if (s.IsCorruption()) {
-      damaged = true;
-    } else if (failed_read.ok()) {
-      failed_read = s;
-    }
-  }
+
+ protected:
+  void Damaged(size_t, const Status&) override { damaged = true; }
 };
 
 }  // namespace
@@ -83,7 +80,7 @@ Status ReadLiveSsts(Env* env, const std::string& path,
   std::string scratch;
   bool first = true;
   bool decoded = true;
-  while (reader.ReadRecord(&record, &scratch) && errors.failed_read.ok()) {
+  while (reader.ReadRecord(&record, &scratch) && errors.read_error().ok()) {
     if (first && !VersionEdit::HasFormatMarker(record)) {
       return Status::Corruption(path, "not a DeLSM manifest");
     }
@@ -98,7 +95,7 @@ Status ReadLiveSsts(Env* env, const std::string& path,
       files.insert({added.first, added.second.number});
     }
   }
-  if (!errors.failed_read.ok()) return errors.failed_read;
+  if (!errors.read_error().ok()) return errors.read_error();
   if (first || errors.damaged || !decoded) {
     return Status::Corruption(path, "not a whole DeLSM manifest");
   }
@@ -126,12 +123,12 @@ Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound) {
   // its numbers come from the same NumberBound. A failed read is not
   // damage: the records past it, which the next RepairDB may read, are
   // unknown, and so is the bound.
-  while (reader.ReadRecord(&record, &scratch) && errors.failed_read.ok()) {
+  while (reader.ReadRecord(&record, &scratch) && errors.read_error().ok()) {
     VersionEdit edit;
     if (!edit.DecodeFrom(record).ok()) continue;
     *bound = std::max(*bound, edit.NumberBound());
   }
-  return errors.failed_read;
+  return errors.read_error();
 }
 
 }  // namespace conversion_internal

@@ -11,6 +11,7 @@
 #include "compat/leveldb/conversion.h"
 #include "compat/leveldb/manifest.h"
 #include "db/filename.h"
+#include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
 #include "leveldb/comparator.h"
@@ -69,16 +70,6 @@ Status FindDelsmData(Env* env, const std::string& dbname,
   return Status::OK();
 }
 
-// Damage is noted (the records that read still judge the manifest); the
-// first failed read (a reported problem that is not Corruption: EIO, ...)
-// is kept, since the records past it are unknown.
-struct ManifestReadErrors : public log::Reader::Reporter {
-  Status failed_read;
-  void Corruption(size_t, const Status& s) override {
-    if (!s.IsCorruption() && failed_read.ok()) failed_read = s;
-  }
-};
-
 }  // namespace
 
 Status DetectDatabaseFormat(Env* env, const std::string& dbname,
@@ -119,17 +110,17 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
     s = env->NewSequentialFile(path, &raw);
     if (s.ok()) {
       std::unique_ptr<SequentialFile> file(raw);
-      ManifestReadErrors reporter;
+      log::ReadErrorReporter reporter;  // damage is skipped
       log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
       Slice record;
       std::string scratch;
       while (reader.ReadRecord(&record, &scratch) &&
-             reporter.failed_read.ok()) {
+             reporter.read_error().ok()) {
         records.push_back(record.ToString());
       }
       // Judged from the records before it, a manifest whose read failed
       // could pass for another kind (no records: not LevelDB's).
-      if (!reporter.failed_read.ok()) return reporter.failed_read;
+      if (!reporter.read_error().ok()) return reporter.read_error();
     } else if (!(s.IsNotFound() && !env->FileExists(path))) {
       return s;  // not absent: what it holds is unknown
     }
