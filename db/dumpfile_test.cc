@@ -43,6 +43,15 @@ class DumpFileTest : public testing::Test {
  protected:
   DumpFileTest() : dir_("dumpfile") {}
 
+  // Options for building an SST to dump: bytewise keys, no compression.
+  SstDirOptions SstOptions() const {
+    SstDirOptions options;
+    options.comparator = &icmp_;
+    options.fs = FileSystem::Default();
+    options.compression = kNoCompression;
+    return options;
+  }
+
   // Writes `records` as a log file at `path`.
   void WriteLog(const std::string& path,
                 const std::vector<std::string>& records) {
@@ -65,6 +74,7 @@ class DumpFileTest : public testing::Test {
 
   Env* env_ = Env::Default();
   delsm_test::TempDir dir_;
+  const InternalKeyComparator icmp_{BytewiseComparator()};
 };
 
 TEST_F(DumpFileTest, Wal) {
@@ -152,11 +162,7 @@ TEST_F(DumpFileTest, Manifest) {
 }
 
 TEST_F(DumpFileTest, SstDirectory) {
-  InternalKeyComparator icmp(BytewiseComparator());
-  SstDirOptions options;
-  options.comparator = &icmp;
-  options.fs = FileSystem::Default();
-  options.compression = kNoCompression;
+  const SstDirOptions options = SstOptions();
   const std::string sst = dir_.path() + "/000007.sst";
   {
     SstDirBuilder builder(options, sst);
@@ -184,11 +190,7 @@ TEST_F(DumpFileTest, SstDirectory) {
 // A value whose read fails (EIO) fails the dump; a missing one (damage) is
 // a line of a dump that succeeds.
 TEST_F(DumpFileTest, ValueReadErrorFailsTheDumpMissingValueDoesNot) {
-  InternalKeyComparator icmp(BytewiseComparator());
-  SstDirOptions options;
-  options.comparator = &icmp;
-  options.fs = FileSystem::Default();
-  options.compression = kNoCompression;
+  const SstDirOptions options = SstOptions();
   const std::string sst = dir_.path() + "/000007.sst";
   {
     SstDirBuilder builder(options, sst);
