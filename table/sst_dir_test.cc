@@ -81,9 +81,14 @@ class SstDirTest : public testing::Test {
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
-  std::unique_ptr<SstDir> OpenDir(const std::string& path) {
+  // Opens `path` with options_, through `fs` if given (e.g. a file system
+  // that maps nothing, so meta files are read).
+  std::unique_ptr<SstDir> OpenDir(const std::string& path,
+                                  FileSystem* fs = nullptr) {
+    SstDirOptions options = options_;
+    if (fs != nullptr) options.fs = fs;
     std::unique_ptr<SstDir> dir;
-    Status s = SstDir::Open(options_, path, &dir);
+    Status s = SstDir::Open(options, path, &dir);
     EXPECT_TRUE(s.ok()) << s.ToString();
     return dir;
   }
@@ -341,11 +346,8 @@ TEST_F(SstDirTest, UnmappedMetaFileReadsAsTheMappedOne) {
     EXPECT_TRUE(mapped->InlineInMemory(ValueStorage::kInline));
 
     FaultInjectionFileSystem unmapping(FileSystem::Default());
-    SstDirOptions unmapped_options = options_;
-    unmapped_options.fs = &unmapping;
-    std::unique_ptr<SstDir> unmapped;
-    Status s = SstDir::Open(unmapped_options, path, &unmapped);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<SstDir> unmapped = OpenDir(path, &unmapping);
+    ASSERT_NE(unmapped, nullptr);
     EXPECT_EQ(unmapped->OpenDescriptors(), 2);  // the meta file, for values
     EXPECT_FALSE(unmapped->InlineInMemory(ValueStorage::kInline));
     const MetaIndex& a = mapped->index();
@@ -414,11 +416,8 @@ TEST_F(SstDirTest, UnmappedMetaFileWithOnlyEmptyValuesReads) {
   }
   Build(path, kvs);
   FaultInjectionFileSystem unmapping(FileSystem::Default());
-  SstDirOptions unmapped_options = options_;
-  unmapped_options.fs = &unmapping;
-  std::unique_ptr<SstDir> unmapped;
-  Status s = SstDir::Open(unmapped_options, path, &unmapped);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<SstDir> unmapped = OpenDir(path, &unmapping);
+  ASSERT_NE(unmapped, nullptr);
   EXPECT_EQ(unmapped->OpenDescriptors(), 1);  // no value section to read
   ExpectReads(unmapped.get(), kvs);
   std::string buffer;
@@ -428,8 +427,8 @@ TEST_F(SstDirTest, UnmappedMetaFileWithOnlyEmptyValuesReads) {
     if (!StoredInline(unmapped->index().entries[i].storage)) continue;
     inline_values++;
     Slice stored("not empty");
-    s = unmapped->ReadInlineStored(i, 1, 1 << 20, &buffer, &buffer_offset,
-                                   &stored);
+    Status s = unmapped->ReadInlineStored(i, 1, 1 << 20, &buffer,
+                                          &buffer_offset, &stored);
     ASSERT_TRUE(s.ok()) << i << ": " << s.ToString();
     EXPECT_TRUE(stored.empty()) << i;
   }
@@ -475,11 +474,8 @@ TEST_F(SstDirTest, Version1MetaFileIsReadInMemory) {
   FaultInjectionFileSystem unmapping(FileSystem::Default());
   for (FileSystem* fs :
        {FileSystem::Default(), static_cast<FileSystem*>(&unmapping)}) {
-    SstDirOptions o = options_;
-    o.fs = fs;
-    std::unique_ptr<SstDir> dir;
-    Status s = SstDir::Open(o, path, &dir);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<SstDir> dir = OpenDir(path, fs);
+    ASSERT_NE(dir, nullptr);
     EXPECT_EQ(dir->OpenDescriptors(), 1);
     EXPECT_TRUE(dir->InlineInMemory(ValueStorage::kInline));
     ExpectReads(dir.get(), kvs);
