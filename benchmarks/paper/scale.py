@@ -319,7 +319,7 @@ def main():
     csv_path = os.path.join(args.out, "scale.csv")
     new = not os.path.exists(csv_path)
     with open(csv_path, "a", newline="") as f:
-        w = csv.DictWriter(f, FIELDS)
+        w = csv.DictWriter(f, FIELDS, lineterminator="\n")
         if new:
             w.writeheader()
         # Smaller N first for every engine, engines interleaved per N.
