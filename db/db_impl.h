@@ -298,6 +298,9 @@ class DBImpl : public DB {
     uint64_t dir;
     std::string smallest_user_key;
     std::string largest_user_key;
+    // FileMetaData::dir_entries: 1 when its meta file is its only entry in
+    // the directory (0: not recorded).
+    uint64_t dir_entries = 0;
     int failed_attempts = 0;  // removals that failed and were requeued
   };
   // A retired SST no version uses any more, with the live SSTs of its

@@ -218,9 +218,9 @@ void DBImpl::RetireInputs(Compaction* c) {
   mutex_.AssertHeld();
   for (int which = 0; which < 2; which++) {
     for (const FileMetaData* f : c->inputs(which)) {
-      retired_ssts_.push_back({f->number, f->dir,
-                               f->smallest.user_key().ToString(),
-                               f->largest.user_key().ToString()});
+      retired_ssts_.push_back(
+          {f->number, f->dir, f->smallest.user_key().ToString(),
+           f->largest.user_key().ToString(), f->dir_entries});
     }
   }
 }
@@ -244,8 +244,11 @@ std::vector<DBImpl::RetiredRemoval> DBImpl::TakeRemovableRetiredSsts(
     // A dead directory goes whole (RemoveObsoleteFiles).
     if (live.count(r.dir) == 0) continue;
     RetiredRemoval removal;
-    versions_->LiveSstsInDir(r.dir, r.smallest_user_key, r.largest_user_key,
-                             &removal.live_overlapping);
+    // An SST owning no KV file of its directory shares none with them.
+    if (r.dir_entries != 1) {
+      versions_->LiveSstsInDir(r.dir, r.smallest_user_key, r.largest_user_key,
+                               &removal.live_overlapping);
+    }
     removal.sst = std::move(r);
     result.push_back(std::move(removal));
   }
@@ -286,9 +289,32 @@ std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
       // SST any more), and this SST's entries with it.
       continue;
     }
-    std::unique_ptr<SstDir> old;
     const std::string old_meta = MetaFileName(r.sst.number, r.sst.dir);
-    Status s = SstDir::Open(sst_options_, path, old_meta, &old);
+    Status s;
+    if (r.sst.dir_entries == 1) {
+      // Its meta file is its only entry in the directory (dir_entries
+      // counts each KV file an SST wrote or linked there, and LONGKEYS):
+      // every value it names is inline, in a home, or a tombstone. So no
+      // KV file of the directory is its to unlink, and the meta file
+      // (named by this SST's number, which no live SST has) is all there
+      // is to remove; its index need not be read.
+      std::unique_ptr<Directory> dir;
+      s = fs_->OpenDirectory(path, &dir);
+      if (s.ok()) {
+        s = RemoveMetaOnlySst(dir.get(), old_meta,
+                              LongKeysFileName(r.sst.number, r.sst.dir),
+                              unlinked);
+      }
+      if (!s.ok()) {
+        Log(options_.info_log, "Removing retired SST #%llu from %s: %s\n",
+            static_cast<unsigned long long>(r.sst.number), path.c_str(),
+            s.ToString().c_str());
+        failed.push_back(r.sst);
+      }
+      continue;
+    }
+    std::unique_ptr<SstDir> old;
+    s = SstDir::Open(sst_options_, path, old_meta, &old);
     if (s.IsNotFound() && fs_->Exists(path)) {
       // Its meta file goes last (RemoveRetiredSst): an earlier attempt
       // finished the removal. (A directory renamed by a trivial move

@@ -1,8 +1,8 @@
 #include "db/dentry_compaction.h"
 
 #include <algorithm>
-#include <queue>
 
+#include "db/sorted_run_merge.h"
 #include "db/sst_dir_removal.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
@@ -11,12 +11,6 @@
 #include "table/sst_dir_builder.h"
 
 namespace leveldb {
-
-struct DentryCompaction::Cursor {
-  SstDir* dir;
-  size_t index;
-  size_t input;  // position in Run()'s inputs; earlier wins ties
-};
 
 DentryCompaction::DentryCompaction(const SstDirOptions& options,
                                    uint64_t sst_entries,
@@ -41,6 +35,7 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
         "per input required");
   }
   inputs_ = inputs;
+  last_internal_key_ = Slice();
   input_dirs_ = input_dirs;
   inline_buffers_.assign(inputs.size(), InlineBuffer());
   targets_ = targets;
@@ -58,32 +53,19 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
       if (input_dirs_[i] == t.dir) resident[i] = true;
     }
   }
-  const Comparator* cmp = options_.comparator;
-  auto later = [cmp, &resident](const Cursor& a, const Cursor& b) {
-    int r = cmp->Compare(a.dir->index().entries[a.index].internal_key,
-                         b.dir->index().entries[b.index].internal_key);
-    if (r != 0) return r > 0;
-    if (resident[a.input] != resident[b.input])
-      return static_cast<bool>(resident[b.input]);
-    return a.input > b.input;
-  };
-  std::priority_queue<Cursor, std::vector<Cursor>, decltype(later)> heap(later);
+  std::vector<SortedRunMerge::Input> merge_inputs;
   for (size_t i = 0; i < inputs.size(); i++) {
-    if (!inputs[i]->index().entries.empty()) heap.push({inputs[i], 0, i});
+    merge_inputs.push_back({&inputs[i]->index(), resident[i]});
   }
+  SortedRunMerge merge(options_.comparator, std::move(merge_inputs));
 
   Status s;
-  while (!heap.empty() && s.ok()) {
-    Cursor c = heap.top();
-    heap.pop();
+  for (; merge.Valid() && s.ok(); merge.Next()) {
     if (hooks_.yield) {
       s = hooks_.yield();
       if (!s.ok()) break;
     }
-    s = Emit(c.input, c.index);
-    if (c.index + 1 < c.dir->index().entries.size()) {
-      heap.push({c.dir, c.index + 1, c.input});
-    }
+    s = Emit(merge.input(), merge.index());
   }
   if (s.ok() && builder_ != nullptr) s = FinishOutput();
   return s;
@@ -138,8 +120,7 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
     }
     return Status::OK();
   }
-  last_internal_key_.assign(entry.internal_key.data(),
-                            entry.internal_key.size());
+  last_internal_key_ = entry.internal_key;
   last_kept_home_ = 0;
 
   ParsedInternalKey key;

@@ -135,8 +135,6 @@ class DentryCompaction {
   uint64_t entries_dropped() const { return entries_dropped_; }
 
  private:
-  struct Cursor;
-
   Status Emit(size_t input, size_t index);
   Status StartOutput(size_t target);
   Status FinishOutput();
@@ -173,8 +171,10 @@ class DentryCompaction {
   // compaction's finished outputs added to it.
   std::map<uint64_t, uint64_t> dir_entries_;
 
-  ShadowedVersions shadowed_;      // the drop rule's state
-  std::string last_internal_key_;  // to drop exact duplicates
+  ShadowedVersions shadowed_;  // the drop rule's state
+  // To drop exact duplicates: the key of the last entry merged, in its
+  // input's index (which Run's caller keeps open throughout).
+  Slice last_internal_key_;
   // The home of the entry kept for last_internal_key_ (0: none, or not in
   // a home): a duplicate naming the same file is not a dead value.
   uint64_t last_kept_home_ = 0;

@@ -276,6 +276,31 @@ TEST_F(DentryCompactionUnitTest, SnapshotsAndDeeperLevelsKeepWhatTheyNeed) {
   EXPECT_EQ(dc.entries_dropped(), 0u);
 }
 
+// Two L0 SSTs over three SSTs of the level below (which the merge chains
+// into one sorted run): the same entries survive as from any merge, in
+// internal-key order, with a snapshot between the versions of a key.
+TEST_F(DentryCompactionUnitTest, LevelInputsMergeWithOverlappingOnes) {
+  Input(1, {Put("a", 30, "a30"), Del("c", 31), Put("e", 32, "e32")});
+  Input(2, {Put("b", 20, "b20"), Put("c", 21, "c21"), Put("e", 22, "e22")});
+  Input(3, {Put("a", 5, "a5"), Put("b", 6, "b6")});
+  Input(4, {Put("c", 7, "c7"), Put("d", 8, "d8")});
+  Input(5, {Put("e", 9, "e9"), Put("f", 10, "f10")});
+  // A snapshot at 21: b@6 and c@7 are shadowed by versions it sees; a@5,
+  // c@21, e@22 and e@9 are what it reads. The tombstone stays (above the
+  // snapshot, and a deeper level may hold c).
+  DentryCompaction dc(options_, 1000, 21, Hooks(/*base_level=*/false));
+  ASSERT_TRUE(dc.Run(Inputs()).ok());
+  std::vector<Seen> expected = {
+      {"a", 30, kTypeValue, "a30"}, {"a", 5, kTypeValue, "a5"},
+      {"b", 20, kTypeValue, "b20"}, {"c", 31, kTypeDeletion, ""},
+      {"c", 21, kTypeValue, "c21"}, {"d", 8, kTypeValue, "d8"},
+      {"e", 32, kTypeValue, "e32"}, {"e", 22, kTypeValue, "e22"},
+      {"e", 9, kTypeValue, "e9"},   {"f", 10, kTypeValue, "f10"}};
+  EXPECT_EQ(ReadOutputs(dc), expected);
+  EXPECT_EQ(dc.entries_read(), 12u);
+  EXPECT_EQ(dc.entries_dropped(), 2u);
+}
+
 TEST_F(DentryCompactionUnitTest, TombstoneStaysWhileADeeperLevelMayHoldTheKey) {
   Input(1, {Del("c", 12)});
   DentryCompaction dc(options_, 1000, kLastSequence,

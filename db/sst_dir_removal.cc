@@ -139,6 +139,15 @@ Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
   return Status::OK();
 }
 
+Status RemoveMetaOnlySst(Directory* dir, const std::string& meta_name,
+                         const std::string& long_keys_name,
+                         uint64_t* unlinked) {
+  // The meta file last, as RemoveRetiredSst does.
+  Status s = UnlinkIfPresent(dir, long_keys_name, unlinked);
+  if (s.ok()) s = UnlinkIfPresent(dir, meta_name, unlinked);
+  return s;
+}
+
 Status RemoveUnownedEntries(Directory* dir,
                             const std::vector<std::string>& names,
                             const std::vector<SstInDir>& live,

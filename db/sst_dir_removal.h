@@ -37,6 +37,13 @@ std::vector<std::string> KvFileNamesOf(const MetaIndex& index);
 Status RemoveRetiredSst(Directory* dir, const SstInDir& retired,
                         const std::vector<SstInDir>& live, uint64_t* unlinked);
 
+// Unlink the LONGKEYS and then the meta file of a retired SST that owns
+// no other entry of its directory (FileMetaData::dir_entries == 1: no KV
+// file there is its). Missing names are not errors. *unlinked is
+// increased by the number of entries unlinked.
+Status RemoveMetaOnlySst(Directory* dir, const std::string& meta_name,
+                         const std::string& long_keys_name, uint64_t* unlinked);
+
 // Unlink every entry of `dir` among `names` (its listing) that none of
 // `live` (every SST the version places in the directory) owns and whose
 // name is one DeLSM gives an SST directory's entries (a KV file, META,

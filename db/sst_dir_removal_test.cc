@@ -127,6 +127,26 @@ TEST_F(SstDirRemovalTest, NamesAlreadyGoneAreNotErrors) {
   EXPECT_TRUE(Listing().empty());
 }
 
+// A retired SST owning only its meta file (and, were there one, LONGKEYS):
+// those go, and nothing else of the directory, whatever it names.
+TEST_F(SstDirRemovalTest, MetaOnlySstRemovesItsMetaFileAlone) {
+  const std::vector<std::string> kept = {NameOf("a", 5, false), "META",
+                                         "META-000012", "LONGKEYS-000012"};
+  Create(kept);
+  Create({"META-000011", "LONGKEYS-000011"});
+  uint64_t unlinked = 0;
+  ASSERT_TRUE(
+      RemoveMetaOnlySst(dir_.get(), "META-000011", "LONGKEYS-000011", &unlinked)
+          .ok());
+  EXPECT_EQ(2u, unlinked);
+  EXPECT_EQ(Listing(), std::set<std::string>(kept.begin(), kept.end()));
+  // Again, with both gone: not an error.
+  ASSERT_TRUE(
+      RemoveMetaOnlySst(dir_.get(), "META-000011", "LONGKEYS-000011", &unlinked)
+          .ok());
+  EXPECT_EQ(2u, unlinked);
+}
+
 TEST_F(SstDirRemovalTest, SweepRemovesUnownedEntriesAndLeavesForeignNames) {
   MetaIndex live;
   live.entries = {Entry("a", 5, ValueStorage::kFile)};

@@ -207,6 +207,11 @@ class MetaFileEncoder {
            const Slice& inline_stored);
 
   uint64_t num_entries() const { return num_entries_; }
+  // The internal key of the last entry added (empty before the first);
+  // valid until the next Add or Finish.
+  Slice last_key() const {
+    return Slice(entries_.data() + last_key_offset_, last_key_size_);
+  }
 
   // Moves the complete file into *out. Called once; no Add after it.
   // `smallest` and `largest` are the first and last entries' internal keys
@@ -218,6 +223,8 @@ class MetaFileEncoder {
   std::string file_;     // head and value section so far
   std::string entries_;  // the entries' index records so far
   uint64_t num_entries_ = 0;
+  size_t last_key_offset_ = 0;  // where last_key() is in entries_
+  size_t last_key_size_ = 0;
   bool has_home_ = false;  // some entry is of a home kind: format 3
 };
 

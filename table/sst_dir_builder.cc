@@ -82,7 +82,7 @@ Status SstDirBuilder::BeginInExisting() {
 // Checks the entry may follow `largest`, the last one added (none when
 // `empty`), and parses its key.
 static Status CheckOrder(const SstDirOptions& options, bool empty,
-                         const std::string& largest, const std::string& path,
+                         const Slice& largest, const std::string& path,
                          const Slice& internal_key, ParsedInternalKey* parsed) {
   if (!ParseInternalKey(internal_key, parsed)) {
     return Status::InvalidArgument(path, "malformed internal key");
@@ -98,7 +98,7 @@ Status SstDirBuilder::Add(const Slice& internal_key, const Slice& value) {
     return Status::InvalidArgument(path_, "builder not open for Add");
   }
   ParsedInternalKey parsed;
-  Status s = CheckOrder(options_, NumEntries() == 0, largest_, path_,
+  Status s = CheckOrder(options_, NumEntries() == 0, largest(), path_,
                         internal_key, &parsed);
   if (!s.ok()) return s;
 
@@ -219,7 +219,6 @@ void SstDirBuilder::RecordEntry(const Slice& internal_key,
   }
   smallest_sequence_ = std::min(smallest_sequence_, parsed.sequence);
   largest_sequence_ = std::max(largest_sequence_, parsed.sequence);
-  largest_.assign(internal_key.data(), internal_key.size());
   encoder_.Add(internal_key, entry, inline_stored);
 }
 
@@ -246,7 +245,7 @@ Status SstDirBuilder::AddLinked(const Slice& internal_key,
     return Status::InvalidArgument(path_, "builder not open for AddLinked");
   }
   ParsedInternalKey parsed;
-  Status s = CheckOrder(options_, NumEntries() == 0, largest_, path_,
+  Status s = CheckOrder(options_, NumEntries() == 0, largest(), path_,
                         internal_key, &parsed);
   if (!s.ok()) return s;
   // A resident entry (no source) keeps its name: none is made for it.
@@ -272,6 +271,7 @@ Status SstDirBuilder::Finish() {
   if (dir_ == nullptr || finished_) {
     return Status::InvalidArgument(path_, "builder not open for Finish");
   }
+  largest_ = encoder_.last_key().ToString();
   std::string filter;
   if (options_.filter_policy != nullptr) {
     // The policy's name goes first: a reader with another policy must not

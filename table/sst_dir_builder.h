@@ -88,9 +88,12 @@ class SstDirBuilder {
   // Bytes the SST's files allocate on disk (AllocatedBytes of its KV files,
   // meta file and LONGKEYS); complete after Finish().
   uint64_t DiskBytes() const { return disk_bytes_; }
-  // The first and last entries' internal keys (empty while there are none).
+  // The first and last entries' internal keys (empty while there are
+  // none). largest() is valid until the next Add or AddLinked.
   const std::string& smallest() const { return smallest_; }
-  const std::string& largest() const { return largest_; }
+  Slice largest() const {
+    return largest_.empty() ? encoder_.last_key() : Slice(largest_);
+  }
   // The smallest and largest sequence numbers of the entries (0 while
   // there are none).
   uint64_t SmallestSequence() const { return smallest_sequence_; }
@@ -129,6 +132,8 @@ class SstDirBuilder {
   // than the rest of the flush's CPU (measured with db_bench fillseq at 256 B).
   MetaFileEncoder encoder_;
   std::string smallest_;
+  // Set by Finish(); until then the last key is the encoder's (an entry
+  // costs no copy of its key).
   std::string largest_;
   uint64_t smallest_sequence_ = 0;
   uint64_t largest_sequence_ = 0;

@@ -267,6 +267,35 @@ TEST_F(InlineValuesTest, CompactionRewritesInlineValuesAndLinksKvFiles) {
   Check(model_);
 }
 
+// An SST of inline values owns no entry of its directory but its meta
+// file. Retired by a compaction that writes its replacements into the same
+// directory, it leaves nothing behind once removed: the meta files on disk
+// are exactly the live SSTs', and every key still reads.
+TEST_F(InlineValuesTest, RetiredInlineSstsLeaveOnlyTheLiveMetaFiles) {
+  tuning_.sst_entries = 64;
+  Open();
+  for (int round = 0; round < 4; round++) {
+    for (int i = round; i < 800; i += 1 + round) {
+      Put(Key(i), MakeValue(Key(i), round, 1 + (i * 7 + round) % kThreshold));
+    }
+    for (int i = 5 + round; i < 800; i += 37) Delete(Key(i));
+    Flush();
+    CompactAll();
+    Check(model_);
+    uint64_t live = 0;
+    for (int level = 0; level < 7; level++) {
+      std::string files;
+      ASSERT_TRUE(db_->GetProperty(
+          "leveldb.num-files-at-level" + std::to_string(level), &files));
+      live += std::stoull(files);
+    }
+    EXPECT_EQ(live, MetaFiles(dbname_).size()) << "round " << round;
+    EXPECT_TRUE(KvFiles(dbname_).empty());
+  }
+  Open();
+  Check(model_);
+}
+
 TEST_F(InlineValuesTest, SnapshotsSeeOldInlineValuesAcrossCompaction) {
   Open();
   for (int i = 0; i < 300; i++) Put(Key(i), MakeValue(Key(i), 0, 50 + i % 200));
