@@ -51,7 +51,8 @@ add_executable(crash_soak ${CMAKE_CURRENT_SOURCE_DIR}/crash/soak/crash_soak.cc
   ${CMAKE_CURRENT_SOURCE_DIR}/crash/soak/soak_child.cc)
 target_link_libraries(crash_soak delsm_internal)
 add_test(NAME crash_soak_60s COMMAND crash_soak --seconds=60)
-set_tests_properties(crash_soak_60s PROPERTIES TIMEOUT 300
+math(EXPR crash_soak_timeout "300 * ${DELSM_TIMEOUT_SCALE}")
+set_tests_properties(crash_soak_60s PROPERTIES TIMEOUT ${crash_soak_timeout}
   LABELS "crash;slow")
 
 # LevelDB oracle: creates and dumps databases with
