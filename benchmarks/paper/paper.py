@@ -34,9 +34,10 @@ compare = importlib.util.module_from_spec(_spec)
 _loader.exec_module(compare)
 
 # The engines the paper's figures are drawn for, in column order.
-PAPER_ENGINES = "delsm,leveldb,rocksdb,blobdb,pebblesdb,bolt"
+PAPER_ENGINES = "delsm,delsm-pure,leveldb,rocksdb,blobdb,pebblesdb,bolt"
 LABELS = {
     "delsm": "DeLSM",
+    "delsm-pure": "DeLSM, every value a file",
     "leveldb": "LevelDB",
     "rocksdb": "RocksDB",
     "blobdb": "BlobDB",
@@ -48,6 +49,7 @@ LABELS = {
 # for WiscKey (see the module comment).
 PAPER_NAME = {
     "delsm": "DeLSM",
+    "delsm-pure": "DeLSM",
     "leveldb": "LevelDB",
     "pebblesdb": "PebblesDB",
     "bolt": "BoLT",
