@@ -37,6 +37,40 @@ using sst_dir_fixture::IKey;
 using sst_dir_fixture::SaveResult;
 using sst_dir_fixture::SstDirTest;
 
+// Reads every entry of `dir` as point reads and as scans both ways, and
+// compares them with `kvs` (internal key, value; deletions read as found
+// with an empty value).
+void ExpectReads(SstDir* dir,
+                 const std::vector<std::pair<std::string, std::string>>& kvs) {
+  ASSERT_EQ(dir->index().entries.size(), kvs.size());
+  for (size_t i = 0; i < kvs.size(); i++) {
+    EXPECT_EQ(dir->index().entries[i].internal_key, Slice(kvs[i].first)) << i;
+    GetResult r;
+    ASSERT_TRUE(
+        dir->InternalGet(ReadOptions(), kvs[i].first, &r, &SaveResult).ok());
+    EXPECT_TRUE(r.found) << i;
+    EXPECT_EQ(r.key, kvs[i].first) << i;
+    EXPECT_EQ(r.value, kvs[i].second) << i;
+  }
+  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+  size_t i = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next(), i++) {
+    ASSERT_LT(i, kvs.size());
+    EXPECT_EQ(it->key().ToString(), kvs[i].first);
+    EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  EXPECT_EQ(i, kvs.size());
+  for (it->SeekToLast(); it->Valid(); it->Prev()) {
+    ASSERT_GT(i, 0u);
+    i--;
+    EXPECT_EQ(it->key().ToString(), kvs[i].first);
+    EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  EXPECT_EQ(i, 0u);
+}
+
 TEST_F(SstDirTest, InlineValuesMakeNoFile) {
   options_.inline_threshold = 64;
   const std::string path = Path("000004.sst");
@@ -84,27 +118,8 @@ TEST_F(SstDirTest, MappedMetaFileServesInlineValuesAndChecksThem) {
   EXPECT_EQ(dir->OpenDescriptors(), 1);  // the meta file is mapped
 
   auto check_all = [&]() {
-    for (const auto& kv : kvs) {
-      const std::string user = ExtractUserKey(kv.first).ToString();
-      GetResult r = Get(dir.get(), user, 20);
-      EXPECT_TRUE(r.found) << user;
-      EXPECT_EQ(r.value, kv.second) << user;
-    }
+    ExpectReads(dir.get(), kvs);
     std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
-    size_t i = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next(), i++) {
-      ASSERT_LT(i, kvs.size());
-      EXPECT_EQ(it->key().ToString(), kvs[i].first);
-      EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
-    }
-    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
-    EXPECT_EQ(i, kvs.size());
-    i = kvs.size();
-    for (it->SeekToLast(); it->Valid(); it->Prev()) {
-      i--;
-      EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
-    }
-    EXPECT_EQ(i, 0u);
     it->Seek(kvs[77].first);
     ASSERT_TRUE(it->Valid());
     EXPECT_EQ(it->value().ToString(), kvs[77].second);
@@ -127,40 +142,6 @@ TEST_F(SstDirTest, MappedMetaFileServesInlineValuesAndChecksThem) {
     ASSERT_EQ(unlink((path + "/" + name).c_str()), 0) << name;
   }
   check_all();
-}
-
-// Reads every entry of `dir` as point reads and as scans both ways, and
-// compares them with `kvs` (internal key, value; deletions read as found
-// with an empty value).
-void ExpectReads(SstDir* dir,
-                 const std::vector<std::pair<std::string, std::string>>& kvs) {
-  ASSERT_EQ(dir->index().entries.size(), kvs.size());
-  for (size_t i = 0; i < kvs.size(); i++) {
-    EXPECT_EQ(dir->index().entries[i].internal_key, Slice(kvs[i].first)) << i;
-    GetResult r;
-    ASSERT_TRUE(
-        dir->InternalGet(ReadOptions(), kvs[i].first, &r, &SaveResult).ok());
-    EXPECT_TRUE(r.found) << i;
-    EXPECT_EQ(r.key, kvs[i].first) << i;
-    EXPECT_EQ(r.value, kvs[i].second) << i;
-  }
-  std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
-  size_t i = 0;
-  for (it->SeekToFirst(); it->Valid(); it->Next(), i++) {
-    ASSERT_LT(i, kvs.size());
-    EXPECT_EQ(it->key().ToString(), kvs[i].first);
-    EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
-  }
-  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
-  EXPECT_EQ(i, kvs.size());
-  for (it->SeekToLast(); it->Valid(); it->Prev()) {
-    ASSERT_GT(i, 0u);
-    i--;
-    EXPECT_EQ(it->key().ToString(), kvs[i].first);
-    EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
-  }
-  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
-  EXPECT_EQ(i, 0u);
 }
 
 // Where the file system does not map the meta file, the SST reads its
