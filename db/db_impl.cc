@@ -126,12 +126,13 @@ DBImpl::~DBImpl() {
   if (opened) RemoveObsoleteFiles();
   // Then, if that left nothing for the open sweeps, the next Open may
   // skip them (WriteCleanCloseMarker).
-  if (opened && CloseLeftNothing()) {
+  const char* left = opened ? WhatCloseLeft() : nullptr;
+  if (opened && left == nullptr) {
     Status m = WriteCleanCloseMarker();
     Log(options_.info_log, "Clean-close marker: %s\n", m.ToString().c_str());
   } else if (opened) {
     Log(options_.info_log,
-        "Clean-close marker not written: the next open sweeps\n");
+        "Clean-close marker not written (%s): the next open sweeps\n", left);
   }
   mutex_.Unlock();
 

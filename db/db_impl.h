@@ -106,11 +106,12 @@ class DBImpl : public DB {
   // TEST_CompactRange). Returns the compaction's status.
   Status TEST_CompactRange(int level, const Slice* begin, const Slice* end)
       LOCKS_EXCLUDED(mutex_);
-  // Compactions no longer retire the kDeferred WALs their sync made
-  // unneeded (ReleaseDeferredLogs): they stay for the retention time, as a
-  // kSyncfs WAL stays until its durability round, so that a test can
-  // reopen with WALs whose flushes were compacted out of L0.
-  void TEST_KeepDeferredLogsPastCompactions() LOCKS_EXCLUDED(mutex_);
+  // Neither compactions nor Close retire the kDeferred WALs their sync
+  // made unneeded (ReleaseDeferredLogs, RetireWalsOfDurableFlushes): they
+  // stay for the retention time, as a kSyncfs WAL stays until its
+  // durability round, so that a test can reopen with the WALs a kill
+  // would have left (some whose flushes were compacted out of L0).
+  void TEST_KeepDeferredLogs() LOCKS_EXCLUDED(mutex_);
 
  private:
   struct Writer;
@@ -276,15 +277,23 @@ class DBImpl : public DB {
 
   // The clean-close marker (db_impl_clean_close.cc, docs/DESIGN.md "Open and
   // recovery"). Close writes it only when nothing is left for the open
-  // sweeps (CloseLeftNothing); it names the manifest and its size then.
-  // True if the DB closed that way: nothing is left that only the sweeps
-  // would remove. Called by ~DBImpl once the background threads ended and
-  // the last RemoveObsoleteFiles returned.
-  bool CloseLeftNothing() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // sweeps (WhatCloseLeft); it names the manifest and its size then.
+  // Null if the DB closed that way: nothing is left that only the sweeps
+  // would remove; else what was left, for the LOG. Called by ~DBImpl once
+  // the background threads ended and the last RemoveObsoleteFiles
+  // returned.
+  const char* WhatCloseLeft() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Makes everything the file system holds durable (the removals made
-  // while open included), then writes the marker: temp file, rename,
-  // directory fsync. Errors leave no marker.
+  // while open included), retires the WALs kept only until their flushes
+  // were durable (RetireWalsOfDurableFlushes), then writes the marker:
+  // temp file, rename, directory fsync. Errors leave no marker.
   Status WriteCleanCloseMarker() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // At Close, after a syncfs that made every committed flush durable: the
+  // WALs kept for those flushes (unsynced_logs_, deferred_logs_) are no
+  // longer needed, and would make the next Open replay writes its L0
+  // already holds (and replace those SSTs, DropLevel0CoveredByWal). Moves
+  // the manifest's log floor past them and deletes them.
+  Status RetireWalsOfDurableFlushes() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // At Open, before anything is changed: *clean is set if the marker is
   // there and names the manifest CURRENT names, with the size it has now.
   // The marker is then removed durably, valid or not; an error doing so

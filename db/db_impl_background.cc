@@ -215,11 +215,17 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
     input_dirs.push_back(in.second->dir);
   }
 
+  // Every number handed to an output, finished or not: an abandoned
+  // compaction forgets its outputs (DentryCompaction::Abandon), and a
+  // number left in pending_outputs_ would keep its directory from the
+  // removal pass and the clean-close marker from being written.
+  std::vector<uint64_t> output_numbers;
   DentryCompaction::Hooks hooks;
-  hooks.new_file_number = [this]() {
+  hooks.new_file_number = [this, &output_numbers]() {
     MutexLock l(&mutex_);
     const uint64_t n = versions_->NewFileNumber();
     pending_outputs_.insert(n);
+    output_numbers.push_back(n);
     return n;
   };
   hooks.output_path = [this, level](uint64_t n) {
@@ -268,9 +274,9 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
     s = ApplyEdit(c->edit());
     if (!s.ok()) left_for_open_sweep_ = true;
   }
-  for (const DentryCompaction::Output& out : dc.outputs()) {
-    pending_outputs_.erase(out.meta.number);
-  }
+  // Committed, or (undone or not) never to be: the removal pass may judge
+  // their directories by the current version now.
+  for (uint64_t n : output_numbers) pending_outputs_.erase(n);
   if (s.ok()) {
     RetireInputs(c);
     BuryDeadValues(dc.dead_values(), c);
@@ -377,7 +383,7 @@ Status DBImpl::TEST_FlushMemTable() {
   return s;
 }
 
-void DBImpl::TEST_KeepDeferredLogsPastCompactions() {
+void DBImpl::TEST_KeepDeferredLogs() {
   MutexLock l(&mutex_);
   keep_deferred_logs_for_test_ = true;
 }

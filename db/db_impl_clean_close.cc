@@ -46,16 +46,40 @@ Status SyncDbDirectory(FileSystem* fs, const std::string& dbname) {
 }
 }  // namespace
 
-bool DBImpl::CloseLeftNothing() {
+const char* DBImpl::WhatCloseLeft() {
   mutex_.AssertHeld();
   // bg_error_: the last edit may or may not be committed and
   // RemoveObsoleteFiles kept everything. The queues hold what failed to
   // go or is still pinned: retired SSTs' entries, dead values (and the
   // SSTs naming them), homes of discarded flushes. A pending output is a
   // directory (and home) nothing committed.
-  return bg_error_.ok() && !left_for_open_sweep_ && retired_ssts_.empty() &&
-         dead_values_.empty() && discarded_homes_.empty() &&
-         pending_outputs_.empty() && removals_in_flight_ == 0;
+  if (!bg_error_.ok()) return "a background error";
+  if (left_for_open_sweep_) return "entries only the open sweeps remove";
+  if (!retired_ssts_.empty()) return "retired SSTs not removed";
+  if (!dead_values_.empty()) return "dead values not removed";
+  if (!discarded_homes_.empty()) return "homes of discarded flushes";
+  if (!pending_outputs_.empty()) return "outputs never committed";
+  if (removals_in_flight_ != 0) return "a removal in flight";
+  return nullptr;
+}
+
+Status DBImpl::RetireWalsOfDurableFlushes() {
+  mutex_.AssertHeld();
+  if (unsynced_logs_.empty() &&
+      (deferred_logs_.empty() || keep_deferred_logs_for_test_)) {
+    return Status::OK();
+  }
+  // Every flush that put a WAL in these queues committed before the
+  // caller's syncfs (the background threads have ended), so its SST is
+  // durable: what a durability round (kSyncfs) or a compaction's sync
+  // (kDeferred) proves before it releases the same WALs.
+  unsynced_logs_.clear();
+  if (!keep_deferred_logs_for_test_) {
+    deferred_logs_released_ += deferred_logs_.size();
+    deferred_logs_.clear();
+  }
+  AdvanceLogFloor();  // commits the floor, then deletes the WALs below it
+  return bg_error_;
 }
 
 Status DBImpl::WriteCleanCloseMarker() {
@@ -65,6 +89,11 @@ Status DBImpl::WriteCleanCloseMarker() {
   // done: one syncfs of the file system holding them first.
   Status s = MakeDirectoriesDurable(fs_, delsm::Durability::kSyncfs,
                                     {LevelDirName(dbname_, 0)});
+  if (s.ok()) s = RetireWalsOfDurableFlushes();
+  // Deleting the WALs must not have left anything either.
+  if (s.ok() && WhatCloseLeft() != nullptr) {
+    s = Status::IOError("clean close", WhatCloseLeft());
+  }
   if (!s.ok()) return s;
   std::string current;
   s = ReadFileToString(env_, CurrentFileName(dbname_), &current);

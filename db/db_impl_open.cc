@@ -322,6 +322,15 @@ Status DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key,
         ucmp->Compare((*f)->smallest.user_key(), key.user_key) > 0) {
       continue;
     }
+    // An SST whose writes are all older than the key's holds no version
+    // at or after it, and its meta file need not be read: so a replayed
+    // WAL that no flush covered (the memtables a Close left, all newer
+    // than every SST) reads no meta file below L0. The manifest's range
+    // bounds every entry's sequence (BuiltSstMetaData); a deeper version
+    // of this key, if there is one, is still looked up below.
+    if ((*f)->has_sequence_range && (*f)->largest_sequence < key.sequence) {
+      continue;
+    }
     Cache::Handle* h = nullptr;
     Status s = table_cache_->Find(level, (*f)->number, (*f)->dir, &h);
     if (!s.ok()) return s;
@@ -378,12 +387,24 @@ Status DBImpl::DropLevel0CoveredByWal(const ReplayedSequences& replayed,
     SequenceNumber first = f->smallest_sequence;
     SequenceNumber last = f->largest_sequence;
     bool known = f->has_sequence_range;
+    const bool not_durable =
+        f->wal_number != 0 && f->wal_number >= versions_->LogNumber();
+    // The meta file is read only where it can be evidence: for the range
+    // an older manifest did not record, or for an SST not made durable
+    // whose range the replay does not hold (is it torn?). A durable SST
+    // with a recorded range the replay does not hold stays whatever its
+    // meta file says, so an Open after a clean Close (whose flushes are
+    // all durable) reads no meta file here.
     Status meta_status;
-    if (!missing) meta_status = LoadLevel0Sst(*f, &first, &last, &known);
+    bool read = false;
+    if (!missing && (!known || (not_durable && !replayed.Holds(first, last)))) {
+      meta_status = LoadLevel0Sst(*f, &first, &last, &known);
+      read = true;
+    }
     const char* why = nullptr;
     if (known && replayed.Holds(first, last)) {
       why = "the replayed WALs hold all of its writes";
-    } else if (f->wal_number != 0 && f->wal_number >= versions_->LogNumber()) {
+    } else if (not_durable) {
       if (missing || meta_status.IsCorruption() || meta_status.IsNotFound()) {
         why = "never made durable, and lost or torn";
       } else if (meta_status.ok() && !AllKvFilesPresent(*f)) {
@@ -397,7 +418,8 @@ Status DBImpl::DropLevel0CoveredByWal(const ReplayedSequences& replayed,
           "Replacing L0 SST #%llu (WAL #%llu) by the replay: %s (%s)\n",
           static_cast<unsigned long long>(f->number),
           static_cast<unsigned long long>(f->wal_number), why,
-          missing ? "missing" : meta_status.ToString().c_str());
+          missing ? "missing"
+                  : (read ? meta_status.ToString().c_str() : "not read"));
     } else if (missing) {
       return Status::Corruption(
           "missing SST directory, and the WALs do not hold its writes",

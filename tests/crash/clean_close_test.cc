@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -88,13 +89,21 @@ void Workload(DB* db) {
   ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
 }
 
-// What Workload left, read back; `what` says when.
-void ExpectWorkload(DB* db, const std::string& what) {
+// Keys written after Workload, by index: what each holds now.
+using LaterWrites = std::map<int, std::string>;
+
+// What Workload left, with `later` written over it, read back; `what`
+// says when.
+void ExpectWorkload(DB* db, const std::string& what,
+                    const LaterWrites& later = LaterWrites()) {
   int wrong = 0;
   for (int i = 0; i < 400; i++) {
     std::string v;
     Status s = db->Get(ReadOptions(), Key(i), &v);
-    if (i < 300 && i % 5 == 0) {
+    auto it = later.find(i);
+    if (it != later.end()) {
+      if (!s.ok() || v != it->second) wrong++;
+    } else if (i < 300 && i % 5 == 0) {
       if (!s.IsNotFound()) wrong++;
     } else if (!s.ok() || v != Value(i, i < 300 && i % 3 == 0 ? 2 : 1)) {
       wrong++;
@@ -427,6 +436,200 @@ TEST_P(CleanCloseTest, DestroyDBRemovesTheMarker) {
   ASSERT_TRUE(Exists(Marker(dbname_)));
   ASSERT_OK(DestroyDB(dbname_, DbOptions()));
   EXPECT_FALSE(Exists(dbname_)) << "DestroyDB left the DB directory";
+}
+
+// Reopens the workload's database, overwrites every seventh key of the
+// range Workload compacted to L1 (deleted ones among them) and closes
+// without a flush: the next Open replays those writes from the WAL, as it
+// does after every Close with a memtable. Returns what they wrote.
+LaterWrites WriteLeftInTheWal(const std::string& dbname,
+                              const delsm::Tuning& tuning) {
+  LaterWrites later;
+  DB* raw = nullptr;
+  Status s = delsm::Open(DbOptions(), tuning, dbname, &raw);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  for (int i = 1; db != nullptr && i < 300; i += 7) {
+    later[i] = Value(i, 4);
+    EXPECT_TRUE(db->Put(WriteOptions(), Key(i), later[i]).ok());
+  }
+  return later;
+}
+
+// The calls of kind `op` on paths holding `where` an Open of `dbname`
+// through `fs` makes; the DB stays open in *db.
+uint64_t CallsOfOpen(FaultInjectionFileSystem* fs, const std::string& dbname,
+                     const delsm::Tuning& tuning, FsOp op, const char* where,
+                     std::unique_ptr<DB>* db) {
+  FaultSpec count_only;
+  count_only.nth = uint64_t{1} << 62;  // never reached: counts only
+  count_only.path_contains = where;
+  fs->Arm(op, count_only);
+  DB* raw = nullptr;
+  Status s = OpenWithFileSystem(DbOptions(), tuning, dbname, fs, &raw);
+  const uint64_t n = fs->Matches();
+  fs->Disarm();
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  db->reset(raw);
+  return s.ok() ? n : ~uint64_t{0};
+}
+
+// After a clean Close, an Open whose WAL holds writes over every level
+// replays them and flushes them to L0 as LevelDB's does, and reads nothing
+// else: it lists no SST directory and no home, and opens no file of an SST
+// it had before (the replayed writes are newer than all of them, which the
+// manifest's sequence ranges show without their meta files). Each count
+// from its own copy of the database, since an Open leaves no WAL behind.
+TEST_P(CleanCloseTest, OpenReplayingAWalAfterCleanCloseReadsNoSst) {
+  const delsm::Tuning tuning = ManualCompactionKvFiles(stay_put());
+  // Paths holding "" stand for the first L0 SST Workload left (its
+  // directory's name, known once the copy is built).
+  const struct {
+    FsOp op;
+    std::string where;
+  } probes[] = {{FsOp::kReaddir, ".sst"},
+                {FsOp::kReaddir, "/values/"},
+                {FsOp::kOpen, "/L1/"},
+                {FsOp::kOpen, ""}};
+  int copy = 0;
+  for (const auto& probe : probes) {
+    const std::string dbname = dbname_ + std::to_string(copy++);
+    ASSERT_NO_FATAL_FAILURE(BuildAndClose(dbname, stay_put()));
+    ASSERT_FALSE(ListDir(dbname + "/L1").empty()) << "the workload left no L1";
+    const std::vector<std::string> level0 = ListDir(dbname + "/L0");
+    ASSERT_FALSE(level0.empty()) << "the workload left no L0";
+    const std::string where =
+        probe.where.empty() ? "/L0/" + level0[0] + "/" : probe.where;
+    const LaterWrites later = WriteLeftInTheWal(dbname, tuning);
+    ASSERT_TRUE(Exists(Marker(dbname))) << "a clean Close writes the marker";
+    std::unique_ptr<DB> db;
+    EXPECT_EQ(0u,
+              CallsOfOpen(&fs_, dbname, tuning, probe.op, where.c_str(), &db))
+        << FsOpName(probe.op) << " calls on paths holding " << where
+        << " by an Open after a clean close";
+    ASSERT_NE(nullptr, db);
+    ExpectWorkload(db.get(), "reopened with the WAL replayed", later);
+    ASSERT_TRUE(Impl(db.get())->TEST_WaitForBackgroundWork().ok());
+    EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname));
+    db.reset();
+    EXPECT_TRUE(Exists(Marker(dbname)))
+        << "the Close after a replaying Open left something to sweep";
+  }
+}
+
+// A compaction given up before its commit (here for want of descriptors,
+// a manual one: the caller gets the error and the DB goes on; a Close in
+// the middle of one gives it up alike) undoes what it made. Nothing is
+// left for the sweeps: the Close writes the marker and the next Open lists
+// no SST directory and no home.
+TEST_P(CleanCloseTest, AGivenUpCompactionLeavesNothingToSweep) {
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(OpenWithFileSystem(
+        DbOptions(), ManualCompactionKvFiles(stay_put()), dbname_, &fs_, &raw));
+    std::unique_ptr<DB> db(raw);
+    for (int i = 0; i < 300; i++) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    ASSERT_OK(Impl(db.get())->TEST_CompactRange(0, nullptr, nullptr));
+    for (int i = 300; i < 400; i++) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
+    }
+    for (int i = 0; i < 300; i += 3) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
+    }
+    for (int i = 0; i < 300; i += 5) {
+      ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    // The compaction's first file written at L1 (an output's meta file)
+    // fails: the output it had begun is abandoned.
+    FaultSpec spec;
+    spec.nth = 1;
+    spec.err = EMFILE;
+    spec.path_contains = "/L1/";
+    fs_.Arm(FsOp::kWrite, spec);
+    EXPECT_FALSE(Impl(db.get())->TEST_CompactRange(0, nullptr, nullptr).ok());
+    ASSERT_TRUE(fs_.Fired()) << "the compaction wrote nothing at L1";
+    fs_.Disarm();
+    ExpectWorkload(db.get(), "after the compaction was given up");
+  }
+  EXPECT_TRUE(Exists(Marker(dbname_)))
+      << "the given-up compaction left something for the sweeps";
+  std::unique_ptr<DB> db;
+  EXPECT_EQ(0u, OpenCounting(&db));
+  ASSERT_NE(nullptr, db);
+  ExpectWorkload(db.get(), "reopened");
+  EXPECT_EQ("", Leftovers(db.get()));
+}
+
+// Durability::kDeferred keeps a flush's WAL after the flush; the Close
+// makes every flush durable (one syncfs) and retires those WALs, so the
+// next Open replays none of them over the L0 SSTs holding their writes,
+// replaces none, and sweeps nothing.
+TEST_P(CleanCloseTest, CloseRetiresTheWalsOfDeferredFlushes) {
+  delsm::Tuning tuning = ManualCompactionKvFiles(stay_put());
+  tuning.durability = delsm::Durability::kDeferred;
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(delsm::Open(DbOptions(), tuning, dbname_, &raw));
+    std::unique_ptr<DB> db(raw);
+    Workload(db.get());
+  }
+  int logs = 0;
+  for (const std::string& name : ListDir(dbname_)) {
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".log") logs++;
+  }
+  EXPECT_EQ(1, logs) << "WALs of durable flushes outlived the Close";
+  ASSERT_TRUE(Exists(Marker(dbname_)));
+  std::unique_ptr<DB> db;
+  EXPECT_EQ(0u, CallsOfOpen(&fs_, dbname_, tuning, FsOp::kReaddir, ".sst", &db))
+      << "the Open after a clean close swept";
+  ASSERT_NE(nullptr, db);
+  ExpectWorkload(db.get(), "reopened");
+  EXPECT_EQ("", Leftovers(db.get()));
+}
+
+// Runs only as the child of the test below: opens the cleanly closed
+// database, leaves writes in the WAL and is killed without a Close.
+TEST(CleanCloseKillWithWal, Child) {
+  const char* dbname = std::getenv("CLEAN_CLOSE_DB");
+  if (dbname == nullptr) GTEST_SKIP() << "helper for CleanCloseTest";
+  const bool stay_put = std::getenv("CLEAN_CLOSE_STAY_PUT") != nullptr;
+  DB* db = nullptr;
+  if (!delsm::Open(DbOptions(), ManualCompactionKvFiles(stay_put), dbname, &db)
+           .ok()) {
+    _exit(2);
+  }
+  for (int i = 1; i < 300; i += 7) {
+    if (!db->Put(WriteOptions(), Key(i), Value(i, 4)).ok()) _exit(3);
+  }
+  raise(SIGKILL);
+  _exit(5);
+}
+
+// Killed with writes in its WAL, a process writes no marker (and its Open
+// removed the one it found): the next Open replays the WAL and sweeps.
+TEST_P(CleanCloseTest, KillWithAWalThenOpenSweeps) {
+  ASSERT_NO_FATAL_FAILURE(BuildAndClose(dbname_, stay_put()));
+  ASSERT_TRUE(Exists(Marker(dbname_)));
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"CLEAN_CLOSE_DB", dbname_}};
+  if (stay_put()) env.push_back({"CLEAN_CLOSE_STAY_PUT", "1"});
+  const pid_t pid = delsm_test::SpawnSelf("CleanCloseKillWithWal.Child", env);
+  ASSERT_GT(pid, 0);
+  const int status = delsm_test::WaitChild(pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "child status " << status;
+  EXPECT_FALSE(Exists(Marker(dbname_)));
+  std::unique_ptr<DB> db;
+  EXPECT_LT(0u, OpenCounting(&db)) << "Open did not sweep";
+  ASSERT_NE(nullptr, db);
+  LaterWrites later;
+  for (int i = 1; i < 300; i += 7) later[i] = Value(i, 4);
+  ExpectWorkload(db.get(), "reopened after the kill", later);
+  EXPECT_EQ("", Leftovers(db.get()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, CleanCloseTest, testing::Bool(),

@@ -9,12 +9,11 @@
 //
 // A compaction's sync retires the kDeferred WALs of the flushes before it,
 // but kSyncfs keeps a WAL until its durability round, which a compaction
-// may beat; the test keeps the WALs past compactions
-// (TEST_KeepDeferredLogsPastCompactions) to build that state
+// may beat; the test keeps the WALs past compactions and the close
+// (TEST_KeepDeferredLogs, as a SIGKILL leaves them) to build that state
 // deterministically, on a real file system with manual compactions of one
-// level at a time (a clean close keeps retained WALs just as a SIGKILL
-// does), and checks that writes and compactions go on, every key reads
-// back its last value, and the database holds no orphan afterwards.
+// level at a time, and checks that writes and compactions go on, every key
+// reads back its last value, and the database holds no orphan afterwards.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -88,7 +87,7 @@ class DeferredReplayTest : public testing::Test {
     DB* db = nullptr;
     ASSERT_TRUE(delsm::Open(options, DeferredTuning(), dbname_, &db).ok());
     db_.reset(db);
-    impl()->TEST_KeepDeferredLogsPastCompactions();
+    impl()->TEST_KeepDeferredLogs();
   }
   DBImpl* impl() { return static_cast<DBImpl*>(db_.get()); }
 

@@ -90,9 +90,11 @@ class L0ReplacementTest : public testing::TestWithParam<Mode> {
   }
 
   // k000..k099 flushed into one L0 SST, then one more write that only the
-  // newest WAL holds (so that the next Open replays a WAL), then a close.
+  // newest WAL holds (so that the next Open replays a WAL), then a close
+  // that (kDeferred) keeps the flushed memtable's WAL, as a kill does.
   void Build() {
     ASSERT_OK(Open());
+    static_cast<DBImpl*>(db_.get())->TEST_KeepDeferredLogs();
     for (int i = 0; i < kKeys; i++) {
       ASSERT_OK(db_->Put(WriteOptions(), Key(i), Value(i)));
     }
@@ -189,7 +191,8 @@ TEST_P(L0ReplacementTest, MissingL0DirectoryFailsOpenUnlessReplayHoldsIt) {
   EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
 }
 
-// Only kDeferred keeps a flushed memtable's WAL across a clean close.
+// Only kDeferred keeps a flushed memtable's WAL until a kill (Build keeps
+// it through the close).
 class L0ReplacementDeferredTest : public L0ReplacementTest {};
 
 TEST_P(L0ReplacementDeferredTest, DamagedRetainedWalDoesNotReplaceIntactSst) {

@@ -8,8 +8,9 @@
 // the compaction at its base level).
 //
 // The test writes puts and deletes in two flushes, compacts both out of L0,
-// writes a little more (left in the live WAL), closes (a clean close keeps
-// retained WALs as a SIGKILL does), and then, on a copy per WAL, removes or
+// writes a little more (left in the live WAL), closes (keeping the
+// retained WALs a compaction did not retire, as a SIGKILL leaves them: a
+// clean close retires them), and then, on a copy per WAL, removes or
 // zero-fills each WAL but the live one: every deleted key stays deleted and
 // every acknowledged write of the flushes reads its value.
 #include <fcntl.h>
@@ -191,6 +192,7 @@ void DamagedLaterWalWithBothFlushesInLevel0(int delete_every) {
     std::unique_ptr<DB> db = OpenDb(dbname, true);
     ASSERT_NE(nullptr, db);
     DBImpl* impl = static_cast<DBImpl*>(db.get());
+    impl->TEST_KeepDeferredLogs();  // through the close, as a kill does
     ASSERT_NO_FATAL_FAILURE(PutsThenDeletes(impl, delete_every, &model));
     ASSERT_OK(db->Put(WriteOptions(), Key(100), Value(100)));
     model[100] = Value(100);

@@ -272,8 +272,7 @@ TEST_P(LevelDbRepairedTest, OpenRefusesAndRepairDbRecoversEveryKey) {
       // A compaction retires the WALs of the flushes before it; this case
       // needs WALs that outlive their flushes' trip out of L0, as a crash
       // before that compaction leaves them.
-      static_cast<leveldb::DBImpl*>(db.get())
-          ->TEST_KeepDeferredLogsPastCompactions();
+      static_cast<leveldb::DBImpl*>(db.get())->TEST_KeepDeferredLogs();
     }
     for (int i = 0; i < 3000; i++) {
       ASSERT_TRUE(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)).ok());
