@@ -44,6 +44,7 @@ import csv
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -169,6 +170,16 @@ def one_run(engine, num, args, out_dir):
     size = max(16 << 30, int(num * (vs + 64) * 2.2) + (8 << 30),
                int(num * 1.25 * 16384))
     size = (size + (1 << 20) - 1) >> 20 << 20
+    # The image is sparse: it takes host space only as the run writes, so
+    # the host's file system must have room for what the run will write,
+    # whatever else is using it (a host that fills up fails the run with
+    # ENOSPC inside the image, hours in). Each value takes at least one
+    # 4 KiB block in DeLSM; LevelDB's compactions need the data twice.
+    need = int(num * max(vs + 64, 4096) * 1.3) + (4 << 30)
+    free = shutil.disk_usage(args.image_dir).free
+    if free < need:
+        sys.exit("scale: %s N=%d needs about %.1f GB free in %s, has %.1f GB"
+                 % (engine, num, need / 1e9, args.image_dir, free / 1e9))
     tag = "%s-%d" % (engine, num)
     row = {"engine": engine, "num": num, "value_size": vs,
            "load1": "%.1f" % os.getloadavg()[0]}
