@@ -264,7 +264,10 @@ class DBImpl : public DB {
   Status RunDentryCompaction(Compaction* c, bool* retryable)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Commits `edit` to the manifest and installs the new version
-  // (VersionSet::LogAndApply, which serialises concurrent callers).
+  // (VersionSet::LogAndApply, which serialises concurrent callers). A
+  // failure is the background error before this returns, whoever calls
+  // and whether or not the DB is closing: the edit may or may not be in
+  // the manifest the next Open reads.
   Status ApplyEdit(VersionEdit* edit, bool sync = true)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void RecordBackgroundError(const Status& s) EXCLUSIVE_LOCKS_REQUIRED(mutex_);

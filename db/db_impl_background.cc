@@ -56,7 +56,21 @@ Status DBImpl::ApplyEdit(VersionEdit* edit, bool sync) {
   mutex_.AssertHeld();
   // LogAndApply releases the mutex while it writes the manifest and applies
   // concurrent edits (flush and compaction threads) one after another.
-  return versions_->LogAndApply(edit, &mutex_, sync);
+  Status s = versions_->LogAndApply(edit, &mutex_, sync);
+  if (!s.ok()) {
+    // The record may have reached the manifest (a failed sync, a torn
+    // append, a CURRENT switched or not): whether the edit committed is
+    // unknown until the next Open reads the manifest, while the version in
+    // memory says it did not. The background error, recorded before the
+    // mutex is released, is what stops every removal after this one
+    // (RemoveObsoleteFiles keeps everything, the close's pass included), so
+    // nothing the edit names -- its outputs, which no version here holds
+    // -- is deleted on the in-memory version's word. Recorded here, not by
+    // each caller: a compaction's error met while the DB closes is
+    // otherwise dropped as one of a compaction the close stopped.
+    RecordBackgroundError(s);
+  }
+  return s;
 }
 
 // ---------------------------------------------------------------------------
@@ -111,7 +125,8 @@ void DBImpl::CompactionThreadMain() {
       retry_backoff_micros = 0;
     } else {
       if (shutting_down_.load(std::memory_order_acquire)) {
-        // Errors of a compaction stopped by the close are not errors.
+        // Errors of a compaction stopped by the close are not errors. (A
+        // failed commit is: ApplyEdit has recorded it.)
       } else if (retryable) {
         // A manual compaction reports it (and may be asked again).
         if (m == nullptr) RetryLater(s, &retry_backoff_micros);

@@ -174,6 +174,12 @@ void DBImpl::RemoveObsoleteFiles() {
     env_->RemoveFile(dbname_ + "/" + f);
   }
   for (const auto& d : dirs_to_delete) {
+    // Dead: no version holds its number, and no edit that may commit or
+    // may have committed names it. An edit being written holds its outputs
+    // in pending_outputs_ until its manifest write returns; one whose write
+    // failed is the background error (ApplyEdit), and this pass began
+    // without one.
+    Log(options_.info_log, "Delete %s\n", d.second.c_str());
     Status s = RemoveSstDirectory(fs_, d.second, &unlinked);
     if (s.ok()) {
       dirs_removed++;

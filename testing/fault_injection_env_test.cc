@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <thread>
 
 #include "gtest/gtest.h"
 #include "leveldb/env.h"
@@ -89,6 +90,32 @@ TEST_F(FaultInjectionEnvTest, FailsTheNthCallOfAKindOnce) {
   env_.Disarm();
   env_.ResetCounts();
   EXPECT_EQ(0u, env_.Count(EnvOp::kAppend));
+}
+
+TEST_F(FaultInjectionEnvTest, HookRunsInTheFailingCallBeforeItFails) {
+  WritableFile* f = nullptr;
+  ASSERT_TRUE(env_.NewWritableFile(dir_ + "/MANIFEST-000002", &f).ok());
+  WritableFile* other = nullptr;
+  ASSERT_TRUE(env_.NewWritableFile(dir_ + "/000003.log", &other).ok());
+  int hook_runs = 0;
+  const std::thread::id caller = std::this_thread::get_id();
+  FaultSpec spec;
+  spec.nth = 2;
+  spec.path_contains = "MANIFEST";
+  spec.before_failing = [&] {
+    hook_runs++;
+    EXPECT_EQ(std::this_thread::get_id(), caller);  // in the failing call
+  };
+  env_.Arm(EnvOp::kSync, spec);
+  EXPECT_TRUE(other->Sync().ok());  // not a match: neither counted nor held
+  EXPECT_TRUE(f->Sync().ok());
+  EXPECT_EQ(0, hook_runs);
+  EXPECT_TRUE(f->Sync().IsIOError());
+  EXPECT_EQ(1, hook_runs);
+  EXPECT_TRUE(f->Sync().ok());
+  EXPECT_EQ(1, hook_runs);
+  delete f;
+  delete other;
 }
 
 TEST_F(FaultInjectionEnvTest, DataIsCutBackToTheLastSync) {

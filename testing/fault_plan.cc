@@ -49,6 +49,7 @@ FaultDecision FaultPlanCore::Decide(int kind, const std::string& path) {
   counts_[kind].fetch_add(1, std::memory_order_relaxed);
   FaultDecision d;
   int err;
+  std::function<void()> before_failing;
   {
     std::lock_guard<std::mutex> l(mu_);
     if ((kinds_ & (1u << kind)) == 0) return d;
@@ -64,7 +65,9 @@ FaultDecision FaultPlanCore::Decide(int kind, const std::string& path) {
     failures_++;
     d.effect = spec_.effect;
     err = spec_.err;
+    before_failing = spec_.before_failing;
   }
+  if (before_failing) before_failing();
   d.fail = true;
   // ENOENT is reported as a real open or unlink reports it: NotFound.
   d.status = PosixError(path, err, /*enoent_is_not_found=*/true);

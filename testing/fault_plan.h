@@ -13,7 +13,10 @@
 //   kDone     the call takes effect, then reports the error (data written
 //             but fsync failed; close failed after releasing the file).
 // A path filter restricts counting towards n (and failing) to calls whose
-// path contains a given string; every call is still counted per kind.
+// path contains a given string; every call is still counted per kind. A
+// hook, if given, runs in the failing call's thread before the call goes
+// on to fail: a test holds the call there until whatever it wants the
+// failure to meet (another thread's step) has happened.
 //
 // Thread-safe.
 #ifndef DELSM_TESTING_FAULT_PLAN_H_
@@ -22,6 +25,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <string>
 
@@ -37,6 +41,9 @@ struct FaultSpec {
   bool sticky = false;  // and so does every matching call after it
   FaultEffect effect = FaultEffect::kNothing;
   std::string path_contains;  // empty: every path matches
+  // Run by each failing call before it fails, without the plan's lock
+  // held; empty: none.
+  std::function<void()> before_failing;
 };
 
 // What a seam does with one call.
