@@ -239,7 +239,8 @@ def table(csv_path):
     """The runs of csv_path as a markdown table, and each engine's ratio to
     LevelDB's wall time at the same N where both ran."""
     rows = list(csv.DictReader(open(csv_path)))
-    cols = [("engine", "engine"), ("num", "N"), ("fill_us_op", "µs/put"),
+    cols = [("engine", "engine"), ("num", "N"), ("date", "date"),
+            ("fill_us_op", "µs/put"),
             ("fill_cpu_us_op", "CPU µs/put"), ("p999_us", "P99.9 µs"),
             ("max_us", "max µs"), ("dev_amp", "device ÷ user"),
             ("peak_rss_mb", "RSS MB"), ("dentry_mb", "dentry MB"),
@@ -248,12 +249,15 @@ def table(csv_path):
             ("load1", "load")]
     print("| " + " | ".join(h for _, h in cols) + " | vs LevelDB |")
     print("|" + "---|" * (len(cols) + 1))
-    level = {r["num"]: float(r["fill_us_op"]) for r in rows
+    # A ratio pairs runs of one N and one date (one session's load).
+    level = {(r["num"], r.get("date")): float(r["fill_us_op"]) for r in rows
              if r["engine"] == "leveldb" and r["fill_us_op"]}
-    for r in sorted(rows, key=lambda r: (int(r["num"]), r["engine"])):
+    for r in sorted(rows, key=lambda r: (int(r["num"]), r.get("date") or "",
+                                         r["engine"])):
         vs = ""
-        if r["engine"] != "leveldb" and r["num"] in level:
-            vs = "%.2f×" % (level[r["num"]] / float(r["fill_us_op"]))
+        key = (r["num"], r.get("date"))
+        if r["engine"] != "leveldb" and key in level:
+            vs = "%.2f×" % (level[key] / float(r["fill_us_op"]))
         cells = []
         for k, _ in cols:
             v = r[k]
