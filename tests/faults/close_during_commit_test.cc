@@ -40,24 +40,33 @@ std::string Value(int i, int round) {
 }
 
 // A FaultInjectionEnv that also tells when a thread it started has ended.
+// The count lives in a state each started thread shares: a DB's Close
+// returns once its threads have signalled it, which can be before they
+// return, so a thread may still be counting itself as the Env goes.
 class ThreadEndEnv : public FaultInjectionEnv {
  public:
   using FaultInjectionEnv::FaultInjectionEnv;
 
   void StartThread(void (*function)(void* arg), void* arg) override {
-    auto* run = new Run{this, function, arg};
+    auto* run = new Run{ends_, function, arg};
     target()->StartThread(&ThreadEndEnv::Trampoline, run);
   }
 
   // Waits until some thread it started has ended; false after kPatience.
   bool WaitForAThreadToEnd() {
-    std::unique_lock<std::mutex> l(mu_);
-    return cv_.wait_for(l, kPatience, [this] { return ended_ > 0; });
+    std::unique_lock<std::mutex> l(ends_->mu);
+    return ends_->cv.wait_for(l, kPatience,
+                              [this] { return ends_->ended > 0; });
   }
 
  private:
+  struct Ends {
+    std::mutex mu;
+    std::condition_variable cv;
+    int ended = 0;  // guarded by mu
+  };
   struct Run {
-    ThreadEndEnv* env;
+    std::shared_ptr<Ends> ends;
     void (*function)(void*);
     void* arg;
   };
@@ -65,14 +74,12 @@ class ThreadEndEnv : public FaultInjectionEnv {
   static void Trampoline(void* p) {
     std::unique_ptr<Run> run(static_cast<Run*>(p));
     run->function(run->arg);
-    std::lock_guard<std::mutex> l(run->env->mu_);
-    run->env->ended_++;
-    run->env->cv_.notify_all();
+    std::lock_guard<std::mutex> l(run->ends->mu);
+    run->ends->ended++;
+    run->ends->cv.notify_all();
   }
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  int ended_ = 0;
+  const std::shared_ptr<Ends> ends_ = std::make_shared<Ends>();
 };
 
 // One flush thread, no durability thread (kFsync: each flush's record is
