@@ -64,15 +64,18 @@ bool Exists(const std::string& path) {
 
 std::string Marker(const std::string& dbname) { return dbname + "/CLOSED"; }
 
-// 300 keys flushed and compacted to L1, a third overwritten and a fifth
-// deleted, flushed to L0 and compacted again: SSTs at L0 and L1 whose
-// directories held retired SSTs' entries.
-void Workload(DB* db) {
+// Workload's first step: 300 keys flushed and compacted to L1.
+void WriteKeysToL1(DB* db) {
   for (int i = 0; i < 300; i++) {
     ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
   }
   ASSERT_OK(Impl(db)->TEST_FlushMemTable());
   ASSERT_OK(Impl(db)->TEST_CompactRange(0, nullptr, nullptr));
+}
+
+// Workload's second step: a third of those keys overwritten and a fifth
+// deleted, flushed to L0 (over the SSTs at L1).
+void OverwriteAndDeleteToL0(DB* db) {
   for (int i = 0; i < 300; i += 3) {
     ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
   }
@@ -80,6 +83,14 @@ void Workload(DB* db) {
     ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
   }
   ASSERT_OK(Impl(db)->TEST_FlushMemTable());
+}
+
+// 300 keys flushed and compacted to L1, a third overwritten and a fifth
+// deleted, flushed to L0 and compacted again: SSTs at L0 and L1 whose
+// directories held retired SSTs' entries.
+void Workload(DB* db) {
+  WriteKeysToL1(db);
+  OverwriteAndDeleteToL0(db);
   ASSERT_OK(Impl(db)->TEST_CompactRange(0, nullptr, nullptr));
   // More for L0, left there.
   for (int i = 300; i < 400; i++) {
@@ -162,6 +173,22 @@ class CleanCloseTest : public testing::TestWithParam<bool> {
   // home listings that Open made.
   uint64_t OpenCounting(std::unique_ptr<DB>* db) {
     return SweepListingsOfOpen(&fs_, dbname_, stay_put(), db);
+  }
+  // Runs `child` (a *.Child test) in a process of its own with `env` and
+  // the mode's variable; it must end by SIGKILL, leaving no marker. Then
+  // opens the database into *db, which must sweep.
+  void KillChildThenOpen(const std::string& child,
+                         std::vector<std::pair<std::string, std::string>> env,
+                         std::unique_ptr<DB>* db) {
+    if (stay_put()) env.push_back({"CLEAN_CLOSE_STAY_PUT", "1"});
+    const pid_t pid = delsm_test::SpawnSelf(child, env);
+    ASSERT_GT(pid, 0);
+    const int status = delsm_test::WaitChild(pid);
+    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+        << "child status " << status;
+    EXPECT_FALSE(Exists(Marker(dbname_)));
+    EXPECT_LT(0u, OpenCounting(db)) << "Open did not sweep";
+    ASSERT_NE(nullptr, *db);
   }
   // The findings of the leftover check on the open `db`.
   std::string Leftovers(DB* db) {
@@ -306,18 +333,8 @@ TEST_P(CleanCloseTest, CloseWhoseRemovalFailedWritesNoMarker) {
     ASSERT_OK(OpenWithFileSystem(
         DbOptions(), ManualCompactionKvFiles(stay_put()), dbname_, &fs_, &raw));
     std::unique_ptr<DB> db(raw);
-    for (int i = 0; i < 300; i++) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
-    }
-    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
-    ASSERT_OK(Impl(db.get())->TEST_CompactRange(0, nullptr, nullptr));
-    for (int i = 0; i < 300; i += 3) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
-    }
-    for (int i = 0; i < 300; i += 5) {
-      ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
-    }
-    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    WriteKeysToL1(db.get());
+    OverwriteAndDeleteToL0(db.get());
     // From here every unlink in an SST directory fails: the compaction's
     // retired SSTs and its dead L0 directory stay, through Close.
     FaultSpec spec;
@@ -378,21 +395,13 @@ TEST(CleanCloseKillMidCompaction, Child) {
 TEST_P(CleanCloseTest, KillMidCompactionThenOpenSweeps) {
   ASSERT_NO_FATAL_FAILURE(BuildAndClose(dbname_, stay_put()));
   ASSERT_TRUE(Exists(Marker(dbname_)));
-  std::vector<std::pair<std::string, std::string>> env = {
-      {"CLEAN_CLOSE_DB", dbname_},
-      {"CLEAN_CLOSE_SHADOW", tmp_.path() + "/shadow"},
-      {"CLEAN_CLOSE_KILL_AT", "40"}};
-  if (stay_put()) env.push_back({"CLEAN_CLOSE_STAY_PUT", "1"});
-  const pid_t pid =
-      delsm_test::SpawnSelf("CleanCloseKillMidCompaction.Child", env);
-  ASSERT_GT(pid, 0);
-  const int status = delsm_test::WaitChild(pid);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-      << "child status " << status;
-  EXPECT_FALSE(Exists(Marker(dbname_)));
   std::unique_ptr<DB> db;
-  EXPECT_LT(0u, OpenCounting(&db)) << "Open did not sweep";
-  ASSERT_NE(nullptr, db);
+  ASSERT_NO_FATAL_FAILURE(
+      KillChildThenOpen("CleanCloseKillMidCompaction.Child",
+                        {{"CLEAN_CLOSE_DB", dbname_},
+                         {"CLEAN_CLOSE_SHADOW", tmp_.path() + "/shadow"},
+                         {"CLEAN_CLOSE_KILL_AT", "40"}},
+                        &db));
   int wrong = 0;
   for (int i = 0; i < 300; i++) {
     std::string v;
@@ -528,21 +537,11 @@ TEST_P(CleanCloseTest, AGivenUpCompactionLeavesNothingToSweep) {
     ASSERT_OK(OpenWithFileSystem(
         DbOptions(), ManualCompactionKvFiles(stay_put()), dbname_, &fs_, &raw));
     std::unique_ptr<DB> db(raw);
-    for (int i = 0; i < 300; i++) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
-    }
-    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
-    ASSERT_OK(Impl(db.get())->TEST_CompactRange(0, nullptr, nullptr));
+    WriteKeysToL1(db.get());
     for (int i = 300; i < 400; i++) {
       ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
     }
-    for (int i = 0; i < 300; i += 3) {
-      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 2)));
-    }
-    for (int i = 0; i < 300; i += 5) {
-      ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
-    }
-    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    OverwriteAndDeleteToL0(db.get());
     // The compaction's first file written at L1 (an output's meta file)
     // fails: the output it had begun is abandoned.
     FaultSpec spec;
@@ -614,18 +613,9 @@ TEST(CleanCloseKillWithWal, Child) {
 TEST_P(CleanCloseTest, KillWithAWalThenOpenSweeps) {
   ASSERT_NO_FATAL_FAILURE(BuildAndClose(dbname_, stay_put()));
   ASSERT_TRUE(Exists(Marker(dbname_)));
-  std::vector<std::pair<std::string, std::string>> env = {
-      {"CLEAN_CLOSE_DB", dbname_}};
-  if (stay_put()) env.push_back({"CLEAN_CLOSE_STAY_PUT", "1"});
-  const pid_t pid = delsm_test::SpawnSelf("CleanCloseKillWithWal.Child", env);
-  ASSERT_GT(pid, 0);
-  const int status = delsm_test::WaitChild(pid);
-  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-      << "child status " << status;
-  EXPECT_FALSE(Exists(Marker(dbname_)));
   std::unique_ptr<DB> db;
-  EXPECT_LT(0u, OpenCounting(&db)) << "Open did not sweep";
-  ASSERT_NE(nullptr, db);
+  ASSERT_NO_FATAL_FAILURE(KillChildThenOpen(
+      "CleanCloseKillWithWal.Child", {{"CLEAN_CLOSE_DB", dbname_}}, &db));
   LaterWrites later;
   for (int i = 1; i < 300; i += 7) later[i] = Value(i, 4);
   ExpectWorkload(db.get(), "reopened after the kill", later);
