@@ -91,8 +91,9 @@ Status DBImpl::WriteCleanCloseMarker() {
                                     {LevelDirName(dbname_, 0)});
   if (s.ok()) s = RetireWalsOfDurableFlushes();
   // Deleting the WALs must not have left anything either.
-  if (s.ok() && WhatCloseLeft() != nullptr) {
-    s = Status::IOError("clean close", WhatCloseLeft());
+  if (s.ok()) {
+    const char* left = WhatCloseLeft();
+    if (left != nullptr) s = Status::IOError("clean close", left);
   }
   if (!s.ok()) return s;
   std::string current;
