@@ -311,37 +311,31 @@ std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
                               LongKeysFileName(r.sst.number, r.sst.dir),
                               unlinked);
       }
-      if (!s.ok()) {
-        Log(options_.info_log, "Removing retired SST #%llu from %s: %s\n",
-            static_cast<unsigned long long>(r.sst.number), path.c_str(),
-            s.ToString().c_str());
-        failed.push_back(r.sst);
+    } else {
+      std::unique_ptr<SstDir> old;
+      s = SstDir::Open(sst_options_, path, old_meta, &old);
+      if (s.IsNotFound() && fs_->Exists(path)) {
+        // Its meta file goes last (RemoveRetiredSst): an earlier attempt
+        // finished the removal. (A directory renamed by a trivial move
+        // meanwhile is found at its new level by the next attempt.)
+        continue;
       }
-      continue;
-    }
-    std::unique_ptr<SstDir> old;
-    s = SstDir::Open(sst_options_, path, old_meta, &old);
-    if (s.IsNotFound() && fs_->Exists(path)) {
-      // Its meta file goes last (RemoveRetiredSst): an earlier attempt
-      // finished the removal. (A directory renamed by a trivial move
-      // meanwhile is found at its new level by the next attempt.)
-      continue;
-    }
-    if (s.ok()) {
-      PinnedSsts live(table_cache_.get());
-      for (const FileMetaData& f : r.live_overlapping) {
-        // NotFound: this SST was retired and removed since the removal was
-        // taken. The next attempt takes the live SSTs again.
-        s = live.Add(level, f.number, f.dir);
-        if (!s.ok()) break;
-      }
-      // Without every live SST that may share its KV files, nothing is
-      // unlinked: one of them could be unlinked while still named.
       if (s.ok()) {
-        s = RemoveRetiredSst(old->directory(),
-                             {&old->index(), old_meta,
-                              LongKeysFileName(r.sst.number, r.sst.dir)},
-                             live.ssts(), unlinked);
+        PinnedSsts live(table_cache_.get());
+        for (const FileMetaData& f : r.live_overlapping) {
+          // NotFound: this SST was retired and removed since the removal
+          // was taken. The next attempt takes the live SSTs again.
+          s = live.Add(level, f.number, f.dir);
+          if (!s.ok()) break;
+        }
+        // Without every live SST that may share its KV files, nothing is
+        // unlinked: one of them could be unlinked while still named.
+        if (s.ok()) {
+          s = RemoveRetiredSst(old->directory(),
+                               {&old->index(), old_meta,
+                                LongKeysFileName(r.sst.number, r.sst.dir)},
+                               live.ssts(), unlinked);
+        }
       }
     }
     if (!s.ok()) {
