@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <tuple>
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
@@ -177,6 +178,112 @@ TEST_F(GroupedDurabilityTest, WalsGoOnceTheirFlushesAreDurable) {
                      << deletions << "\n"
                      << stats;
 }
+
+// A clean Close in kDeferred and kSyncfs deletes the WALs its flushes kept
+// once one syncfs made those flushes durable. A power loss right after the
+// Close must then lose no write acknowledged with sync=true and bring back
+// no deleted key, whether the newest versions are in the L0 SSTs those
+// WALs covered, in the memtable the Close left (its WAL stays), or in L1.
+class CloseThenPowerLossTest
+    : public GroupedDurabilityTest,
+      public testing::WithParamInterface<std::tuple<delsm::Durability, bool>> {
+};
+
+TEST_P(CloseThenPowerLossTest, LosesNoSyncedWriteAndRevivesNoDeletedKey) {
+  delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
+  tuning.durability = std::get<0>(GetParam());
+  tuning.values_stay_put = std::get<1>(GetParam());
+  tuning.deferred_wal_retention_micros = 3600ull * 1000 * 1000;
+  PowerLossFileSystem power(FileSystem::Default(), tmp_.path() + "/fs_shadow");
+  FaultInjectionEnv env(Env::Default(), tmp_.path() + "/env_shadow");
+  power.SetSyncfsHook([&env] { env.MarkAllDurable(); });
+  power.SetDirectorySyncHook(
+      [&env](const std::string& dir) { env.MarkDirectorySynced(dir); });
+  env.SetDirectorySyncHook(
+      [&power](const std::string& dir) { power.MarkDirectorySynced(dir); });
+  // Only the model decides what survives.
+  power.set_real_syncs(false);
+  env.set_real_syncs(false);
+
+  Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 32 << 10;
+  options.env = &env;
+  std::map<std::string, std::string> model;
+  WriteOptions sync;
+  sync.sync = true;
+  for (int round = 0; round < 2; round++) {
+    DB* db = nullptr;
+    Status s = OpenWithFileSystem(options, tuning, dbname_, &power, &db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    DBImpl* impl = static_cast<DBImpl*>(db);
+    // Keys to L1 (compactions sync their outputs).
+    for (int i = 0; i < 200; i++) {
+      ASSERT_TRUE(db->Put(sync, KeyName(i), ValueFor(i + round)).ok());
+      model[KeyName(i)] = ValueFor(i + round);
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    db->CompactRange(nullptr, nullptr);
+    // Overwrites and deletes flushed to L0, made durable only by the
+    // Close.
+    for (int i = 0; i < 200; i += 3) {
+      ASSERT_TRUE(db->Delete(sync, KeyName(i)).ok());
+      model.erase(KeyName(i));
+      ASSERT_TRUE(db->Put(sync, KeyName(i + 1), ValueFor(i + 7)).ok());
+      model[KeyName(i + 1)] = ValueFor(i + 7);
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    // More left in the memtable the Close leaves.
+    for (int i = 2; i < 200; i += 3) {
+      ASSERT_TRUE(db->Delete(sync, KeyName(i)).ok());
+      model.erase(KeyName(i));
+    }
+    ASSERT_TRUE(db->Put(sync, KeyName(0), ValueFor(99)).ok());
+    model[KeyName(0)] = ValueFor(99);
+    ASSERT_TRUE(impl->TEST_WaitForBackgroundWork().ok());
+    delete db;  // clean close
+    // The Close retired the WALs of its flushes: only the WAL of the
+    // memtable it left stays, so the power loss tests the retirement.
+    int logs = 0;
+    for (const std::string& name : delsm_test::ListDir(dbname_)) {
+      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
+        logs++;
+      }
+    }
+    ASSERT_EQ(1, logs) << "round " << round;
+    env.CutPower();
+    power.CutPower();
+    ASSERT_TRUE(env.SimulatePowerLoss().ok());
+    ASSERT_TRUE(power.SimulatePowerLoss().ok());
+
+    db = nullptr;
+    s = OpenWithFileSystem(options, tuning, dbname_, &power, &db);
+    ASSERT_TRUE(s.ok()) << "reopen after power loss: " << s.ToString();
+    std::unique_ptr<DB> holder(db);
+    for (int i = 0; i < 201; i++) {
+      std::string v;
+      s = db->Get(ReadOptions(), KeyName(i), &v);
+      auto it = model.find(KeyName(i));
+      if (it == model.end()) {
+        ASSERT_TRUE(s.IsNotFound())
+            << "round " << round << ": deleted " << KeyName(i)
+            << " came back: " << s.ToString();
+      } else {
+        ASSERT_TRUE(s.ok()) << "round " << round << ": lost " << KeyName(i)
+                            << ": " << s.ToString();
+        ASSERT_EQ(it->second, v) << KeyName(i);
+      }
+    }
+    ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork().ok());
+    EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Modes, CloseThenPowerLossTest,
+    testing::Combine(testing::Values(delsm::Durability::kDeferred,
+                                     delsm::Durability::kSyncfs),
+                     testing::Bool()));
 
 }  // namespace
 }  // namespace leveldb
