@@ -140,8 +140,14 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   for (size_t i = 1; i <= entries.size(); i++) {
     sst->bytes_before_[i] += meta_allocated * i / entries.size();
   }
+  if (sst->user_comparator_ == BytewiseComparator()) {
+    sst->windows_.Build(entries.size(), [&entries](size_t i) {
+      return ExtractUserKey(entries[i].internal_key);
+    });
+  }
   sst->memory_usage_ =
       sizeof(SstDir) + entries.capacity() * sizeof(MetaIndexEntry) +
+      sst->windows_.MemoryUsage() +
       sst->bytes_before_.capacity() * sizeof(uint64_t) + range.size;
   *result = std::move(sst);
   return Status::OK();
@@ -152,6 +158,9 @@ size_t SstDir::ApproximateMemoryUsage() const { return memory_usage_; }
 size_t SstDir::LowerBound(const Slice& internal_key) const {
   const auto& entries = index_.entries;
   size_t lo = 0, hi = entries.size();
+  if (internal_key.size() >= 8) {
+    windows_.Narrow(ExtractUserKey(internal_key), &lo, &hi);
+  }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (options_.comparator->Compare(entries[mid].internal_key, internal_key) <
@@ -306,6 +315,45 @@ Status SstDir::DecodeInlineValue(size_t index, const Slice& stored,
   return s;
 }
 
+namespace {
+
+// Reads the KV file `name` of entry `e` from `dir` into *stored and checks
+// it against the entry: its size, and its crc32c. Checked on every read,
+// verify_checksums or not: a KV file written but not yet durable (a
+// deferred-mode flush whose WAL has expired) can come back from a power
+// loss zero-filled at its full size, and must read as damage, never as a
+// value. The hardware crc32c of a 4 KiB value costs well under a
+// microsecond next to the file's open, read and close.
+// Error messages name the file (built only on failure).
+Status ReadKvFile(Directory* dir, const std::string& name,
+                  const MetaIndexEntry& e, std::string* stored,
+                  bool* from_cache) {
+  // One byte more than recorded: a longer file shows in the same read.
+  Status s = from_cache != nullptr
+                 ? dir->ReadFileAtNoting(name, 0, e.stored_size + 1, stored,
+                                         from_cache)
+                 : dir->ReadFileAt(name, 0, e.stored_size + 1, stored);
+  if (s.IsNotFound()) {
+    // The meta file lists it, so a missing KV file is damage, not absence.
+    return Status::Corruption(dir->path() + "/" + name, "KV file missing");
+  }
+  if (!s.ok()) return s;
+  if (stored->size() != e.stored_size) {
+    return Status::Corruption(dir->path() + "/" + name,
+                              "stored size " + std::to_string(stored->size()) +
+                                  " != recorded " +
+                                  std::to_string(e.stored_size));
+  }
+  if (crc32c::Mask(crc32c::Value(stored->data(), stored->size())) !=
+      e.stored_crc) {
+    return Status::Corruption(dir->path() + "/" + name,
+                              "value checksum mismatch");
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
                                  std::string* value, bool* from_cache) const {
   value->clear();
@@ -338,34 +386,25 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
       if (!s.ok()) return s;
       dir = home.get();
     }
-    const std::string where = dir->path() + "/" + name;
-    // One byte more than recorded: a longer file shows in the same read.
-    Status s = from_cache != nullptr
-                   ? dir->ReadFileAtNoting(name, 0, e.stored_size + 1, &scratch,
-                                           from_cache)
-                   : dir->ReadFileAt(name, 0, e.stored_size + 1, &scratch);
-    if (s.IsNotFound()) {
-      // The meta file lists it, so a missing KV file is damage, not absence.
-      return Status::Corruption(where, "KV file missing");
+    // An uncompressed value is read straight into *value (no copy; the
+    // caller's buffer is reused); a compressed one into scratch.
+    const bool compressed = StoredCompressed(e.storage);
+    std::string* raw = compressed ? &scratch : value;
+    Status s = ReadKvFile(dir, name, e, raw, from_cache);
+    if (!s.ok()) {
+      value->clear();
+      return s;
     }
-    if (!s.ok()) return s;
-    if (scratch.size() != e.stored_size) {
-      return Status::Corruption(
-          where, "stored size " + std::to_string(scratch.size()) +
-                     " != recorded " + std::to_string(e.stored_size));
+    if (!compressed) {
+      if (raw->size() == e.value_size) return Status::OK();
+      value->clear();
+      return Status::Corruption(dir->path() + "/" + name,
+                                "value size " + std::to_string(e.stored_size) +
+                                    " != recorded " +
+                                    std::to_string(e.value_size));
     }
-    // Checked on every read, verify_checksums or not: a KV file written
-    // but not yet durable (a deferred-mode flush whose WAL has expired)
-    // can come back from a power loss zero-filled at its full size, and
-    // must read as damage, never as a value. The hardware crc32c of a
-    // 4 KiB value costs well under a microsecond next to the file's open,
-    // read and close.
-    if (crc32c::Mask(crc32c::Value(scratch.data(), scratch.size())) !=
-        e.stored_crc) {
-      return Status::Corruption(where, "value checksum mismatch");
-    }
-    return DecodeKvValue(scratch, StoredCompressed(e.storage), e.value_size,
-                         where, value);
+    return DecodeKvValue(scratch, true, e.value_size, dir->path() + "/" + name,
+                         value);
   }
   uint64_t offset = 0;
   Slice stored;

@@ -15,6 +15,7 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/status.h"
+#include "table/key_windows.h"
 #include "table/meta_file.h"
 #include "table/sst_dir_options.h"
 
@@ -111,6 +112,9 @@ class SstDir {
   // valid while it lives, like every Slice taken from them (key() of its
   // iterators, a key passed to InternalGet's handler).
   const MetaIndex& index() const { return index_; }
+  // Index of the first entry whose internal key is >= internal_key
+  // (index().entries.size() if none is).
+  size_t LowerBound(const Slice& internal_key) const;
   Directory* directory() const { return dir_.get(); }
   const std::string& meta_name() const { return meta_name_; }
   const SstDirOptions& options() const { return options_; }
@@ -136,8 +140,6 @@ class SstDir {
   SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir,
          std::string meta_name);
 
-  // Index of the first entry whose internal key is >= internal_key.
-  size_t LowerBound(const Slice& internal_key) const;
   std::string CacheKey(size_t index) const;
   std::string InlineWhere(size_t index) const;
 
@@ -159,6 +161,9 @@ class SstDir {
   // as this object and are never modified.
   MetaIndex index_;
   const Comparator* user_comparator_ = nullptr;  // compares user keys
+  // The entries' user-key windows, under the bytewise comparator only
+  // (empty otherwise): LowerBound searches them before whole keys.
+  KeyWindows windows_;
   // The filter bytes within index_.filter; empty when there is none or it
   // was made by another policy than options_.filter_policy.
   Slice filter_;

@@ -20,7 +20,6 @@ class SstDirIterator final : public Iterator {
  public:
   SstDirIterator(const SstDir* dir, const ReadOptions& options)
       : dir_(dir),
-        cmp_(dir->options().comparator),
         options_(options),
         n_(dir->index().entries.size()),
         index_(n_) {}
@@ -29,17 +28,7 @@ class SstDirIterator final : public Iterator {
   void SeekToFirst() override { Reposition(0); }
   void SeekToLast() override { Reposition(n_ == 0 ? 0 : n_ - 1); }
   void Seek(const Slice& target) override {
-    const auto& entries = dir_->index().entries;
-    size_t lo = 0, hi = n_;
-    while (lo < hi) {
-      size_t mid = lo + (hi - lo) / 2;
-      if (cmp_->Compare(entries[mid].internal_key, target) < 0) {
-        lo = mid + 1;
-      } else {
-        hi = mid;
-      }
-    }
-    Reposition(lo);
+    Reposition(dir_->LowerBound(target));
   }
   void Next() override {
     assert(Valid());
@@ -157,7 +146,6 @@ class SstDirIterator final : public Iterator {
   }
 
   const SstDir* const dir_;
-  const Comparator* const cmp_;  // orders internal keys
   const ReadOptions options_;
   const size_t n_;
   size_t index_;  // n_ when not positioned
