@@ -23,6 +23,12 @@
 #   tables, however earlier runs' compactions changed theirs, and the
 #   same $DB can be measured with two builds (the on-disk format being
 #   the same).
+#   With LAYOUT=filled the database stays as the fill left it (for DeLSM
+#   at 100k keys of 4 KiB, 17 L0 SSTs over one L1: every L0 SST is one
+#   more place a seek positions), as benchmarks/compare's read workloads
+#   find it. The measured runs then resume the fill's compactions, so
+#   only the benchmark's own thread is counted (callgrind
+#   --separate-threads=yes, the thread that ran db_bench's workload).
 # - instr/op: user-space instructions counted by valgrind's callgrind (its
 #   "Collected" total; kernel work not included, independent of machine
 #   load), for the run with READS_CG operations minus the same run with 1
@@ -33,7 +39,8 @@
 #   NO_CPU=1 to skip it (instructions only), NO_INSTR=1 to skip callgrind.
 #
 # Environment: BIN (default build/benchmarks), N (keys, default 100000),
-# READS (default 100000), READS_CG (default 20000), DB (default
+# READS (default 100000), READS_CG (default 20000), LAYOUT (compacted or
+# filled, default compacted), DB (default
 # ${TMPDIR:-/tmp}/instr_per_op-ENGINE-VALUE_SIZE). Needs valgrind and,
 # for cpu us/op, perf. Everything runs under nice.
 set -euo pipefail
@@ -61,7 +68,13 @@ reads=${READS:-100000}
 reads_cg=${READS_CG:-20000}
 db=${DB:-${TMPDIR:-/tmp}/instr_per_op-$engine-$vsize}
 fill_note="$db/.instr_per_op-fill"
-fill_want="fillrandom num=$n value_size=$vsize seed=1"
+layout=${LAYOUT:-compacted}
+case $layout in
+  compacted|filled) ;;
+  *) echo "instr_per_op.sh: LAYOUT must be compacted or filled, not $layout" >&2
+     exit 2 ;;
+esac
+fill_want="fillrandom num=$n value_size=$vsize seed=1 layout=$layout"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -77,11 +90,15 @@ if [ ! -f "$fill_note" ] || [ "$(cat "$fill_note")" != "$fill_want" ]; then
   nice "$bin" --benchmarks=fillrandom --num="$n" --value_size="$vsize" \
     --db="$db" --seed=1 >"$tmp/fill.out" 2>&1 ||
     { cat "$tmp/fill.out" >&2; exit 1; }
-  nice "$bin" --use_existing_db=1 --db="$db" --num="$n" \
-    --value_size="$vsize" --benchmarks=compact >"$tmp/fill.out" 2>&1 ||
-    { cat "$tmp/fill.out" >&2; exit 1; }
+  if [ "$layout" = compacted ]; then
+    nice "$bin" --use_existing_db=1 --db="$db" --num="$n" \
+      --value_size="$vsize" --benchmarks=compact >"$tmp/fill.out" 2>&1 ||
+      { cat "$tmp/fill.out" >&2; exit 1; }
+  fi
   settled=
+  [ "$layout" = filled ] && settled=1
   for _ in 1 2 3 4 5; do
+    [ -n "$settled" ] && break
     before=$(tables "$db")
     nice "$bin" --use_existing_db=1 --db="$db" --num="$n" \
       --value_size="$vsize" --benchmarks=readseq --reads=1 >/dev/null 2>&1
@@ -105,10 +122,24 @@ instructions() {
   local ops=$1
   shift
   fresh_copy
-  nice valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
-    "$bin" "${common[@]}" --reads="$ops" "$@" >/dev/null 2>"$tmp/cg.err"
   local total
-  total=$(grep -o 'Collected : [0-9]*' "$tmp/cg.err" | awk '{print $3}')
+  if [ "$layout" = filled ]; then
+    rm -f "$tmp"/cg.out*
+    nice valgrind --tool=callgrind --separate-threads=yes \
+      --callgrind-out-file="$tmp/cg.out" \
+      "$bin" "${common[@]}" --reads="$ops" "$@" >/dev/null 2>"$tmp/cg.err"
+    local thread
+    # Thread 1 is db_bench's main thread (open, recovery, set-up); the
+    # workload runs on a thread of its own, the only other one that calls
+    # into db_bench's Workloads.
+    thread=$(grep -l 'Workloads::' "$tmp"/cg.out-* | grep -v 'cg.out-01$' |
+      head -1)
+    [ -n "$thread" ] && total=$(awk '/^summary:/ {print $2}' "$thread")
+  else
+    nice valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.out" \
+      "$bin" "${common[@]}" --reads="$ops" "$@" >/dev/null 2>"$tmp/cg.err"
+    total=$(grep -o 'Collected : [0-9]*' "$tmp/cg.err" | awk '{print $3}')
+  fi
   [ -n "$total" ] || { cat "$tmp/cg.err" >&2; exit 1; }
   echo "$total"
 }
