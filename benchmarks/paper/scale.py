@@ -28,7 +28,8 @@ per 16 KiB. Needs root. Engines: delsm (default mode), delsm-vsp
 benchmarks/peers/build.sh built one).
 
 --fit CSV prints the runs as a markdown table and fits wall and CPU
-microseconds per put against log10(N) for each engine (least squares:
+microseconds per put against log10(N) for each engine, on the newest run
+of each engine and N (least squares:
 us/op = a + b * log10 N, i.e. a constant per level a key descends) and
 projects 100M keys; it prints where the model misses a
 measured point by more than 15%.
@@ -282,10 +283,24 @@ def table(csv_path):
         print("| " + " | ".join(cells) + " | " + vs + " |")
 
 
+def latest_runs(rows):
+    """The newest run of each (engine, N): rows in file order, a later date
+    replacing an earlier one (an older row measured an older engine, often
+    at another load)."""
+    newest = {}
+    for r in rows:
+        key = (r["engine"], r["num"])
+        if key not in newest or (r.get("date") or "") >= \
+                (newest[key].get("date") or ""):
+            newest[key] = r
+    return list(newest.values())
+
+
 def fit(csv_path):
-    rows = list(csv.DictReader(open(csv_path)))
-    # Wall time moves with the machine's load; CPU time per put does not,
-    # so both are fitted.
+    rows = latest_runs(list(csv.DictReader(open(csv_path))))
+    print("Fitted to the newest run of each engine and N.")
+    # Wall time moves with the machine's load; CPU time per put depends
+    # on it less, so both are fitted.
     for column, what in (("fill_us_op", "wall us/put"),
                          ("fill_cpu_us_op", "CPU us/put")):
         for engine in sorted(set(r["engine"] for r in rows)):
