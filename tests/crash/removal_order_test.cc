@@ -14,17 +14,23 @@
 // - a removal of retired SSTs or of dead values that fails is retried while
 //   the database runs;
 // - the open sweep of homes compares names: a missing value does not hide
-//   a stray one.
+//   a stray one;
+// - a retired SST whose meta file is its only entry, in a directory shared
+//   with live SSTs, goes alone: the live SSTs' keys read back, their
+//   tombstones still hide a deeper level's values, while open, after a
+//   reopen and after a kill -9.
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <random>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -43,6 +49,7 @@
 #include "tests/orphan_check.h"
 #include "tests/sigkill_child.h"
 #include "tests/test_support.h"
+#include "tests/tree_snapshot.h"
 
 namespace leveldb {
 namespace {
@@ -443,6 +450,282 @@ TEST_F(RemovalOrderTest, OpenSweepOfHomesComparesNames) {
   ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
   struct stat st;
   EXPECT_NE(0, lstat(stray.c_str(), &st)) << stray << " survived the sweep";
+}
+
+// ---------------------------------------------------------------------------
+// A retired SST that owns only its meta file, in a directory it shares
+// with live SSTs.
+//
+// With every value inline an SST's meta file is its only entry in its
+// directory (FileMetaData::dir_entries == 1), and its removal unlinks that
+// meta file (and LONGKEYS, which it has none of) without reading its index
+// (RemoveMetaOnlySst): no KV file of the directory can be its. That is
+// safe only if the names it unlinks are its own, which its number alone
+// makes them: the directory's other SSTs, their meta files and the
+// tombstones in them (hiding older values of a deeper level) must all
+// stay.
+
+// An inline value (well under Tuning::inline_threshold).
+std::string InlineValue(int i, int version) {
+  return "v" + std::to_string(version) + "-" + std::to_string(i) + "-" +
+         std::string(40 + i % 30, 'a' + (i + version) % 26);
+}
+
+constexpr int kSharedDirKeys = 100;
+
+// Ten entries an SST, no compaction unasked, every value inline.
+delsm::Tuning SharedDirTuning() {
+  delsm::Tuning t = delsm_test::ManualCompactionOnly();
+  t.sst_entries = 10;
+  t.inline_threshold = 2048;
+  t.values_stay_put = false;
+  return t;
+}
+
+// The workload's writes, phase by phase: (key index, version), a delete
+// where the version is 0.
+//   0: every key, into L2 (old values for the tombstones above to hide);
+//   1: the first and last key, into one L1 SST: the directory D;
+//   2: every key (every 5th deleted), compacted into D: ten SSTs of ten
+//      keys, D's first SST (its META) retired;
+//   3: keys 42..47 (three deleted, one of them put back), compacted into
+//      D: the SST of keys 40..49 is retired, its nine neighbours stay.
+std::vector<std::vector<std::pair<int, int>>> SharedDirPhases() {
+  std::vector<std::vector<std::pair<int, int>>> phases(4);
+  for (int i = 0; i < kSharedDirKeys; i++) {
+    phases[0].push_back({i, 1});
+    phases[2].push_back({i, i % 5 == 1 ? 0 : 3});
+  }
+  phases[1] = {{0, 2}, {kSharedDirKeys - 1, 2}};
+  phases[3] = {{42, 0}, {43, 4}, {44, 0}, {45, 4}, {46, 4}, {47, 0}};
+  return phases;
+}
+
+using KeyModel = std::map<std::string, std::string>;
+
+// What the database holds after the phases up to `phases` (exclusive).
+KeyModel SharedDirModel(size_t phases) {
+  KeyModel model;
+  const auto all = SharedDirPhases();
+  for (size_t p = 0; p < phases && p < all.size(); p++) {
+    for (const auto& w : all[p]) {
+      if (w.second == 0) {
+        model.erase(Key(w.first));
+      } else {
+        model[Key(w.first)] = InlineValue(w.first, w.second);
+      }
+    }
+  }
+  return model;
+}
+
+// "" if `db` holds exactly `model`, by Get of every key index and by a full
+// scan; else the first differences.
+std::string DiffFromModel(DB* db, const KeyModel& model) {
+  std::string diff;
+  int wrong = 0;
+  for (int i = 0; i < kSharedDirKeys; i++) {
+    std::string v;
+    const Status s = db->Get(ReadOptions(), Key(i), &v);
+    auto it = model.find(Key(i));
+    std::string what;
+    if (it == model.end() && !s.IsNotFound()) {
+      what = "deleted, reads " + (s.ok() ? "a value" : s.ToString());
+    } else if (it != model.end() && (!s.ok() || v != it->second)) {
+      what = s.ok() ? "wrong value" : s.ToString();
+    }
+    if (!what.empty() && wrong++ < 3) diff += Key(i) + ": " + what + "; ";
+  }
+  if (wrong > 3) diff += std::to_string(wrong - 3) + " more keys wrong; ";
+  KeyModel scanned;
+  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    scanned[it->key().ToString()] = it->value().ToString();
+  }
+  if (!it->status().ok()) diff += "scan: " + it->status().ToString() + "; ";
+  if (scanned != model) {
+    diff += "scan: " + std::to_string(scanned.size()) + " keys for " +
+            std::to_string(model.size()) + ", or other values";
+  }
+  return diff;
+}
+
+// The live SSTs of `level` as "<dir>.sst/<meta file>" (leveldb.sstables).
+std::set<std::string> SstsAtLevel(DB* db, int level) {
+  std::string sstables;
+  std::set<std::string> result;
+  if (!db->GetProperty("leveldb.sstables", &sstables)) return result;
+  std::istringstream in(sstables);
+  std::string line;
+  int at = -1;
+  while (std::getline(in, line)) {
+    if (line.rfind("--- level ", 0) == 0) {
+      at = std::atoi(line.c_str() + 10);
+    } else if (at == level && line.size() > 1 && line[0] == ' ') {
+      result.insert(line.substr(1, line.find(':') - 1));
+    }
+  }
+  return result;
+}
+
+// Every name in directory `path` with its inode.
+std::map<std::string, ino_t> NamesAndInodes(const std::string& path) {
+  std::map<std::string, ino_t> result;
+  for (const std::string& name : ListDir(path)) {
+    struct stat st;
+    result[name] = lstat((path + "/" + name).c_str(), &st) == 0 ? st.st_ino : 0;
+  }
+  return result;
+}
+
+// Runs the phases on `db` at `dbname`, checking that D holds meta files
+// only and that the last compaction's removal unlinked exactly the retired
+// SST's meta file and left everything else of D and of L2 as it was.
+// Returns "" or what went wrong: a failed step ends it, a failed check
+// does not (the later checks still tell what they see).
+std::string RetireAMetaOnlySstOfASharedDirectory(DB* db,
+                                                 const std::string& dbname) {
+  const auto phases = SharedDirPhases();
+  auto write = [&](size_t p) {
+    for (const auto& w : phases[p]) {
+      Status s = w.second == 0 ? db->Delete(WriteOptions(), Key(w.first))
+                               : db->Put(WriteOptions(), Key(w.first),
+                                         InlineValue(w.first, w.second));
+      if (!s.ok()) return s;
+    }
+    return Impl(db)->TEST_FlushMemTable();
+  };
+  auto failed = [](const std::string& step, const Status& s) {
+    return step + ": " + s.ToString();
+  };
+  std::string problems;
+  Status s = write(0);
+  if (s.ok()) s = Impl(db)->TEST_CompactRange(0, nullptr, nullptr);
+  if (s.ok()) s = Impl(db)->TEST_CompactRange(1, nullptr, nullptr);
+  if (!s.ok()) return failed("phase 0", s);
+  if (SstsAtLevel(db, 2).size() != 10) problems += "not ten L2 SSTs; ";
+  s = write(1);
+  if (s.ok()) s = Impl(db)->TEST_CompactRange(0, nullptr, nullptr);
+  if (!s.ok()) return failed("phase 1", s);
+  const std::vector<std::string> l1 = ListDir(dbname + "/L1");
+  if (l1.size() != 1) return "phase 1 left no single L1 directory";
+  const std::string dir = dbname + "/L1/" + l1[0];
+  s = write(2);
+  if (s.ok()) s = Impl(db)->TEST_CompactRange(0, nullptr, nullptr);
+  if (s.ok()) s = Impl(db)->TEST_WaitForBackgroundWork();
+  if (!s.ok()) return failed("phase 2", s);
+  const std::set<std::string> before = SstsAtLevel(db, 1);
+  const std::map<std::string, ino_t> names_before = NamesAndInodes(dir);
+  if (before.size() != 10) problems += "phase 2: L1 not ten SSTs; ";
+  for (const std::string& sst : before) {
+    if (sst.rfind(l1[0] + "/META-", 0) != 0) problems += sst + " not in D; ";
+  }
+  // D holds the meta files of its live SSTs and nothing else: its SSTs
+  // own no other entry, and its first SST (META), retired, has gone.
+  if (names_before.size() != before.size()) {
+    problems += "phase 2: D holds " + std::to_string(names_before.size()) +
+                " names for " + std::to_string(before.size()) + " SSTs; ";
+  }
+  for (const auto& n : names_before) {
+    if (n.first.rfind("META-", 0) != 0) problems += "D holds " + n.first + "; ";
+  }
+
+  s = write(3);
+  if (!s.ok()) return failed("phase 3", s);
+  const auto l2_before = delsm_test::TreeSnapshot(dbname + "/L2");
+  const std::string begin = Key(42), end = Key(47);
+  const Slice b(begin), e(end);
+  s = Impl(db)->TEST_CompactRange(0, &b, &e);
+  if (s.ok()) s = Impl(db)->TEST_WaitForBackgroundWork();
+  if (!s.ok()) return failed("phase 3", s);
+
+  // One SST of D retired, one added, in D.
+  const std::set<std::string> after = SstsAtLevel(db, 1);
+  std::vector<std::string> retired, added;
+  for (const std::string& sst : before) {
+    if (after.count(sst) == 0) retired.push_back(sst);
+  }
+  for (const std::string& sst : after) {
+    if (before.count(sst) == 0) added.push_back(sst);
+  }
+  if (retired.size() != 1 || added.size() != 1 ||
+      added[0].rfind(l1[0] + "/", 0) != 0) {
+    return problems + "phase 3 replaced " + std::to_string(retired.size()) +
+           " SSTs of L1 with " + std::to_string(added.size());
+  }
+  // The removal unlinked the retired meta file and nothing else: every
+  // other name is there, the same file.
+  std::map<std::string, ino_t> expected = names_before;
+  expected.erase(retired[0].substr(l1[0].size() + 1));
+  const std::string added_name = added[0].substr(l1[0].size() + 1);
+  std::map<std::string, ino_t> names_after = NamesAndInodes(dir);
+  if (names_after.erase(added_name) == 0) problems += "D lacks the output; ";
+  if (names_after != expected) {
+    problems += "D after the removal:";
+    for (const auto& n : names_after) problems += " " + n.first;
+    problems += "; expected the names before less " + retired[0] + "; ";
+  }
+  if (delsm_test::TreeSnapshot(dbname + "/L2") != l2_before) {
+    problems += "L2 changed; ";
+  }
+  return problems;
+}
+
+// Runs only as the child of MetaOnlyRemovalSurvivesAKill: the workload,
+// its findings written to REMOVAL_META_ONLY_REPORT, then SIGKILL right
+// after the retired SST's removal.
+TEST(RemovalOrderKillAfterMetaOnlyRemoval, Child) {
+  const char* dbname = std::getenv("REMOVAL_META_ONLY_DB");
+  const char* report = std::getenv("REMOVAL_META_ONLY_REPORT");
+  if (dbname == nullptr || report == nullptr) {
+    GTEST_SKIP() << "helper for RemovalOrderTest";
+  }
+  DB* db = nullptr;
+  if (!delsm::Open(DbOptions(), SharedDirTuning(), dbname, &db).ok()) _exit(2);
+  const std::string problems = RetireAMetaOnlySstOfASharedDirectory(db, dbname);
+  if (!(std::ofstream(report) << problems << "\n")) _exit(3);
+  raise(SIGKILL);
+  _exit(4);
+}
+
+// After the removal, while open, after a clean close and reopen: every
+// live key of the directory's other SSTs reads back, no deleted key comes
+// back (L2 still holds values for them), nothing is left over.
+TEST_F(RemovalOrderTest, MetaOnlyRetiredSstLeavesItsDirectoryNeighbours) {
+  const KeyModel model = SharedDirModel(4);
+  {
+    DB* db = nullptr;
+    ASSERT_OK(delsm::Open(DbOptions(), SharedDirTuning(), dbname_, &db));
+    std::unique_ptr<DB> holder(db);
+    EXPECT_EQ("", RetireAMetaOnlySstOfASharedDirectory(db, dbname_));
+    EXPECT_EQ("", DiffFromModel(db, model)) << "after the removal";
+    EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+  }
+  DB* db = nullptr;
+  ASSERT_OK(delsm::Open(DbOptions(), SharedDirTuning(), dbname_, &db));
+  std::unique_ptr<DB> holder(db);
+  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  EXPECT_EQ("", DiffFromModel(db, model)) << "reopened";
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+}
+
+// The same, the process killed (kill -9) right after the removal.
+TEST_F(RemovalOrderTest, MetaOnlyRemovalSurvivesAKill) {
+  const std::string report = tmp_.path() + "/child_findings";
+  ASSERT_EQ("", delsm_test::RunChildThatKillsItself(
+                    "RemovalOrderKillAfterMetaOnlyRemoval.Child",
+                    {{"REMOVAL_META_ONLY_DB", dbname_},
+                     {"REMOVAL_META_ONLY_REPORT", report}}));
+  std::string findings;
+  std::getline(std::ifstream(report), findings);
+  EXPECT_EQ("", findings) << "in the child, before the kill";
+  DB* db = nullptr;
+  ASSERT_OK(delsm::Open(DbOptions(), SharedDirTuning(), dbname_, &db));
+  std::unique_ptr<DB> holder(db);
+  ASSERT_OK(Impl(db)->TEST_WaitForBackgroundWork());
+  EXPECT_EQ("", DiffFromModel(db, SharedDirModel(4))) << "after the kill";
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+  EXPECT_EQ(10u, SstsAtLevel(db, 1).size());
 }
 
 }  // namespace

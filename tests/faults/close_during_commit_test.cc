@@ -9,13 +9,32 @@
 // The test holds the compaction's failing manifest sync until the close
 // has begun (the flush thread has ended, which it does only once the close
 // has told the background threads to stop), then lets it fail.
+//
+// The same in a child process killed with SIGKILL (at the held sync, or
+// once the close has returned), with acknowledged puts and deletes that
+// only the WAL holds. The failed sync is the background error before
+// ApplyEdit returns, so the close removes nothing and writes no clean-close
+// marker; the record the kill leaves in the manifest makes the compaction
+// committed at the reopen, which must find its outputs and replay the WAL
+// over them: every acknowledged write reads back, no deleted key returns,
+// nothing is left over (the orphan check, `delsm verify`).
+#include <signal.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdlib>
+#include <fstream>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
@@ -25,7 +44,12 @@
 #include "testing/fault_injection_env.h"
 #include "tests/db_options.h"
 #include "tests/orphan_check.h"
+#include "tests/sigkill_child.h"
 #include "tests/test_support.h"
+
+#ifndef DELSM_TOOL
+#error "DELSM_TOOL (path of the delsm binary) must be defined"
+#endif
 
 namespace leveldb {
 namespace {
@@ -82,15 +106,22 @@ class ThreadEndEnv : public FaultInjectionEnv {
   const std::shared_ptr<Ends> ends_ = std::make_shared<Ends>();
 };
 
-// One flush thread, no durability thread (kFsync: each flush's record is
-// synced as it commits), and L0 compacted at two directories, so the
-// manifest syncs after the first flush are the second flush's and then the
-// compaction's.
-delsm::Tuning CommitTuning() {
+// One flush thread, no durability thread, and L0 compacted at two
+// directories. In kFsync each flush's record is synced as it commits, so
+// the manifest syncs after the first flush are the second flush's and then
+// the compaction's; in kDeferred a flush's record is not synced, so the
+// first is the compaction's.
+delsm::Tuning CommitTuning(
+    delsm::Durability durability = delsm::Durability::kFsync) {
   delsm::Tuning t = delsm_test::SmallLevels(1 << 20, 64, 1 << 20);
-  t.durability = delsm::Durability::kFsync;
+  t.durability = durability;
   t.flush_threads = 1;
   return t;
+}
+
+// The compaction's manifest sync counted from the second flush on.
+uint64_t CompactionSyncAfterSecondFlush(delsm::Durability durability) {
+  return durability == delsm::Durability::kFsync ? 2 : 1;
 }
 
 void WriteRound(DB* db, int round) {
@@ -168,6 +199,226 @@ TEST(CloseDuringCommitTest, CompactionCommitFailingAsTheDbClosesKeepsOutputs) {
   }
   EXPECT_EQ("", delsm_test::FindOrphans(db, dbname));
 }
+
+// ---------------------------------------------------------------------------
+// The same, then kill -9.
+
+// The kill's workload, round by round: round 0 puts every key; round 1
+// deletes every 5th and puts the rest (the compaction of the two rounds'
+// flushes drops those keys' values and tombstones); round 2, written while
+// the compaction's sync is held and never flushed, puts every 3rd key and
+// deletes those i % 7 == 1. Value(i, round) for a put, "" for a delete.
+std::string KillWrite(int i, int round) {
+  if (round == 1 && i % 5 == 0) return "";
+  if (round == 2) {
+    if (i % 7 == 1) return "";
+    if (i % 3 != 0) return "-";  // not written
+  }
+  return Value(i, round);
+}
+
+// What the database holds after the three rounds: every write was
+// acknowledged, and a process crash loses none in either mode.
+std::map<std::string, std::string> KillModel() {
+  std::map<std::string, std::string> model;
+  for (int round = 0; round < 3; round++) {
+    for (int i = 0; i < kKeysPerFlush; i++) {
+      const std::string w = KillWrite(i, round);
+      if (w == "-") continue;
+      if (w.empty()) {
+        model.erase(delsm_test::Key(i));
+      } else {
+        model[delsm_test::Key(i)] = w;
+      }
+    }
+  }
+  return model;
+}
+
+// Writes round `round`; false if a write fails.
+bool WriteKillRound(DB* db, int round) {
+  for (int i = 0; i < kKeysPerFlush; i++) {
+    const std::string w = KillWrite(i, round);
+    if (w == "-") continue;
+    const Status s = w.empty() ? db->Delete(WriteOptions(), delsm_test::Key(i))
+                               : db->Put(WriteOptions(), delsm_test::Key(i), w);
+    if (!s.ok()) return false;
+  }
+  return true;
+}
+
+// Runs only as the child of CloseDuringCommitKillTest. Rounds 0 and 1 are
+// flushed, so L0's two directories are compacted; that compaction's
+// manifest sync is held until the close has begun, round 2 written
+// meanwhile. With CLOSE_COMMIT_KILL=at-sync the process is killed there,
+// before the sync fails; otherwise the sync fails, the close returns and
+// the process is killed. Before the kill the child writes what it found
+// wrong ("" if nothing) to CLOSE_COMMIT_REPORT.
+TEST(CloseDuringCommitKill, Child) {
+  const char* dbname = std::getenv("CLOSE_COMMIT_DB");
+  const char* shadow = std::getenv("CLOSE_COMMIT_SHADOW");
+  const char* report = std::getenv("CLOSE_COMMIT_REPORT");
+  const char* mode = std::getenv("CLOSE_COMMIT_DURABILITY");
+  const char* kill_at = std::getenv("CLOSE_COMMIT_KILL");
+  if (dbname == nullptr || shadow == nullptr || report == nullptr ||
+      mode == nullptr || kill_at == nullptr) {
+    GTEST_SKIP() << "helper for CloseDuringCommitKillTest";
+  }
+  const delsm::Durability durability = std::string(mode) == "fsync"
+                                           ? delsm::Durability::kFsync
+                                           : delsm::Durability::kDeferred;
+  const bool kill_at_sync = std::string(kill_at) == "at-sync";
+  auto report_and_kill = [report](const std::string& problems) {
+    if (!(std::ofstream(report) << problems << "\n")) _exit(3);
+    raise(SIGKILL);
+    _exit(4);
+  };
+  ThreadEndEnv env(Env::Default(), shadow);
+  Options options = delsm_test::NewDbOptions(4 << 20);
+  options.env = &env;
+  DB* db = nullptr;
+  if (!delsm::Open(options, CommitTuning(durability), dbname, &db).ok()) {
+    _exit(2);
+  }
+  DBImpl* impl = static_cast<DBImpl*>(db);
+  if (!WriteKillRound(db, 0) || !impl->TEST_FlushMemTable().ok() ||
+      !impl->TEST_WaitForBackgroundWork().ok()) {
+    _exit(5);
+  }
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool reached = false;
+  std::atomic<bool> close_seen{false};
+  FaultSpec spec;
+  spec.nth = CompactionSyncAfterSecondFlush(durability);
+  spec.err = EIO;
+  spec.path_contains = "MANIFEST";
+  spec.before_failing = [&] {
+    {
+      std::lock_guard<std::mutex> l(mu);
+      reached = true;
+    }
+    cv.notify_all();
+    close_seen = env.WaitForAThreadToEnd();
+    if (kill_at_sync) {
+      report_and_kill(close_seen ? "" : "the close did not stop the flush");
+    }
+  };
+  env.Arm(EnvOp::kSync, spec);
+
+  if (!WriteKillRound(db, 1) || !impl->TEST_FlushMemTable().ok()) _exit(6);
+  {
+    std::unique_lock<std::mutex> l(mu);
+    if (!cv.wait_for(l, kPatience, [&] { return reached; })) {
+      report_and_kill("no manifest sync of a compaction after the flush");
+    }
+  }
+  // Acknowledged while the compaction's commit is held; only the WAL holds
+  // them.
+  if (!WriteKillRound(db, 2)) _exit(7);
+  delete db;
+  std::string problems;
+  if (!close_seen) problems += "the close did not stop the flush; ";
+  if (!env.Fired()) problems += "the compaction's sync did not fail; ";
+  report_and_kill(problems);
+}
+
+// (durability, kill point): kill at the held sync ("at-sync"), or once the
+// close has returned ("after-close").
+class CloseDuringCommitKillTest
+    : public testing::TestWithParam<std::tuple<std::string, std::string>> {};
+
+TEST_P(CloseDuringCommitKillTest, ReopenKeepsEveryAcknowledgedWrite) {
+  TempDir tmp("delsm_close_commit_kill");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  const std::string report = tmp.path() + "/child_findings";
+  const std::string mode = std::get<0>(GetParam());
+  ASSERT_EQ("", delsm_test::RunChildThatKillsItself(
+                    "CloseDuringCommitKill.Child",
+                    {{"CLOSE_COMMIT_DB", dbname},
+                     {"CLOSE_COMMIT_SHADOW", tmp.path() + "/shadow"},
+                     {"CLOSE_COMMIT_REPORT", report},
+                     {"CLOSE_COMMIT_DURABILITY", mode},
+                     {"CLOSE_COMMIT_KILL", std::get<1>(GetParam())}}));
+  std::string findings;
+  std::getline(std::ifstream(report), findings);
+  EXPECT_EQ("", findings) << "in the child, before the kill";
+  // The compaction's outputs, made durable before its commit.
+  const std::vector<std::string> outputs = delsm_test::ListDir(dbname + "/L1");
+  EXPECT_FALSE(outputs.empty()) << "the compaction left no L1 directory";
+
+  const delsm::Tuning tuning =
+      CommitTuning(mode == "fsync" ? delsm::Durability::kFsync
+                                   : delsm::Durability::kDeferred);
+  const Options options = delsm_test::NewDbOptions(4 << 20);
+  DB* db = nullptr;
+  Status s = delsm::Open(options, tuning, dbname, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> holder(db);
+  ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork().ok());
+  // The record the failed sync left made the compaction committed: L1 is
+  // its outputs, all of them.
+  std::string sstables;
+  ASSERT_TRUE(db->GetProperty("leveldb.sstables", &sstables));
+  std::set<std::string> live_l1;
+  for (const std::string& dir : outputs) {
+    if (sstables.find(" " + dir + "/") != std::string::npos) {
+      live_l1.insert(dir);
+    }
+  }
+  EXPECT_EQ(outputs.size(), live_l1.size())
+      << "L1 directories before the reopen that it does not use";
+  EXPECT_EQ(outputs, delsm_test::ListDir(dbname + "/L1"));
+
+  const std::map<std::string, std::string> model = KillModel();
+  int lost = 0, back = 0;
+  for (int i = 0; i < kKeysPerFlush; i++) {
+    std::string value;
+    s = db->Get(ReadOptions(), delsm_test::Key(i), &value);
+    auto it = model.find(delsm_test::Key(i));
+    if (it == model.end()) {
+      if (!s.IsNotFound()) back++;
+    } else if (!s.ok() || value != it->second) {
+      lost++;
+    }
+  }
+  EXPECT_EQ(0, lost) << "acknowledged writes lost or wrong";
+  EXPECT_EQ(0, back) << "deleted keys read back";
+  std::map<std::string, std::string> scanned;
+  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    scanned[it->key().ToString()] = it->value().ToString();
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  it.reset();
+  EXPECT_TRUE(scanned == model) << "a scan shows " << scanned.size()
+                                << " keys, " << model.size() << " expected";
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname));
+  holder.reset();
+
+  const delsm_test::RunResult r = delsm_test::Shell(
+      std::string(DELSM_TOOL) + " verify --json --quiet " + dbname);
+  EXPECT_EQ(0, r.exit_code) << r.out.substr(0, 2000);
+  EXPECT_EQ(std::string::npos, r.out.find("{\"kind\":"))
+      << r.out.substr(0, 2000);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KillPoints, CloseDuringCommitKillTest,
+    testing::Combine(
+        testing::Values(std::string("fsync"), std::string("deferred")),
+        testing::Values(std::string("at-sync"), std::string("after-close"))),
+    [](const testing::TestParamInfo<std::tuple<std::string, std::string>>&
+           info) {
+      std::string name =
+          std::get<0>(info.param) + "_" + std::get<1>(info.param);
+      for (char& c : name) {
+        if (c == '-') c = '_';
+      }
+      return name;
+    });
 
 }  // namespace
 }  // namespace leveldb
