@@ -38,6 +38,7 @@ measured point by more than 15%.
   sudo nice benchmarks/paper/scale.py --nums 100000,1000000,3000000,10000000 \\
       --engines delsm,delsm-vsp --out scale-4k
   benchmarks/paper/scale.py --fit scale-4k/scale.csv
+  benchmarks/paper/scale.py --fit scale-4k/scale.csv --date 2026-11-27
 """
 
 import argparse
@@ -296,9 +297,13 @@ def latest_runs(rows):
     return list(newest.values())
 
 
-def fit(csv_path):
-    rows = latest_runs(list(csv.DictReader(open(csv_path))))
-    print("Fitted to the newest run of each engine and N.")
+def fit(csv_path, date=None):
+    rows = list(csv.DictReader(open(csv_path)))
+    if date:
+        rows = [r for r in rows if r.get("date") == date]
+    rows = latest_runs(rows)
+    print("Fitted to the newest run of each engine and N%s."
+          % (" of " + date if date else ""))
     # Wall time moves with the machine's load; CPU time per put depends
     # on it less, so both are fitted.
     for column, what in (("fill_us_op", "wall us/put"),
@@ -341,11 +346,14 @@ def main():
     ap.add_argument("--out", default="scale-" + time.strftime("%Y%m%d-%H%M%S"))
     ap.add_argument("--fit", metavar="CSV",
                     help="print the table, fit and project; run nothing")
+    ap.add_argument("--date", metavar="YYYY-MM-DD",
+                    help="with --fit: fit only the runs of that date (one "
+                    "session's engines and load)")
     args = ap.parse_args()
     if args.fit:
         table(args.fit)
         print()
-        fit(args.fit)
+        fit(args.fit, args.date)
         return
     if os.geteuid() != 0:
         sys.exit("scale: needs root (loop devices and mounts)")
