@@ -27,6 +27,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -106,6 +107,44 @@ class ThreadEndEnv : public FaultInjectionEnv {
   const std::shared_ptr<Ends> ends_ = std::make_shared<Ends>();
 };
 
+// The compaction's manifest sync, failed with EIO once the DB's Close has
+// stopped a background thread: Arm() makes the nth manifest sync wait,
+// before it fails, until a thread the Env started has ended (the flush
+// thread, which Close stops first); WaitUntilReached() waits until a sync
+// got there. `then` runs in the syncing thread after that wait.
+class HeldManifestSync {
+ public:
+  void Arm(ThreadEndEnv* env, int nth, std::function<void()> then = {}) {
+    FaultSpec spec;
+    spec.nth = nth;
+    spec.err = EIO;
+    spec.path_contains = "MANIFEST";
+    spec.before_failing = [this, env, then] {
+      {
+        std::lock_guard<std::mutex> l(mu_);
+        reached_ = true;
+      }
+      cv_.notify_all();
+      close_seen_ = env->WaitForAThreadToEnd();
+      if (then) then();
+    };
+    env->Arm(EnvOp::kSync, spec);
+  }
+  // False if no sync reached the fault within kPatience.
+  bool WaitUntilReached() {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, kPatience, [this] { return reached_; });
+  }
+  // True once the held sync saw the close stop a thread.
+  bool close_seen() const { return close_seen_; }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool reached_ = false;  // guarded by mu_
+  std::atomic<bool> close_seen_{false};
+};
+
 // One flush thread, no durability thread, and L0 compacted at two
 // directories. In kFsync each flush's record is synced as it commits, so
 // the manifest syncs after the first flush are the second flush's and then
@@ -148,34 +187,15 @@ TEST(CloseDuringCommitTest, CompactionCommitFailingAsTheDbClosesKeepsOutputs) {
   // The second MANIFEST sync from here is the compaction's (the first is
   // the second flush's). It waits for the close, then fails, leaving its
   // record in the file.
-  std::mutex mu;
-  std::condition_variable cv;
-  bool reached = false;
-  std::atomic<bool> close_seen{false};
-  FaultSpec spec;
-  spec.nth = 2;
-  spec.err = EIO;
-  spec.path_contains = "MANIFEST";
-  spec.before_failing = [&] {
-    {
-      std::lock_guard<std::mutex> l(mu);
-      reached = true;
-    }
-    cv.notify_all();
-    close_seen = env.WaitForAThreadToEnd();
-  };
-  env.Arm(EnvOp::kSync, spec);
+  HeldManifestSync sync;
+  sync.Arm(&env, 2);
 
   WriteRound(db, 1);
   ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
-  bool held;
-  {
-    std::unique_lock<std::mutex> l(mu);
-    held = cv.wait_for(l, kPatience, [&] { return reached; });
-  }
+  const bool held = sync.WaitUntilReached();
   delete db;  // while the compaction's manifest sync is held
   ASSERT_TRUE(held) << "no compaction's manifest sync after the second flush";
-  ASSERT_TRUE(close_seen) << "the close did not stop the flush thread";
+  ASSERT_TRUE(sync.close_seen()) << "the close did not stop the flush thread";
   ASSERT_TRUE(env.Fired());
 
   // On the healthy Env: whatever the manifest says, it is all there.
@@ -286,40 +306,24 @@ TEST(CloseDuringCommitKill, Child) {
     _exit(5);
   }
 
-  std::mutex mu;
-  std::condition_variable cv;
-  bool reached = false;
-  std::atomic<bool> close_seen{false};
-  FaultSpec spec;
-  spec.nth = CompactionSyncAfterSecondFlush(durability);
-  spec.err = EIO;
-  spec.path_contains = "MANIFEST";
-  spec.before_failing = [&] {
-    {
-      std::lock_guard<std::mutex> l(mu);
-      reached = true;
-    }
-    cv.notify_all();
-    close_seen = env.WaitForAThreadToEnd();
+  HeldManifestSync sync;
+  sync.Arm(&env, CompactionSyncAfterSecondFlush(durability), [&] {
     if (kill_at_sync) {
-      report_and_kill(close_seen ? "" : "the close did not stop the flush");
+      report_and_kill(sync.close_seen() ? ""
+                                        : "the close did not stop the flush");
     }
-  };
-  env.Arm(EnvOp::kSync, spec);
+  });
 
   if (!WriteKillRound(db, 1) || !impl->TEST_FlushMemTable().ok()) _exit(6);
-  {
-    std::unique_lock<std::mutex> l(mu);
-    if (!cv.wait_for(l, kPatience, [&] { return reached; })) {
-      report_and_kill("no manifest sync of a compaction after the flush");
-    }
+  if (!sync.WaitUntilReached()) {
+    report_and_kill("no manifest sync of a compaction after the flush");
   }
   // Acknowledged while the compaction's commit is held; only the WAL holds
   // them.
   if (!WriteKillRound(db, 2)) _exit(7);
   delete db;
   std::string problems;
-  if (!close_seen) problems += "the close did not stop the flush; ";
+  if (!sync.close_seen()) problems += "the close did not stop the flush; ";
   if (!env.Fired()) problems += "the compaction's sync did not fail; ";
   report_and_kill(problems);
 }
