@@ -395,16 +395,12 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
       value->clear();
       return s;
     }
-    if (!compressed) {
-      if (raw->size() == e.value_size) return Status::OK();
-      value->clear();
-      return Status::Corruption(dir->path() + "/" + name,
-                                "value size " + std::to_string(e.stored_size) +
-                                    " != recorded " +
-                                    std::to_string(e.value_size));
-    }
-    return DecodeKvValue(scratch, true, e.value_size, dir->path() + "/" + name,
-                         value);
+    // Uncompressed and of the recorded size, *value holds it already (and
+    // no name is built); otherwise DecodeKvValue decodes it or says what is
+    // wrong.
+    if (!compressed && raw->size() == e.value_size) return Status::OK();
+    return DecodeKvValue(*raw, compressed, e.value_size,
+                         dir->path() + "/" + name, value);
   }
   uint64_t offset = 0;
   Slice stored;
