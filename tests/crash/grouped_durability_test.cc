@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
@@ -24,6 +25,7 @@
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
 #include "tests/db_options.h"
+#include "tests/durability_harness.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
@@ -59,6 +61,17 @@ uint64_t StatsField(DB* db, const std::string& field) {
   const size_t at = stats.find(key);
   if (at == std::string::npos) return 0;
   return std::strtoull(stats.c_str() + at + key.size(), nullptr, 10);
+}
+
+// The WALs (*.log) in directory `dir`.
+std::vector<std::string> WalsIn(const std::string& dir) {
+  std::vector<std::string> wals;
+  for (const std::string& name : delsm_test::ListDir(dir)) {
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
+      wals.push_back(name);
+    }
+  }
+  return wals;
 }
 
 class GroupedDurabilityTest : public testing::Test {
@@ -157,14 +170,9 @@ TEST_F(GroupedDurabilityTest, WalsGoOnceTheirFlushesAreDurable) {
   ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork().ok());
   EXPECT_GE(StatsField(db, "flushes"), 5u);
   EXPECT_GE(StatsField(db, "durability-syncs"), 1u);
-  int logs = 0;
+  const std::vector<std::string> wals = WalsIn(dbname_);
   std::string names;
-  for (const std::string& name : delsm_test::ListDir(dbname_)) {
-    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
-      logs++;
-      names += " " + name;
-    }
-  }
+  for (const std::string& name : wals) names += " " + name;
   // On failure: which WALs stayed, and what the engine deleted and when.
   std::string deletions;
   std::ifstream log(dbname_ + "/LOG");
@@ -174,9 +182,9 @@ TEST_F(GroupedDurabilityTest, WalsGoOnceTheirFlushesAreDurable) {
   }
   std::string stats;
   db->GetProperty("delsm.stats", &stats);
-  EXPECT_EQ(1, logs) << "only the live WAL should remain; found" << names
-                     << deletions << "\n"
-                     << stats;
+  EXPECT_EQ(1u, wals.size())
+      << "only the live WAL should remain; found" << names << deletions << "\n"
+      << stats;
 }
 
 // A clean Close in kDeferred and kSyncfs deletes the WALs its flushes kept
@@ -194,27 +202,18 @@ TEST_P(CloseThenPowerLossTest, LosesNoSyncedWriteAndRevivesNoDeletedKey) {
   tuning.durability = std::get<0>(GetParam());
   tuning.values_stay_put = std::get<1>(GetParam());
   tuning.deferred_wal_retention_micros = 3600ull * 1000 * 1000;
-  PowerLossFileSystem power(FileSystem::Default(), tmp_.path() + "/fs_shadow");
-  FaultInjectionEnv env(Env::Default(), tmp_.path() + "/env_shadow");
-  power.SetSyncfsHook([&env] { env.MarkAllDurable(); });
-  power.SetDirectorySyncHook(
-      [&env](const std::string& dir) { env.MarkDirectorySynced(dir); });
-  env.SetDirectorySyncHook(
-      [&power](const std::string& dir) { power.MarkDirectorySynced(dir); });
-  // Only the model decides what survives.
-  power.set_real_syncs(false);
-  env.set_real_syncs(false);
+  // Only the model decides what survives (no fault is armed).
+  delsm_test::FaultStack stack(tmp_.path());
 
   Options options;
   options.create_if_missing = true;
   options.write_buffer_size = 32 << 10;
-  options.env = &env;
   std::map<std::string, std::string> model;
   WriteOptions sync;
   sync.sync = true;
   for (int round = 0; round < 2; round++) {
     DB* db = nullptr;
-    Status s = OpenWithFileSystem(options, tuning, dbname_, &power, &db);
+    Status s = stack.Open(options, tuning, dbname_, &db);
     ASSERT_TRUE(s.ok()) << s.ToString();
     DBImpl* impl = static_cast<DBImpl*>(db);
     // Keys to L1 (compactions sync their outputs).
@@ -244,20 +243,11 @@ TEST_P(CloseThenPowerLossTest, LosesNoSyncedWriteAndRevivesNoDeletedKey) {
     delete db;  // clean close
     // The Close retired the WALs of its flushes: only the WAL of the
     // memtable it left stays, so the power loss tests the retirement.
-    int logs = 0;
-    for (const std::string& name : delsm_test::ListDir(dbname_)) {
-      if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
-        logs++;
-      }
-    }
-    ASSERT_EQ(1, logs) << "round " << round;
-    env.CutPower();
-    power.CutPower();
-    ASSERT_TRUE(env.SimulatePowerLoss().ok());
-    ASSERT_TRUE(power.SimulatePowerLoss().ok());
+    ASSERT_EQ(1u, WalsIn(dbname_).size()) << "round " << round;
+    ASSERT_TRUE(stack.PowerLoss().ok());
 
     db = nullptr;
-    s = OpenWithFileSystem(options, tuning, dbname_, &power, &db);
+    s = stack.Open(options, tuning, dbname_, &db);
     ASSERT_TRUE(s.ok()) << "reopen after power loss: " << s.ToString();
     std::unique_ptr<DB> holder(db);
     for (int i = 0; i < 201; i++) {
