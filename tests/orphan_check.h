@@ -31,13 +31,12 @@
 
 namespace delsm_test {
 
-// The findings for database `dbname` given the text of its
-// "leveldb.sstables" property, taken while it was open with no background
-// work pending (the database may be closed since). Empty means clean.
-inline std::vector<std::string> OrphanSstEntries(const std::string& dbname,
-                                                 const std::string& sstables) {
-  // Lines look like " 000031.sst/META-000212: ..." under "--- level N ---".
-  std::map<int, std::map<std::string, std::set<std::string>>> listed;
+// The live SSTs a "leveldb.sstables" property lists, per level, each as
+// "<dir>.sst/<meta file>": its lines look like
+// " 000031.sst/META-000212: ..." under "--- level N ---".
+inline std::map<int, std::set<std::string>> ListedSsts(
+    const std::string& sstables) {
+  std::map<int, std::set<std::string>> listed;
   std::istringstream in(sstables);
   std::string line;
   int level = -1;
@@ -45,11 +44,25 @@ inline std::vector<std::string> OrphanSstEntries(const std::string& dbname,
     if (line.rfind("--- level ", 0) == 0) {
       level = std::atoi(line.c_str() + 10);
     } else if (!line.empty() && line[0] == ' ' && level >= 0) {
-      const size_t slash = line.find('/');
       const size_t colon = line.find(':');
-      if (slash == std::string::npos || colon == std::string::npos) continue;
-      listed[level][line.substr(1, slash - 1)].insert(
-          line.substr(slash + 1, colon - slash - 1));
+      if (colon == std::string::npos) continue;
+      listed[level].insert(line.substr(1, colon - 1));
+    }
+  }
+  return listed;
+}
+
+// The findings for database `dbname` given the text of its
+// "leveldb.sstables" property, taken while it was open with no background
+// work pending (the database may be closed since). Empty means clean.
+inline std::vector<std::string> OrphanSstEntries(const std::string& dbname,
+                                                 const std::string& sstables) {
+  std::map<int, std::map<std::string, std::set<std::string>>> listed;
+  for (const auto& level : ListedSsts(sstables)) {
+    for (const std::string& sst : level.second) {
+      const size_t slash = sst.find('/');
+      if (slash == std::string::npos) continue;
+      listed[level.first][sst.substr(0, slash)].insert(sst.substr(slash + 1));
     }
   }
   std::vector<std::string> findings;

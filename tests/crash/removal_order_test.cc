@@ -553,19 +553,8 @@ std::string DiffFromModel(DB* db, const KeyModel& model) {
 // The live SSTs of `level` as "<dir>.sst/<meta file>" (leveldb.sstables).
 std::set<std::string> SstsAtLevel(DB* db, int level) {
   std::string sstables;
-  std::set<std::string> result;
-  if (!db->GetProperty("leveldb.sstables", &sstables)) return result;
-  std::istringstream in(sstables);
-  std::string line;
-  int at = -1;
-  while (std::getline(in, line)) {
-    if (line.rfind("--- level ", 0) == 0) {
-      at = std::atoi(line.c_str() + 10);
-    } else if (at == level && line.size() > 1 && line[0] == ' ') {
-      result.insert(line.substr(1, line.find(':') - 1));
-    }
-  }
-  return result;
+  if (!db->GetProperty("leveldb.sstables", &sstables)) return {};
+  return delsm_test::ListedSsts(sstables)[level];
 }
 
 // Every name in directory `path` with its inode.
