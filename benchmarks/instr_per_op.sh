@@ -94,18 +94,16 @@ if [ ! -f "$fill_note" ] || [ "$(cat "$fill_note")" != "$fill_want" ]; then
     nice "$bin" --use_existing_db=1 --db="$db" --num="$n" \
       --value_size="$vsize" --benchmarks=compact >"$tmp/fill.out" 2>&1 ||
       { cat "$tmp/fill.out" >&2; exit 1; }
+    settled=
+    for _ in 1 2 3 4 5; do
+      before=$(tables "$db")
+      nice "$bin" --use_existing_db=1 --db="$db" --num="$n" \
+        --value_size="$vsize" --benchmarks=readseq --reads=1 >/dev/null 2>&1
+      if [ "$before" = "$(tables "$db")" ]; then settled=1; break; fi
+    done
+    [ -n "$settled" ] ||
+      echo "instr_per_op.sh: $db still changes its tables when opened" >&2
   fi
-  settled=
-  [ "$layout" = filled ] && settled=1
-  for _ in 1 2 3 4 5; do
-    [ -n "$settled" ] && break
-    before=$(tables "$db")
-    nice "$bin" --use_existing_db=1 --db="$db" --num="$n" \
-      --value_size="$vsize" --benchmarks=readseq --reads=1 >/dev/null 2>&1
-    if [ "$before" = "$(tables "$db")" ]; then settled=1; break; fi
-  done
-  [ -n "$settled" ] ||
-    echo "instr_per_op.sh: $db still changes its tables when opened" >&2
   echo "$fill_want" > "$fill_note"
 fi
 
