@@ -39,6 +39,7 @@ measured point by more than 15%.
       --engines delsm,delsm-vsp --out scale-4k
   benchmarks/paper/scale.py --fit scale-4k/scale.csv
   benchmarks/paper/scale.py --fit scale-4k/scale.csv --date 2026-11-27
+  benchmarks/paper/scale.py --fit scale-4k/scale.csv --newest
 """
 
 import argparse
@@ -248,10 +249,13 @@ def one_run(engine, num, args, out_dir):
     return row
 
 
-def table(csv_path):
-    """The runs of csv_path as a markdown table, and each engine's ratio to
-    LevelDB's wall time at the same N where both ran."""
+def table(csv_path, newest=False):
+    """The runs of csv_path (with `newest`, the newest run of each engine
+    and N) as a markdown table, and each engine's ratio to LevelDB's wall
+    time at the same N and date where both ran."""
     rows = list(csv.DictReader(open(csv_path)))
+    if newest:
+        rows = latest_runs(rows)
     cols = [("engine", "engine"), ("num", "N"), ("date", "date"),
             ("fill_us_op", "µs/put"),
             ("fill_cpu_us_op", "CPU µs/put"), ("p999_us", "P99.9 µs"),
@@ -346,12 +350,15 @@ def main():
     ap.add_argument("--out", default="scale-" + time.strftime("%Y%m%d-%H%M%S"))
     ap.add_argument("--fit", metavar="CSV",
                     help="print the table, fit and project; run nothing")
+    ap.add_argument("--newest", action="store_true",
+                    help="with --fit: tabulate only the newest run of each "
+                    "engine and N")
     ap.add_argument("--date", metavar="YYYY-MM-DD",
                     help="with --fit: fit only the runs of that date (one "
                     "session's engines and load)")
     args = ap.parse_args()
     if args.fit:
-        table(args.fit)
+        table(args.fit, args.newest)
         print()
         fit(args.fit, args.date)
         return
