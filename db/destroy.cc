@@ -51,7 +51,15 @@ Status DestroyDBWithFileSystem(const std::string& dbname,
   }
   std::vector<std::string> children;
   Status result = env->GetChildren(dbname, &children);
-  if (!result.ok() && present.empty()) return Status::OK();  // nothing
+  if (!result.ok()) {
+    // No level directory either: there is no database (LevelDB's DestroyDB
+    // returns OK for a directory it cannot list). With one, the database
+    // exists but which of its files are the database's cannot be judged
+    // (EIO, EACCES): removing its directories alone would leave CURRENT,
+    // the manifest and the WALs naming SSTs that are gone, a database that
+    // no longer opens. Fail, and remove nothing.
+    return present.empty() ? Status::OK() : result;
+  }
 
   FileLock* lock;
   const std::string lockname = LockFileName(dbname);
