@@ -163,6 +163,11 @@ class DBImpl : public DB {
   // in its directory (or home); true when that cannot be told.
   bool AllKvFilesPresent(const FileMetaData& f)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // True if a KV file of L0 SST `f`'s readable meta file fails its
+  // checksum (Corruption: torn, zero-filled); false when none does or
+  // that cannot be told (an error other than damage proves nothing).
+  // Reads every KV file the SST names.
+  bool AnyKvFileTorn(const FileMetaData& f) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The smallest and largest sequence of `sst`'s entries; false if it
   // holds none or an entry's key does not parse.
   static bool SequenceRange(SstDir* sst, SequenceNumber* first,

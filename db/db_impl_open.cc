@@ -368,7 +368,8 @@ Status DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key,
 //  2. it was never made durable (the WAL it was flushed from is still live:
 //     FileMetaData::wal_number), and it is missing, its meta file is what a
 //     power loss leaves (Corruption: torn, zero-filled; NotFound), or a KV
-//     file its meta file names is gone. Then every write in it acknowledged
+//     file its meta file names is gone or fails its checksum (torn,
+//     zero-filled at its full length). Then every write in it acknowledged
 //     with sync=true is in that WAL's synced prefix, which the replay
 //     holds; the rest was never promised to survive a power loss (LevelDB
 //     loses an unsynced WAL tail alike). An intact SST is kept.
@@ -409,6 +410,14 @@ Status DBImpl::DropLevel0CoveredByWal(const ReplayedSequences& replayed,
         why = "never made durable, and lost or torn";
       } else if (meta_status.ok() && !AllKvFilesPresent(*f)) {
         why = "never made durable, and a KV file it names is gone";
+      } else if (meta_status.ok() && AnyKvFileTorn(*f)) {
+        // Kept, it would stand beside the replay of its WAL's surviving
+        // prefix with the same entries, and (its range reaching further)
+        // be read first: a write the replay holds would read as
+        // Corruption. Reading every value costs a memtable's worth of
+        // reads, only for an SST never made durable whose WAL lost
+        // records (a power loss, or damage).
+        why = "never made durable, and a KV file it names is torn";
       }
     }
     if (why != nullptr) {
@@ -475,6 +484,24 @@ bool DBImpl::AllKvFilesPresent(const FileMetaData& f) {
   }
   table_cache_->Release(h);
   return all;
+}
+
+bool DBImpl::AnyKvFileTorn(const FileMetaData& f) {
+  Cache::Handle* h = nullptr;
+  if (!table_cache_->Find(0, f.number, f.dir, &h).ok()) return false;
+  const SstDir* sst = table_cache_->Value(h);
+  ReadOptions options;
+  options.fill_cache = false;
+  bool torn = false;
+  std::string value;
+  for (size_t i = 0; i < sst->index().entries.size() && !torn; i++) {
+    if (!HasKvFile(sst->index().entries[i].storage)) continue;
+    // Only damage is evidence; a read that fails otherwise (EIO, EMFILE)
+    // says nothing of the bytes.
+    torn = sst->ReadValueUncached(options, i, &value).IsCorruption();
+  }
+  table_cache_->Release(h);
+  return torn;
 }
 
 bool DBImpl::SequenceRange(SstDir* sst, SequenceNumber* first,

@@ -11,7 +11,10 @@
 // - an L0 SST directory that is missing while the replay does not hold its
 //   writes fails Open with Corruption naming it, and deletes nothing;
 // - a retained WAL damaged in the middle does not replace the intact SST
-//   its flush wrote: the replay has a gap, so it holds fewer writes.
+//   its flush wrote: the replay has a gap, so it holds fewer writes;
+// - an SST never made durable that a power loss tore (a KV file zero-filled
+//   at its full length) is replaced by the replay of its WAL's surviving
+//   prefix, whose writes then read their values, not Corruption.
 //
 // Every mode runs each case: kFsync never replaces an L0 SST, and must give
 // the same answers.
@@ -195,6 +198,9 @@ TEST_P(L0ReplacementTest, MissingL0DirectoryFailsOpenUnlessReplayHoldsIt) {
 // it through the close).
 class L0ReplacementDeferredTest : public L0ReplacementTest {};
 
+// The same, in the modes whose values are KV files.
+class L0ReplacementKvFilesTest : public L0ReplacementTest {};
+
 TEST_P(L0ReplacementDeferredTest, DamagedRetainedWalDoesNotReplaceIntactSst) {
   ASSERT_NO_FATAL_FAILURE(Build());
   // The oldest WAL is the flushed memtable's, if the mode kept it.
@@ -212,6 +218,60 @@ TEST_P(L0ReplacementDeferredTest, DamagedRetainedWalDoesNotReplaceIntactSst) {
   ASSERT_NO_FATAL_FAILURE(FlipByte(wal, size / 2));
   ASSERT_OK(Open());
   EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
+}
+
+// A power loss that tears the retained WAL's unsynced tail and leaves a
+// KV file of the (not durable) SST zero-filled at its full length: the
+// SST's meta file reads and names only files that are listed, so it stays
+// beside the replay of the WAL's surviving prefix. A write in that prefix
+// (synced, as far as the promise goes) must read its value from the
+// replay, not Corruption from the torn copy the SST holds.
+TEST_P(L0ReplacementKvFilesTest, TornKvFileOfKeptSstDoesNotHideReplayedWrite) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  std::string oldest;
+  for (const std::string& name : delsm_test::ListDir(dbname_)) {
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
+      oldest = name;
+      break;
+    }
+  }
+  ASSERT_FALSE(oldest.empty());
+  const std::string wal = dbname_ + "/" + oldest;
+  const off_t size = FileSize(wal);
+  ASSERT_GE(size, 4 * 1024) << oldest << " is not the flushed memtable's WAL";
+  // The tail is lost: the records of the last keys are gone, those of the
+  // first half (k005 among them) survive.
+  ASSERT_EQ(0, truncate(wal.c_str(), size / 2));
+  // k005's KV file, in the SST directory or in its home.
+  std::string kv;
+  std::vector<std::string> places = {sst_dir_};
+  for (const std::string& home : delsm_test::ListDir(dbname_ + "/values")) {
+    places.push_back(dbname_ + "/values/" + home);
+  }
+  for (const std::string& dir : places) {
+    for (const std::string& name : delsm_test::ListDir(dir)) {
+      if (name.compare(0, 5, Key(5) + "@") == 0) kv = dir + "/" + name;
+    }
+  }
+  ASSERT_FALSE(kv.empty()) << "no KV file of " << Key(5);
+  const off_t kv_size = FileSize(kv);
+  ASSERT_GT(kv_size, 0);
+  {
+    int fd = open(kv.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0) << kv;
+    const std::string zeros(static_cast<size_t>(kv_size), '\0');
+    ASSERT_EQ(kv_size, pwrite(fd, zeros.data(), zeros.size(), 0));
+    close(fd);
+  }
+
+  ASSERT_OK(Open());
+  for (int i = 0; i < 10; i++) {
+    std::string got;
+    Status s = db_->Get(ReadOptions(), Key(i), &got);
+    ASSERT_TRUE(s.ok()) << Key(i) << " (" << GetParam().name
+                        << "): " << s.ToString();
+    EXPECT_EQ(Value(i), got) << Key(i);
+  }
 }
 
 TEST_P(L0ReplacementTest, MetaFileThatCannotBeOpenedAtOpenIsNotDropped) {
@@ -243,6 +303,12 @@ INSTANTIATE_TEST_SUITE_P(Modes, L0ReplacementTest, testing::ValuesIn(kModes),
                          ModeName);
 INSTANTIATE_TEST_SUITE_P(Modes, L0ReplacementDeferredTest,
                          testing::Values(kModes[2], kModes[3]), ModeName);
+INSTANTIATE_TEST_SUITE_P(Modes, L0ReplacementKvFilesTest,
+                         testing::Values(Mode{"deferred_files",
+                                              delsm::Durability::kDeferred,
+                                              false, 0},
+                                         kModes[3]),
+                         ModeName);
 
 }  // namespace
 }  // namespace leveldb
