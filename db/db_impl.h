@@ -600,6 +600,41 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 // DestroyDB, RepairDB and DumpFile for a DB whose SST directories are on
 // `fs` (the public entry points pass FileSystemForEnv of the Env). The WAL,
 // manifest, CURRENT, LOCK and LOG go through options.env / `env` as usual.
+//
+// DestroyDB removes what it classifies as the database's:
+//  - the files LevelDB's own DestroyDB removes, all names it knows:
+//    CURRENT, LOCK, LOG, LOG.old, MANIFEST-n, n.log, n.dbtmp and LevelDB's
+//    tables n.ldb and n.sst (a LevelDB database not yet converted, a
+//    conversion's tables not yet removed, or tables LevelDB's RepairDB
+//    made of DeLSM's WALs), and the clean-close marker CLOSED;
+//  - DeLSM's own directories: in L0..L6 the SST directories (named exactly
+//    as DeLSM names them, ParseSstDirName), under values/ the homes, in
+//    leveldb-conversion/ the staged SST directories and the PLAN of a
+//    conversion (committed or not); then each of these directories, if
+//    that left it empty.
+// Anything else is not the database's and stays, with the directory
+// holding it: the user's own files, lost/ (which both engines' repairs
+// fill for the user, and LevelDB's DestroyDB keeps too), an entry of a
+// level directory under a name DeLSM never gives (such as "5.sst"). The
+// call still returns OK then, as LevelDB's does when it leaves files it
+// does not recognise: what stays is no part of the database, none of which
+// is left (Open finds no database there).
+//
+// A directory that does not exist (or cannot be listed, with no level
+// directory in it) holds no database: OK, as in LevelDB. Otherwise the
+// LOCK is taken, and everything to be removed is listed first: the
+// database directory, each of DeLSM's directories in it and each SST
+// directory and home. What cannot be classified fails the call before
+// anything is removed, and the database is left whole: a listing that
+// fails (EIO, EACCES), or an entry under the database's name that cannot
+// be listed as a directory of its own (a symbolic link, at an SST
+// directory's, a home's or one of DeLSM's directories' place: nothing is
+// followed out of the database directory; a file where a directory
+// belongs). Removal then starts with CURRENT. A removal that fails (EIO
+// on an unlink) stops there and fails the call: a failure to remove
+// CURRENT leaves the database whole; a later one leaves a directory in
+// which Open finds no database, only the rest of the database's files and
+// directories (and the LOCK), which a second DestroyDB removes.
 Status DestroyDBWithFileSystem(const std::string& dbname,
                                const Options& options, FileSystem* fs);
 Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,

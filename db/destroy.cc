@@ -1,5 +1,8 @@
 // DestroyDB: removes a database's files and directories, and nothing that
-// is not the database's.
+// is not the database's (the contract is in db_impl.h). It works in two
+// passes: the plan lists everything it will remove and fails, having
+// removed nothing, on anything it cannot classify; only a whole plan is
+// carried out.
 #include <string>
 #include <vector>
 
@@ -16,24 +19,127 @@
 
 namespace leveldb {
 
+namespace {
+
+// One of the directories DeLSM keeps in the database directory (a level
+// directory, values/, leveldb-conversion/), as the plan found it.
+struct PlannedDir {
+  std::string path;
+  // The SST directories (homes, in values/) in it, each listed by the
+  // plan: a directory of its own, not a link.
+  std::vector<std::string> sst_dirs;
+  // Files in it removed by name: the conversion's PLAN.
+  std::vector<std::string> files;
+  // It holds something that is not the database's, which stays, and so
+  // does the directory.
+  bool keeps_foreign = false;
+};
+
+// Everything DestroyDB removes, in the order it removes it.
+struct DestroyPlan {
+  // In the database directory, CURRENT first (see CarryOut).
+  std::vector<std::string> files;
+  std::vector<PlannedDir> dirs;
+};
+
+// Whether `child`, a name in the database directory, is one of the files
+// DestroyDB removes (the LOCK goes last, after it is released).
+bool IsDatabaseFile(const std::string& child) {
+  uint64_t number;
+  FileType type;
+  if (ParseFileName(child, &number, &type)) {
+    return type != kDBLockFile && type != kLevelDir;
+  }
+  return ParseLevelDbTableFileName(child, &number) ||
+         child == kCleanCloseMarkerName;
+}
+
+// Lists the directory at `dir` (one of DeLSM's, which exists) into *out.
+// An entry named as the database's names it (an SST directory, a home)
+// is listed too, which fails on a symbolic link (file_system.h), on a
+// file that is not a directory and on a directory that cannot be read:
+// an entry of the database's that cannot be listed cannot be removed
+// whole, and a plan that cannot remove it whole removes nothing.
+Status PlanDirectory(FileSystem* fs, const std::string& dir, bool homes,
+                     bool staging, PlannedDir* out) {
+  out->path = dir;
+  std::vector<std::string> names;
+  Status s = fs->ListDirectory(dir, &names);
+  if (!s.ok()) return s;
+  for (const std::string& name : names) {
+    const std::string path = dir + "/" + name;
+    uint64_t number;
+    if (homes ? ParseHomeDirName(name, &number)
+              : ParseSstDirName(name, &number)) {
+      std::vector<std::string> entries;
+      s = fs->ListDirectory(path, &entries);
+      if (!s.ok()) return s;
+      out->sst_dirs.push_back(path);
+    } else if (staging && name == "PLAN") {
+      out->files.push_back(path);
+    } else {
+      out->keeps_foreign = true;
+    }
+  }
+  return Status::OK();
+}
+
+// The plan for the database at `dbname`, whose directory lists as
+// `children`, with DeLSM's directories `present` in it. Removes nothing.
+Status MakePlan(FileSystem* fs, const std::string& dbname,
+                const std::vector<std::string>& children,
+                const std::vector<std::string>& present, DestroyPlan* plan) {
+  for (const std::string& child : children) {
+    if (!IsDatabaseFile(child)) continue;
+    if (child == "CURRENT") {
+      plan->files.insert(plan->files.begin(), dbname + "/" + child);
+    } else {
+      plan->files.push_back(dbname + "/" + child);
+    }
+  }
+  for (const std::string& dir : present) {
+    PlannedDir planned;
+    Status s = PlanDirectory(fs, dir, dir == dbname + "/" + kValuesDirName,
+                             dir == dbname + "/" + kLevelDbConversionDirName,
+                             &planned);
+    if (!s.ok()) return s;
+    plan->dirs.push_back(std::move(planned));
+  }
+  return Status::OK();
+}
+
+// Removes what `plan` names, stopping at the first error. CURRENT goes
+// first: from then on the directory holds no database Open recognises,
+// whatever else a failure leaves behind.
+Status CarryOut(Env* env, FileSystem* fs, const DestroyPlan& plan) {
+  for (const std::string& file : plan.files) {
+    Status s = env->RemoveFile(file);
+    if (!s.ok()) return s;
+  }
+  for (const PlannedDir& dir : plan.dirs) {
+    for (const std::string& sst_dir : dir.sst_dirs) {
+      Status s = RemoveSstDirectory(fs, sst_dir, nullptr);
+      if (!s.ok()) return s;
+    }
+    for (const std::string& file : dir.files) {
+      Status s = env->RemoveFile(file);
+      if (!s.ok()) return s;
+    }
+    if (!dir.keeps_foreign) {
+      Status s = fs->RemoveDir(dir.path);
+      if (!s.ok()) return s;
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
 Status DestroyDB(const std::string& dbname, const Options& options) {
   return DestroyDBWithFileSystem(dbname, options,
                                  FileSystemForEnv(options.env));
 }
 
-// What DestroyDB removes is what it can classify as the database's:
-//  - the files LevelDB's own DestroyDB removes, all names it knows:
-//    CURRENT, LOCK, LOG, LOG.old, MANIFEST-n, n.log, n.dbtmp and LevelDB's
-//    tables n.ldb and n.sst (a LevelDB database not yet converted, a
-//    conversion's tables not yet removed, or tables LevelDB's RepairDB
-//    made of DeLSM's WALs), and the clean-close marker CLOSED;
-//  - DeLSM's own directories: in L0..L6 the SST directories, under values/
-//    the homes, in leveldb-conversion/ the staged SST directories and the
-//    PLAN of a conversion (committed or not); then each of these
-//    directories, if that left it empty.
-// Anything else stays, and so does the directory holding it: the user's
-// own files, lost/ (which both engines' repairs fill for the user, and
-// LevelDB's DestroyDB keeps too). A removal that fails fails the call.
 Status DestroyDBWithFileSystem(const std::string& dbname,
                                const Options& options, FileSystem* fs) {
   Env* env = options.env;
@@ -65,38 +171,20 @@ Status DestroyDBWithFileSystem(const std::string& dbname,
   const std::string lockname = LockFileName(dbname);
   result = env->LockFile(lockname, &lock);
   if (!result.ok()) return result;
-  for (const std::string& child : children) {
-    uint64_t number;
-    FileType type;
-    const bool ours = ParseFileName(child, &number, &type)
-                          ? type != kDBLockFile && type != kLevelDir
-                          : ParseLevelDbTableFileName(child, &number) ||
-                                child == kCleanCloseMarkerName;
-    if (!ours) continue;
-    Status del = env->RemoveFile(dbname + "/" + child);
-    if (result.ok() && !del.ok()) result = del;
+  DestroyPlan plan;
+  result = MakePlan(fs, dbname, children, present, &plan);
+  if (!result.ok()) {
+    env->UnlockFile(lock);
+    // LockFile made the LOCK if there was none: the directory is left as
+    // it was found.
+    bool had_lock = false;
+    for (const std::string& child : children) had_lock |= child == "LOCK";
+    if (!had_lock) env->RemoveFile(lockname);
+    return result;
   }
-  for (const std::string& dir : present) {
-    const bool values = dir == dbname + "/" + kValuesDirName;
-    const bool staging = dir == dbname + "/" + kLevelDbConversionDirName;
-    std::vector<std::string> names;
-    Status del = fs->ListDirectory(dir, &names);
-    bool emptied = true;
-    for (size_t i = 0; del.ok() && i < names.size(); i++) {
-      uint64_t n;
-      if (values ? ParseHomeDirName(names[i], &n)
-                 : ParseSstDirName(names[i], &n)) {
-        del = RemoveSstDirectory(fs, dir + "/" + names[i], nullptr);
-      } else if (staging && names[i] == "PLAN") {
-        del = env->RemoveFile(dir + "/" + names[i]);
-      } else {
-        emptied = false;  // not the database's: it stays, with `dir`
-      }
-    }
-    if (del.ok() && emptied) del = fs->RemoveDir(dir);
-    if (result.ok() && !del.ok()) result = del;
-  }
+  result = CarryOut(env, fs, plan);
   env->UnlockFile(lock);
+  if (!result.ok()) return result;
   env->RemoveFile(lockname);
   env->RemoveDir(dbname);  // fails if the user left other files there
   return result;

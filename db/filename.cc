@@ -122,6 +122,9 @@ bool ParseSstDirName(const std::string& name, uint64_t* number) {
   Slice rest(name);
   uint64_t n;
   if (!ConsumeDecimalNumber(&rest, &n) || rest != ".sst") return false;
+  // Only the spelling SstDirName gives n: "5.sst" or "0000005.sst" is
+  // not DeLSM's, and whatever removes SST directories leaves it alone.
+  if (NumberedName("", n, ".sst") != "/" + name) return false;
   *number = n;
   return true;
 }

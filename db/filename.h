@@ -49,7 +49,11 @@ bool ParseFileName(const std::string& filename, uint64_t* number,
                    FileType* type);
 
 // Parses "nnnnnn.sst", the name of an SST directory inside a level
-// directory (no path). Returns false for anything else.
+// directory (no path), spelled exactly as SstDirName spells it (zero-padded
+// to six digits, no further leading zeros; every version of DeLSM has
+// written this one form). Returns false for anything else, "5.sst" and
+// "0000005.sst" included: a directory DeLSM never made, which nothing that
+// removes SST directories may take.
 bool ParseSstDirName(const std::string& name, uint64_t* number);
 
 // Points CURRENT at MANIFEST-<descriptor_number>: writes the name to a

@@ -133,15 +133,28 @@ TEST(FileNameTest, ParseSstDirName) {
   uint64_t number = 0;
   ASSERT_TRUE(ParseSstDirName("000042.sst", &number));
   EXPECT_EQ(42u, number);
-  ASSERT_TRUE(ParseSstDirName("7.sst", &number));
-  EXPECT_EQ(7u, number);
-  // Round trip through SstDirName's last component.
-  const std::string full = SstDirName("db", 2, 123456789);
-  ASSERT_TRUE(ParseSstDirName(full.substr(full.rfind('/') + 1), &number));
-  EXPECT_EQ(123456789u, number);
+  // Round trips through SstDirName's last component, below and past six
+  // digits.
+  for (uint64_t n :
+       {uint64_t{0}, uint64_t{7}, uint64_t{999999}, uint64_t{1000000},
+        uint64_t{123456789}, uint64_t{18446744073709551615u}}) {
+    const std::string full = SstDirName("db", 2, n);
+    ASSERT_TRUE(ParseSstDirName(full.substr(full.rfind('/') + 1), &number))
+        << full;
+    EXPECT_EQ(n, number);
+  }
 
-  for (const char* bad : {"", ".sst", "42", "42.ss", "42.sstx", "x42.sst",
-                          "42.log", "META", "99999999999999999999.sst"}) {
+  // Spellings of a number DeLSM never writes: the directory is not
+  // DeLSM's, whatever number it spells.
+  number = 123;
+  for (const char* foreign : {"5.sst", "42.sst", "00042.sst", "0000042.sst",
+                              "01000000.sst", "+00042.sst", " 00042.sst"}) {
+    EXPECT_FALSE(ParseSstDirName(foreign, &number)) << foreign;
+    EXPECT_EQ(123u, number) << foreign;
+  }
+  for (const char* bad :
+       {"", ".sst", "42", "42.ss", "42.sstx", "x42.sst", "000042.log",
+        "000042.sst/", "META", "99999999999999999999.sst"}) {
     EXPECT_FALSE(ParseSstDirName(bad, &number)) << bad;
   }
 }

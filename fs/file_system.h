@@ -23,10 +23,10 @@
 // way. Unlink of a link removes the link only. So the orphan sweeps skip a
 // link where an SST directory or a home should be (and log it), RepairDB
 // sets a linked SST directory aside as unreadable (moving the link) and
-// refuses a linked home, and DestroyDB fails naming the link it met; what
-// a link points at is never touched. (Links among a path's earlier
-// components, such as a level directory that is a link, are followed by
-// the kernel as for any path.)
+// refuses a linked home, and DestroyDB fails naming the link it met,
+// before removing anything; what a link points at is never touched.
+// (Links among a path's earlier components, such as a level directory
+// that is a link, are followed by the kernel as for any path.)
 #ifndef DELSM_FS_FILE_SYSTEM_H_
 #define DELSM_FS_FILE_SYSTEM_H_
 

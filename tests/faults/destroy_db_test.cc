@@ -3,23 +3,38 @@
 // DestroyDB that returned OK after removing only part of a database (its
 // SST directories, say, but not the manifest naming them) would leave
 // behind a database whose Open fails, where the caller was told there is
-// none.
+// none; one that failed after removing part of it (CURRENT, say, but not
+// the SST directories) would leave the same, and lose every key of a
+// database it should have left alone. And a removal that fails partway
+// (EIO on an unlink) leaves what the contract says: a database still whole
+// if CURRENT could not go, else none, and a second DestroyDB finishes.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "db/db_impl.h"
 #include "delsm/delsm.h"
+#include "fs/file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
+#include "testing/fault_injection_env.h"
+#include "testing/fault_injection_file_system.h"
 #include "testing/read_error_env.h"
 #include "tests/test_support.h"
+#include "tests/tree_snapshot.h"
 
 namespace {
 
 using delsm_test::Key;
 using delsm_test::ListDir;
 using delsm_test::TempDir;
+using delsm_test::TreeSnapshot;
 
 std::string Value(int i) { return std::to_string(i) + std::string(3000, 'v'); }
 
@@ -99,6 +114,177 @@ TEST_P(DestroyDbListingTest, UnlistableDbDirectoryFailsAndRemovesNothing) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, DestroyDbListingTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return info.param ? "ValuesStayPut" : "Default";
+                         });
+
+// The SST directories of the database at `dbname`, as "Ln/nnnnnn.sst".
+std::vector<std::string> SstDirs(const std::string& dbname) {
+  std::vector<std::string> dirs;
+  for (int level = 0; level < 7; level++) {
+    const std::string l = "L" + std::to_string(level);
+    for (const std::string& d : ListDir(dbname + "/" + l)) {
+      dirs.push_back(l + "/" + d);
+    }
+  }
+  return dirs;
+}
+
+// A closed database in a fresh directory (with values that stay put or
+// not) for DestroyDB to meet something it cannot classify.
+class DestroyDbPlanTest : public testing::TestWithParam<bool> {
+ protected:
+  DestroyDbPlanTest() : tmp_("delsm_destroy"), dbname_(tmp_.path() + "/db") {
+    tuning_.values_stay_put = GetParam();
+    tuning_.inline_threshold = 0;  // every value a KV file
+  }
+
+  void SetUp() override {
+    ASSERT_FALSE(tmp_.path().empty());
+    ASSERT_NO_FATAL_FAILURE(MakeDatabase(dbname_, tuning_));
+    ASSERT_FALSE(SstDirs(dbname_).empty());
+    if (GetParam()) ASSERT_FALSE(ListDir(dbname_ + "/values").empty());
+  }
+
+  // Moves the directory `rel` (relative to the database directory) out to
+  // <tmp>/outside and puts a symbolic link to it in its place.
+  void ReplaceByLink(const std::string& rel) {
+    ASSERT_EQ(0, std::rename((dbname_ + "/" + rel).c_str(), outside().c_str()));
+    ASSERT_EQ(0, symlink(outside().c_str(), (dbname_ + "/" + rel).c_str()));
+  }
+  // Undoes ReplaceByLink.
+  void RestoreFromLink(const std::string& rel) {
+    ASSERT_EQ(0, unlink((dbname_ + "/" + rel).c_str()));
+    ASSERT_EQ(0, std::rename(outside().c_str(), (dbname_ + "/" + rel).c_str()));
+  }
+  std::string outside() const { return tmp_.path() + "/outside"; }
+
+  TempDir tmp_;
+  const std::string dbname_;
+  delsm::Tuning tuning_;
+};
+
+// An SST directory replaced by a link to a directory outside the database:
+// DestroyDB finds the link while it plans, fails naming it and removes
+// nothing, neither the database's files nor what the link points at.
+TEST_P(DestroyDbPlanTest, LinkedSstDirectoryFailsAndRemovesNothing) {
+  const std::vector<std::string> sst_dirs = SstDirs(dbname_);
+  // The last the plan meets, so that DestroyDB would have removed
+  // everything else by then had it removed as it went.
+  const std::string rel = sst_dirs.back();
+  ASSERT_NO_FATAL_FAILURE(ReplaceByLink(rel));
+  const std::map<std::string, std::string> db_before = TreeSnapshot(dbname_);
+  const std::map<std::string, std::string> outside_before =
+      TreeSnapshot(outside());
+  ASSERT_LT(1u, outside_before.size()) << "the SST directory was empty";
+
+  leveldb::Options options;
+  const leveldb::Status s = leveldb::DestroyDB(dbname_, options);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(std::string::npos,
+            s.ToString().find(rel + ": a symbolic link, not followed"))
+      << s.ToString();
+  EXPECT_TRUE(TreeSnapshot(outside()) == outside_before)
+      << "DestroyDB changed the directory outside the database";
+  EXPECT_TRUE(TreeSnapshot(dbname_) == db_before)
+      << "the failed DestroyDB changed the database directory";
+
+  ASSERT_NO_FATAL_FAILURE(RestoreFromLink(rel));
+  ExpectEveryKey(dbname_, tuning_);
+}
+
+// The same for a level directory, and for a home, replaced by a link.
+TEST_P(DestroyDbPlanTest, LinkedLevelDirectoryOrHomeFailsAndRemovesNothing) {
+  std::vector<std::string> rels = {SstDirs(dbname_).back()};
+  rels[0].resize(rels[0].find('/'));  // its level directory
+  if (GetParam()) rels.push_back("values/" + ListDir(dbname_ + "/values")[0]);
+  for (const std::string& rel : rels) {
+    SCOPED_TRACE(rel);
+    ASSERT_NO_FATAL_FAILURE(ReplaceByLink(rel));
+    const std::map<std::string, std::string> db_before = TreeSnapshot(dbname_);
+    const std::map<std::string, std::string> outside_before =
+        TreeSnapshot(outside());
+
+    const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_NE(std::string::npos,
+              s.ToString().find(rel + ": a symbolic link, not followed"))
+        << s.ToString();
+    EXPECT_TRUE(TreeSnapshot(outside()) == outside_before);
+    EXPECT_TRUE(TreeSnapshot(dbname_) == db_before);
+
+    ASSERT_NO_FATAL_FAILURE(RestoreFromLink(rel));
+    ExpectEveryKey(dbname_, tuning_);
+  }
+}
+
+// A level directory that cannot be listed (EIO injected beneath DestroyDB)
+// while the database directory can: nothing is removed.
+TEST_P(DestroyDbPlanTest, UnlistableLevelDirectoryFailsAndRemovesNothing) {
+  // The deepest level directory holding SST directories: the plan lists
+  // it after every other level directory.
+  std::string level_dir = SstDirs(dbname_).back();
+  level_dir.resize(level_dir.find('/'));
+  const std::map<std::string, std::string> db_before = TreeSnapshot(dbname_);
+
+  leveldb::FaultInjectionFileSystem fs(leveldb::FileSystem::Default());
+  leveldb::FaultSpec fault;
+  fault.sticky = true;
+  fault.path_contains = dbname_ + "/" + level_dir;
+  fs.Arm(leveldb::FsOp::kReaddir, fault);
+  const leveldb::Status s =
+      leveldb::DestroyDBWithFileSystem(dbname_, leveldb::Options(), &fs);
+  ASSERT_TRUE(fs.Fired()) << level_dir << " was not listed";
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find(level_dir)) << s.ToString();
+  EXPECT_TRUE(TreeSnapshot(dbname_) == db_before)
+      << "the failed DestroyDB changed the database directory";
+  ExpectEveryKey(dbname_, tuning_);
+}
+
+// CURRENT cannot be removed: it is the first thing DestroyDB removes, so
+// the database is left whole.
+TEST_P(DestroyDbPlanTest, FailedRemovalOfCurrentLeavesTheDatabaseWhole) {
+  const std::map<std::string, std::string> db_before = TreeSnapshot(dbname_);
+  leveldb::FaultInjectionEnv env(leveldb::Env::Default(),
+                                 tmp_.path() + "/shadow");
+  leveldb::FaultSpec fault;
+  fault.path_contains = dbname_ + "/CURRENT";
+  env.Arm(leveldb::EnvOp::kRemove, fault);
+  leveldb::Options options;
+  options.env = &env;
+  const leveldb::Status s = leveldb::DestroyDB(dbname_, options);
+  ASSERT_TRUE(env.Fired());
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_TRUE(TreeSnapshot(dbname_) == db_before)
+      << "DestroyDB removed something besides failing on CURRENT";
+  ExpectEveryKey(dbname_, tuning_);
+}
+
+// An unlink inside an SST directory fails (EIO) after CURRENT went: the
+// call fails, the directory holds no database Open recognises, and a
+// second DestroyDB removes the rest.
+TEST_P(DestroyDbPlanTest, FailedUnlinkFailsAndASecondDestroyFinishes) {
+  leveldb::FaultInjectionFileSystem fs(leveldb::FileSystem::Default());
+  fs.FailNth(leveldb::FsOp::kUnlink, 1, EIO);
+  leveldb::Status s =
+      leveldb::DestroyDBWithFileSystem(dbname_, leveldb::Options(), &fs);
+  ASSERT_TRUE(fs.Fired());
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  struct stat st;
+  EXPECT_NE(0, lstat((dbname_ + "/CURRENT").c_str(), &st));
+  EXPECT_FALSE(SstDirs(dbname_).empty()) << "the failed unlink removed all";
+  leveldb::DB* db = nullptr;
+  s = delsm::Open(leveldb::Options(), tuning_, dbname_, &db);
+  EXPECT_TRUE(s.IsInvalidArgument()) << s.ToString();
+  delete db;
+
+  s = leveldb::DestroyDBWithFileSystem(dbname_, leveldb::Options(), &fs);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_NE(0, lstat(dbname_.c_str(), &st)) << "the database stayed";
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, DestroyDbPlanTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& info) {
                            return info.param ? "ValuesStayPut" : "Default";
                          });

@@ -3,7 +3,7 @@
 // directory's place in a level directory, a KV file's in an SST
 // directory, a home's in values/) is not DeLSM's: Open's sweep of orphans,
 // RepairDB and DestroyDB leave it and what it points to alone (the sweep
-// logs it; DestroyDB fails naming it and leaves the directory holding it).
+// logs it; DestroyDB fails naming it and removes nothing).
 // The files outside must all survive, and the database's own keys too.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -19,6 +19,7 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "tests/test_support.h"
+#include "tests/tree_snapshot.h"
 
 namespace {
 
@@ -155,19 +156,40 @@ TEST_F(SymlinkSweepTest, RepairDBLeavesWhatLinksPointAtAlone) {
   ExpectOutsideIntact("the Open after RepairDB");
 }
 
-// DestroyDB removes what is DeLSM's and fails naming a link it met, leaving
-// the link and the directory holding it.
+// A link where an SST directory or a home should be cannot be removed as
+// one (its entries are not DeLSM's to unlink) nor left (the database would
+// be half removed: CURRENT gone, SST directories still there). DestroyDB
+// finds it while it plans, before it removes anything: it fails naming
+// the link, and the database is as it was, every key readable. Once the
+// links are gone, DestroyDB removes the database, unlinking the links
+// planted inside an SST directory without following them.
 TEST_F(SymlinkSweepTest, DestroyDBLeavesWhatLinksPointAtAlone) {
+  const std::map<std::string, std::string> db_before =
+      delsm_test::TreeSnapshot(dbname_);
   leveldb::Status s = leveldb::DestroyDB(dbname_, options_);
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_NE(s.ToString().find("a symbolic link, not followed"),
             std::string::npos)
       << s.ToString();
   ExpectOutsideIntact("DestroyDB");
+  EXPECT_TRUE(delsm_test::TreeSnapshot(dbname_) == db_before)
+      << "the failed DestroyDB changed the database directory";
   // The outside directory itself is still there.
   struct stat st;
   EXPECT_EQ(stat(outside_.c_str(), &st), 0);
   EXPECT_TRUE(S_ISDIR(st.st_mode));
+  ExpectAllKeys(options_, tuning_, dbname_, kKeys);
+  ExpectOutsideIntact("the Open after DestroyDB");
+
+  for (const std::string& link :
+       {dbname_ + "/L0/000900.sst", dbname_ + "/L0/000902.sst",
+        dbname_ + "/values/000901"}) {
+    ASSERT_EQ(unlink(link.c_str()), 0) << link;
+  }
+  s = leveldb::DestroyDB(dbname_, options_);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  EXPECT_NE(lstat(dbname_.c_str(), &st), 0) << "the database stayed";
+  ExpectOutsideIntact("the second DestroyDB");
 }
 
 // The database directory itself may be a link its user made: it is synced
