@@ -608,17 +608,18 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 //    conversion's tables not yet removed, or tables LevelDB's RepairDB
 //    made of DeLSM's WALs), and the clean-close marker CLOSED;
 //  - DeLSM's own directories: in L0..L6 the SST directories (named exactly
-//    as DeLSM names them, ParseSstDirName), under values/ the homes, in
+//    as DeLSM names them, ParseSstDirName), under values/ the homes (named
+//    exactly as DeLSM names them, ParseHomeDirName), in
 //    leveldb-conversion/ the staged SST directories and the PLAN of a
 //    conversion (committed or not); then each of these directories, if
 //    that left it empty.
 // Anything else is not the database's and stays, with the directory
 // holding it: the user's own files, lost/ (which both engines' repairs
 // fill for the user, and LevelDB's DestroyDB keeps too), an entry of a
-// level directory under a name DeLSM never gives (such as "5.sst"). The
-// call still returns OK then, as LevelDB's does when it leaves files it
-// does not recognise: what stays is no part of the database, none of which
-// is left (Open finds no database there).
+// level directory or of values/ under a name DeLSM never gives (such as
+// "5.sst" or "5"). The call still returns OK then, as LevelDB's does when
+// it leaves files it does not recognise: what stays is no part of the
+// database, none of which is left (Open finds no database there).
 //
 // A directory that does not exist (or cannot be listed, with no level
 // directory in it) holds no database: OK, as in LevelDB. Otherwise the

@@ -4,6 +4,8 @@
 #include <cstdio>
 
 #include "fs/file_system.h"
+#include "leveldb/slice.h"
+#include "util/logging.h"
 #include "util/mutexlock.h"
 
 namespace leveldb {
@@ -16,12 +18,12 @@ std::string HomeDirName(uint64_t home) {
 }
 
 bool ParseHomeDirName(const std::string& name, uint64_t* home) {
-  if (name.empty() || name.size() > 19) return false;
-  uint64_t v = 0;
-  for (char c : name) {
-    if (c < '0' || c > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(c - '0');
-  }
+  Slice rest(name);
+  uint64_t v;
+  if (!ConsumeDecimalNumber(&rest, &v) || !rest.empty()) return false;
+  // Only the spelling HomeDirName gives v: "5" or "0000005" is not
+  // DeLSM's, and whatever removes homes leaves it alone.
+  if (HomeDirName(v) != name) return false;
   *home = v;
   return true;
 }

@@ -30,9 +30,13 @@ class FileSystem;
 // The directory under the DB directory holding every home.
 constexpr char kValuesDirName[] = "values";
 
-// "000123" for home 123; ParseHomeDirName accepts exactly such names
-// (decimal digits only) and sets *home.
+// "000123" for home 123: the number zero-padded to six digits, no further
+// leading zeros (every version of DeLSM has written this one form).
 std::string HomeDirName(uint64_t home);
+// Parses a name under values/ (no path) spelled exactly as HomeDirName
+// spells a number, and sets *home. Returns false for anything else, "5"
+// and "0000005" included: a directory DeLSM never made, which nothing
+// that removes homes may take.
 bool ParseHomeDirName(const std::string& name, uint64_t* home);
 
 // One KV file in a home: what a compaction that dropped its entry leaves
