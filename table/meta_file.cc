@@ -6,6 +6,7 @@
 
 #include "util/coding.h"
 #include "util/crc32c.h"
+#include "util/logging.h"
 
 namespace leveldb {
 
@@ -30,7 +31,17 @@ bool IsValidStorage(uint8_t b, uint32_t version) {
                                        : ValueStorage::kInlineSnappy);
 }
 
-// Parses "<prefix>" (the directory's own SST) or "<prefix>-<digits>".
+std::string NumberedName(const char* prefix, uint64_t sst_number,
+                         uint64_t dir_number) {
+  if (sst_number == dir_number) return prefix;
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%s-%06llu", prefix,
+                static_cast<unsigned long long>(sst_number));
+  return buf;
+}
+
+// Parses "<prefix>" (the directory's own SST) or "<prefix>-<digits>",
+// spelled as NumberedName spells it.
 bool ParseNumberedName(const std::string& name, const char* prefix,
                        uint64_t dir_number, uint64_t* sst_number) {
   const size_t n = std::strlen(prefix);
@@ -39,25 +50,15 @@ bool ParseNumberedName(const std::string& name, const char* prefix,
     *sst_number = dir_number;
     return true;
   }
-  if (name[n] != '-' || name.size() == n + 1 || name.size() > n + 1 + 19) {
-    return false;
-  }
-  uint64_t v = 0;
-  for (size_t i = n + 1; i < name.size(); i++) {
-    if (name[i] < '0' || name[i] > '9') return false;
-    v = v * 10 + static_cast<uint64_t>(name[i] - '0');
-  }
+  if (name[n] != '-') return false;
+  Slice rest(name.data() + n + 1, name.size() - n - 1);
+  uint64_t v;
+  if (!ConsumeDecimalNumber(&rest, &v) || !rest.empty()) return false;
+  // Only the spelling NumberedName gives v: "META-5" or "META-0000005" is
+  // not DeLSM's, and whatever removes meta files leaves it alone.
+  if (NumberedName(prefix, v, dir_number) != name) return false;
   *sst_number = v;
   return true;
-}
-
-std::string NumberedName(const char* prefix, uint64_t sst_number,
-                         uint64_t dir_number) {
-  if (sst_number == dir_number) return prefix;
-  char buf[64];
-  std::snprintf(buf, sizeof(buf), "%s-%06llu", prefix,
-                static_cast<unsigned long long>(sst_number));
-  return buf;
 }
 
 }  // namespace

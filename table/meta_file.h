@@ -70,11 +70,18 @@ constexpr char kLongKeysFileName[] = "LONGKEYS";
 std::string MetaFileName(uint64_t sst_number, uint64_t dir_number);
 std::string LongKeysFileName(uint64_t sst_number, uint64_t dir_number);
 
-// If `name` is a meta file name, sets *sst_number (dir_number for "META")
-// and returns true.
+// If `name` is a meta file name spelled exactly as MetaFileName spells it
+// in directory dir_number, sets *sst_number (dir_number for "META") and
+// returns true. The number is zero-padded to six digits, no further
+// leading zeros (every version of DeLSM has written this one form), and
+// "META-<dir_number>" is never written: "META-5", "META-0000005" are not
+// DeLSM's, and nothing that removes meta files may take them. A caller
+// that does not know the directory's number passes 0 (no SST is numbered
+// 0), accepting "META-<n>" for every n but 0.
 bool ParseMetaFileName(const std::string& name, uint64_t dir_number,
                        uint64_t* sst_number);
-// True for "LONGKEYS" and "LONGKEYS-<number>"; sets *sst_number likewise.
+// True for "LONGKEYS" and "LONGKEYS-<number>" spelled as LongKeysFileName
+// spells them; sets *sst_number likewise.
 bool ParseLongKeysFileName(const std::string& name, uint64_t dir_number,
                            uint64_t* sst_number);
 

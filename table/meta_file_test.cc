@@ -345,5 +345,52 @@ TEST(MetaFileTest, HomeNumberZeroIsCorruption) {
   EXPECT_NE(std::string::npos, s.ToString().find("home")) << s.ToString();
 }
 
+TEST(MetaFileTest, ParsesTheNamesMetaFileNameWrites) {
+  EXPECT_EQ("META", MetaFileName(5, 5));
+  EXPECT_EQ("META-000042", MetaFileName(42, 5));
+  EXPECT_EQ("LONGKEYS-000042", LongKeysFileName(42, 5));
+  // Round trips below and past six digits, up to the largest number, in a
+  // directory of another number and with the directory's number unknown.
+  for (uint64_t dir : {uint64_t{3}, uint64_t{0}}) {
+    for (uint64_t n : {uint64_t{7}, uint64_t{999999}, uint64_t{1000000},
+                       uint64_t{123456789}, uint64_t{18446744073709551615u}}) {
+      uint64_t sst = 123;
+      ASSERT_TRUE(ParseMetaFileName(MetaFileName(n, dir), dir, &sst))
+          << MetaFileName(n, dir);
+      EXPECT_EQ(n, sst);
+      sst = 123;
+      ASSERT_TRUE(ParseLongKeysFileName(LongKeysFileName(n, dir), dir, &sst))
+          << LongKeysFileName(n, dir);
+      EXPECT_EQ(n, sst);
+    }
+  }
+  uint64_t sst = 123;
+  ASSERT_TRUE(ParseMetaFileName("META", 5, &sst));
+  EXPECT_EQ(5u, sst);
+  ASSERT_TRUE(ParseLongKeysFileName("LONGKEYS", 5, &sst));
+  EXPECT_EQ(5u, sst);
+}
+
+TEST(MetaFileTest, RejectsMetaFileNamesDeLsmNeverWrites) {
+  // Spellings of a number MetaFileName never gives it, and the directory's
+  // own SST by number (it owns "META"): not DeLSM's, whatever they spell.
+  uint64_t sst = 123;
+  for (const char* number : {"5", "42", "00042", "0000042", "01000000",
+                             "+00042", " 00042", "000042 ", "000005"}) {
+    const std::string meta = std::string("META-") + number;
+    const std::string long_keys = std::string("LONGKEYS-") + number;
+    EXPECT_FALSE(ParseMetaFileName(meta, 5, &sst)) << meta;
+    EXPECT_FALSE(ParseLongKeysFileName(long_keys, 5, &sst)) << long_keys;
+    EXPECT_EQ(123u, sst) << number;
+  }
+  for (const char* bad :
+       {"", "MET", "META-", "META-x", "META_000042", "METAX", "META-000042/",
+        "LONGKEYS-", "META-18446744073709551616"}) {
+    EXPECT_FALSE(ParseMetaFileName(bad, 5, &sst)) << bad;
+    EXPECT_FALSE(ParseLongKeysFileName(bad, 5, &sst)) << bad;
+  }
+  EXPECT_EQ(123u, sst);
+}
+
 }  // namespace
 }  // namespace leveldb
