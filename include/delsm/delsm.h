@@ -75,10 +75,14 @@ struct DELSM_EXPORT Tuning {
   // so a larger L0 compaction rewrites L1 fewer times per value written:
   // at 1M x 4 KiB, 20,000 entries / 20 directories rewrote 5.5M L1 entries
   // against 21M for 10,000 / 4
-  // (benchmarks/journal/2026-11-23-l0-compaction-size.md). A point read checks
-  // the Bloom filter of each L0 SST. Ranges: entries 1 to 10^14; dirs 1 to
-  // 10^9.
-  uint64_t l0_compaction_entries = 20000;
+  // (benchmarks/journal/2026-11-23-l0-compaction-size.md). Values in KV
+  // files reach the directory count first (a 4 MiB memtable holds about a
+  // thousand 4 KiB values); small inline values reach the entry count, which
+  // at 100,000 lets about four memtables of 128 B values gather, as LevelDB's
+  // four L0 files do, instead of compacting each flush into all of L1
+  // (benchmarks/journal/2026-11-27-l0-entries.md). A point read checks the
+  // Bloom filter of each L0 SST. Ranges: entries 1 to 10^14; dirs 1 to 10^9.
+  uint64_t l0_compaction_entries = 100000;
   int l0_compaction_dirs = 20;
   // Writes are slowed by a share of 1 ms each from this many L0
   // directories on, and stop until a compaction finishes at the second
