@@ -13,7 +13,6 @@
 
 #include <cstdio>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,45 +25,17 @@
 #include "testing/fault_injection_env.h"
 #include "testing/fault_injection_file_system.h"
 #include "testing/read_error_env.h"
+#include "tests/faults/kv_file_database.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
 
 namespace {
 
-using delsm_test::Key;
+using delsm_test::ExpectKvFileDatabase;
 using delsm_test::ListDir;
+using delsm_test::MakeKvFileDatabase;
 using delsm_test::TempDir;
 using delsm_test::TreeSnapshot;
-
-std::string Value(int i) { return std::to_string(i) + std::string(3000, 'v'); }
-
-constexpr int kKeys = 300;
-
-// A closed database with SST directories (and, with values that stay
-// put, homes) holding kKeys keys.
-void MakeDatabase(const std::string& dbname, const delsm::Tuning& tuning) {
-  leveldb::Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = 64 * 1024;
-  leveldb::DB* db = nullptr;
-  ASSERT_OK(delsm::Open(options, tuning, dbname, &db));
-  std::unique_ptr<leveldb::DB> guard(db);
-  for (int i = 0; i < kKeys; i++) {
-    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i)));
-  }
-}
-
-void ExpectEveryKey(const std::string& dbname, const delsm::Tuning& tuning) {
-  leveldb::Options options;
-  leveldb::DB* db = nullptr;
-  ASSERT_OK(delsm::Open(options, tuning, dbname, &db));
-  std::unique_ptr<leveldb::DB> guard(db);
-  for (int i = 0; i < kKeys; i++) {
-    std::string v;
-    ASSERT_OK(db->Get(leveldb::ReadOptions(), Key(i), &v));
-    ASSERT_EQ(Value(i), v) << Key(i);
-  }
-}
 
 class DestroyDbListingTest : public testing::TestWithParam<bool> {};
 
@@ -78,7 +49,7 @@ TEST_P(DestroyDbListingTest, UnlistableDbDirectoryFailsAndRemovesNothing) {
   delsm::Tuning tuning;
   tuning.values_stay_put = GetParam();
   tuning.inline_threshold = 0;  // every value a KV file
-  ASSERT_NO_FATAL_FAILURE(MakeDatabase(dbname, tuning));
+  ASSERT_NO_FATAL_FAILURE(MakeKvFileDatabase(dbname, tuning));
   std::vector<std::string> sst_dirs;
   for (int level = 0; level < 7; level++) {
     for (const std::string& d :
@@ -110,7 +81,7 @@ TEST_P(DestroyDbListingTest, UnlistableDbDirectoryFailsAndRemovesNothing) {
   }
   EXPECT_EQ(sst_dirs, sst_dirs_after);
   if (GetParam()) EXPECT_EQ(homes, ListDir(dbname + "/values"));
-  ExpectEveryKey(dbname, tuning);
+  ExpectKvFileDatabase(dbname, tuning);
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, DestroyDbListingTest, testing::Bool(),
@@ -141,7 +112,7 @@ class DestroyDbPlanTest : public testing::TestWithParam<bool> {
 
   void SetUp() override {
     ASSERT_FALSE(tmp_.path().empty());
-    ASSERT_NO_FATAL_FAILURE(MakeDatabase(dbname_, tuning_));
+    ASSERT_NO_FATAL_FAILURE(MakeKvFileDatabase(dbname_, tuning_));
     ASSERT_FALSE(SstDirs(dbname_).empty());
     if (GetParam()) ASSERT_FALSE(ListDir(dbname_ + "/values").empty());
   }
@@ -190,7 +161,7 @@ TEST_P(DestroyDbPlanTest, LinkedSstDirectoryFailsAndRemovesNothing) {
       << "the failed DestroyDB changed the database directory";
 
   ASSERT_NO_FATAL_FAILURE(RestoreFromLink(rel));
-  ExpectEveryKey(dbname_, tuning_);
+  ExpectKvFileDatabase(dbname_, tuning_);
 }
 
 // The same for a level directory, and for a home, replaced by a link.
@@ -214,7 +185,7 @@ TEST_P(DestroyDbPlanTest, LinkedLevelDirectoryOrHomeFailsAndRemovesNothing) {
     EXPECT_TRUE(TreeSnapshot(dbname_) == db_before);
 
     ASSERT_NO_FATAL_FAILURE(RestoreFromLink(rel));
-    ExpectEveryKey(dbname_, tuning_);
+    ExpectKvFileDatabase(dbname_, tuning_);
   }
 }
 
@@ -239,7 +210,7 @@ TEST_P(DestroyDbPlanTest, UnlistableLevelDirectoryFailsAndRemovesNothing) {
   EXPECT_NE(std::string::npos, s.ToString().find(level_dir)) << s.ToString();
   EXPECT_TRUE(TreeSnapshot(dbname_) == db_before)
       << "the failed DestroyDB changed the database directory";
-  ExpectEveryKey(dbname_, tuning_);
+  ExpectKvFileDatabase(dbname_, tuning_);
 }
 
 // CURRENT cannot be removed: it is the first thing DestroyDB removes, so
@@ -258,7 +229,7 @@ TEST_P(DestroyDbPlanTest, FailedRemovalOfCurrentLeavesTheDatabaseWhole) {
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_TRUE(TreeSnapshot(dbname_) == db_before)
       << "DestroyDB removed something besides failing on CURRENT";
-  ExpectEveryKey(dbname_, tuning_);
+  ExpectKvFileDatabase(dbname_, tuning_);
 }
 
 // An unlink inside an SST directory fails (EIO) after CURRENT went: the
