@@ -78,6 +78,12 @@ delsm::Tuning TuningFor(const Mode& m) {
   return t;
 }
 
+off_t FileSize(const std::string& path) {
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) return -1;
+  return st.st_size;
+}
+
 class L0ReplacementTest : public testing::TestWithParam<Mode> {
  protected:
   void SetUp() override { ASSERT_FALSE(tmp_.path().empty()); }
@@ -107,6 +113,23 @@ class L0ReplacementTest : public testing::TestWithParam<Mode> {
     std::vector<std::string> l0 = delsm_test::ListDir(dbname_ + "/L0");
     ASSERT_EQ(1u, l0.size());
     sst_dir_ = dbname_ + "/L0/" + l0[0];
+  }
+
+  // Sets *wal to the retained WAL of the memtable Build flushed (the oldest
+  // one: the mode must have kept it) and *size to its size.
+  void FindFlushedWal(std::string* wal, off_t* size) {
+    std::string oldest;
+    for (const std::string& name : delsm_test::ListDir(dbname_)) {
+      if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
+        oldest = name;
+        break;
+      }
+    }
+    ASSERT_FALSE(oldest.empty());
+    *wal = dbname_ + "/" + oldest;
+    *size = FileSize(*wal);
+    ASSERT_GE(*size, 4 * 1024)
+        << oldest << " is not the flushed memtable's WAL";
   }
 
   // Every key reads its value, or (with `damaged`) Corruption; never
@@ -146,12 +169,6 @@ void FlipByte(const std::string& path, off_t offset_from_start) {
   c ^= 0x40;
   ASSERT_EQ(1, pwrite(fd, &c, 1, offset_from_start)) << path;
   close(fd);
-}
-
-off_t FileSize(const std::string& path) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) return -1;
-  return st.st_size;
 }
 
 TEST_P(L0ReplacementTest, DamagedMetaFileIsKeptAndReadsAsCorruption) {
@@ -203,18 +220,9 @@ class L0ReplacementKvFilesTest : public L0ReplacementTest {};
 
 TEST_P(L0ReplacementDeferredTest, DamagedRetainedWalDoesNotReplaceIntactSst) {
   ASSERT_NO_FATAL_FAILURE(Build());
-  // The oldest WAL is the flushed memtable's, if the mode kept it.
-  std::string oldest;
-  for (const std::string& name : delsm_test::ListDir(dbname_)) {
-    if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
-      oldest = name;
-      break;
-    }
-  }
-  ASSERT_FALSE(oldest.empty());
-  const std::string wal = dbname_ + "/" + oldest;
-  const off_t size = FileSize(wal);
-  ASSERT_GE(size, 4 * 1024) << oldest << " is not the flushed memtable's WAL";
+  std::string wal;
+  off_t size = 0;
+  ASSERT_NO_FATAL_FAILURE(FindFlushedWal(&wal, &size));
   ASSERT_NO_FATAL_FAILURE(FlipByte(wal, size / 2));
   ASSERT_OK(Open());
   EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
@@ -228,17 +236,9 @@ TEST_P(L0ReplacementDeferredTest, DamagedRetainedWalDoesNotReplaceIntactSst) {
 // replay, not Corruption from the torn copy the SST holds.
 TEST_P(L0ReplacementKvFilesTest, TornKvFileOfKeptSstDoesNotHideReplayedWrite) {
   ASSERT_NO_FATAL_FAILURE(Build());
-  std::string oldest;
-  for (const std::string& name : delsm_test::ListDir(dbname_)) {
-    if (name.size() > 4 && name.substr(name.size() - 4) == ".log") {
-      oldest = name;
-      break;
-    }
-  }
-  ASSERT_FALSE(oldest.empty());
-  const std::string wal = dbname_ + "/" + oldest;
-  const off_t size = FileSize(wal);
-  ASSERT_GE(size, 4 * 1024) << oldest << " is not the flushed memtable's WAL";
+  std::string wal;
+  off_t size = 0;
+  ASSERT_NO_FATAL_FAILURE(FindFlushedWal(&wal, &size));
   // The tail is lost: the records of the last keys are gone, those of the
   // first half (k005 among them) survive.
   ASSERT_EQ(0, truncate(wal.c_str(), size / 2));
