@@ -120,7 +120,7 @@ instructions() {
   local ops=$1
   shift
   fresh_copy
-  local total
+  local total=""
   if [ "$layout" = filled ]; then
     rm -f "$tmp"/cg.out*
     nice valgrind --tool=callgrind --separate-threads=yes \
