@@ -37,6 +37,18 @@ using delsm_test::MakeKvFileDatabase;
 using delsm_test::TempDir;
 using delsm_test::TreeSnapshot;
 
+// The SST directories of the database at `dbname`, as "Ln/nnnnnn.sst".
+std::vector<std::string> SstDirs(const std::string& dbname) {
+  std::vector<std::string> dirs;
+  for (int level = 0; level < 7; level++) {
+    const std::string l = "L" + std::to_string(level);
+    for (const std::string& d : ListDir(dbname + "/" + l)) {
+      dirs.push_back(l + "/" + d);
+    }
+  }
+  return dirs;
+}
+
 class DestroyDbListingTest : public testing::TestWithParam<bool> {};
 
 // The DB directory cannot be listed (EIO) while its level directories
@@ -50,13 +62,7 @@ TEST_P(DestroyDbListingTest, UnlistableDbDirectoryFailsAndRemovesNothing) {
   tuning.values_stay_put = GetParam();
   tuning.inline_threshold = 0;  // every value a KV file
   ASSERT_NO_FATAL_FAILURE(MakeKvFileDatabase(dbname, tuning));
-  std::vector<std::string> sst_dirs;
-  for (int level = 0; level < 7; level++) {
-    for (const std::string& d :
-         ListDir(dbname + "/L" + std::to_string(level))) {
-      sst_dirs.push_back("L" + std::to_string(level) + "/" + d);
-    }
-  }
+  const std::vector<std::string> sst_dirs = SstDirs(dbname);
   ASSERT_FALSE(sst_dirs.empty());
   const std::vector<std::string> top = ListDir(dbname);
   const std::vector<std::string> homes =
@@ -72,14 +78,7 @@ TEST_P(DestroyDbListingTest, UnlistableDbDirectoryFailsAndRemovesNothing) {
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
 
   EXPECT_EQ(top, ListDir(dbname));
-  std::vector<std::string> sst_dirs_after;
-  for (int level = 0; level < 7; level++) {
-    for (const std::string& d :
-         ListDir(dbname + "/L" + std::to_string(level))) {
-      sst_dirs_after.push_back("L" + std::to_string(level) + "/" + d);
-    }
-  }
-  EXPECT_EQ(sst_dirs, sst_dirs_after);
+  EXPECT_EQ(sst_dirs, SstDirs(dbname));
   if (GetParam()) EXPECT_EQ(homes, ListDir(dbname + "/values"));
   ExpectKvFileDatabase(dbname, tuning);
 }
@@ -88,18 +87,6 @@ INSTANTIATE_TEST_SUITE_P(Modes, DestroyDbListingTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& info) {
                            return info.param ? "ValuesStayPut" : "Default";
                          });
-
-// The SST directories of the database at `dbname`, as "Ln/nnnnnn.sst".
-std::vector<std::string> SstDirs(const std::string& dbname) {
-  std::vector<std::string> dirs;
-  for (int level = 0; level < 7; level++) {
-    const std::string l = "L" + std::to_string(level);
-    for (const std::string& d : ListDir(dbname + "/" + l)) {
-      dirs.push_back(l + "/" + d);
-    }
-  }
-  return dirs;
-}
 
 // A closed database in a fresh directory (with values that stay put or
 // not) for DestroyDB to meet something it cannot classify.
