@@ -163,11 +163,11 @@ class DBImpl : public DB {
   // in its directory (or home); true when that cannot be told.
   bool AllKvFilesPresent(const FileMetaData& f)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // True if a KV file of L0 SST `f`'s readable meta file fails its
-  // checksum (Corruption: torn, zero-filled); false when none does or
-  // that cannot be told (an error other than damage proves nothing).
-  // Reads every KV file the SST names.
-  bool AnyKvFileTorn(const FileMetaData& f) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // True if a value of L0 SST `f`, whose meta file reads, fails its
+  // checksum (Corruption: torn, zero-filled), in a KV file or inline in
+  // the meta file; false when none does or that cannot be told (an error
+  // other than damage proves nothing). Reads every value the SST holds.
+  bool AnyValueTorn(const FileMetaData& f) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The smallest and largest sequence of `sst`'s entries; false if it
   // holds none or an entry's key does not parse.
   static bool SequenceRange(SstDir* sst, SequenceNumber* first,

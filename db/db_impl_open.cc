@@ -368,11 +368,13 @@ Status DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key,
 //  2. it was never made durable (the WAL it was flushed from is still live:
 //     FileMetaData::wal_number), and it is missing, its meta file is what a
 //     power loss leaves (Corruption: torn, zero-filled; NotFound), or a KV
-//     file its meta file names is gone or fails its checksum (torn,
-//     zero-filled at its full length). Then every write in it acknowledged
-//     with sync=true is in that WAL's synced prefix, which the replay
-//     holds; the rest was never promised to survive a power loss (LevelDB
-//     loses an unsynced WAL tail alike). An intact SST is kept.
+//     file its meta file names is gone, or a value it holds (in a KV file
+//     or inline in the meta file's value section, which the meta file's
+//     own checks do not cover) fails its checksum: torn, zero-filled. Then
+//     every write in it acknowledged with sync=true is in that WAL's synced
+//     prefix, which the replay holds; the rest was never promised to survive a
+//     power loss (LevelDB loses an unsynced WAL tail alike). An intact SST is
+//     kept.
 // Nothing else is evidence. An SST that cannot be read now for another
 // reason (EMFILE, EIO, EACCES) or that was made durable stays, and reading
 // its keys reports the damage; one missing altogether fails Open. For an
@@ -410,14 +412,14 @@ Status DBImpl::DropLevel0CoveredByWal(const ReplayedSequences& replayed,
         why = "never made durable, and lost or torn";
       } else if (meta_status.ok() && !AllKvFilesPresent(*f)) {
         why = "never made durable, and a KV file it names is gone";
-      } else if (meta_status.ok() && AnyKvFileTorn(*f)) {
+      } else if (meta_status.ok() && AnyValueTorn(*f)) {
         // Kept, it would stand beside the replay of its WAL's surviving
         // prefix with the same entries, and (its range reaching further)
         // be read first: a write the replay holds would read as
         // Corruption. Reading every value costs a memtable's worth of
         // reads, only for an SST never made durable whose WAL lost
         // records (a power loss, or damage).
-        why = "never made durable, and a KV file it names is torn";
+        why = "never made durable, and a value it holds is torn";
       }
     }
     if (why != nullptr) {
@@ -486,7 +488,7 @@ bool DBImpl::AllKvFilesPresent(const FileMetaData& f) {
   return all;
 }
 
-bool DBImpl::AnyKvFileTorn(const FileMetaData& f) {
+bool DBImpl::AnyValueTorn(const FileMetaData& f) {
   Cache::Handle* h = nullptr;
   if (!table_cache_->Find(0, f.number, f.dir, &h).ok()) return false;
   const SstDir* sst = table_cache_->Value(h);
@@ -495,7 +497,6 @@ bool DBImpl::AnyKvFileTorn(const FileMetaData& f) {
   bool torn = false;
   std::string value;
   for (size_t i = 0; i < sst->index().entries.size() && !torn; i++) {
-    if (!HasKvFile(sst->index().entries[i].storage)) continue;
     // Only damage is evidence; a read that fails otherwise (EIO, EMFILE)
     // says nothing of the bytes.
     torn = sst->ReadValueUncached(options, i, &value).IsCorruption();

@@ -295,6 +295,69 @@ TEST_P(L0ReplacementTest, MetaFileThatCannotBeOpenedAtOpenIsNotDropped) {
   EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
 }
 
+// The WAL lost its tail, as in TornKvFileOfKeptSstDoesNotHideReplayedWrite,
+// but the SST is whole and its KV files cannot be read for the length of
+// one Open (EIO): that is no evidence of a tear, so the SST stays, and
+// once the reads work again every key it holds reads its value, the ones
+// the shortened WAL no longer holds among them.
+TEST_P(L0ReplacementKvFilesTest, KvFileReadErrorAtOpenDoesNotDropSst) {
+  ASSERT_NO_FATAL_FAILURE(Build());
+  std::string wal;
+  off_t size = 0;
+  ASSERT_NO_FATAL_FAILURE(FindFlushedWal(&wal, &size));
+  ASSERT_EQ(0, truncate(wal.c_str(), size / 2));
+  FaultInjectionFileSystem faults(FileSystem::Default());
+  FaultSpec spec;
+  spec.err = EIO;
+  spec.sticky = true;
+  spec.path_contains = "@";  // every KV file's name holds its sequence
+  faults.Arm(FsOp::kOpen, spec);
+  {
+    Options options;
+    DB* db = nullptr;
+    Status s = OpenWithFileSystem(options, TuningFor(GetParam()), dbname_,
+                                  &faults, &db);
+    delete db;  // whether or not it opened: the next Open must see it all
+  }
+  ASSERT_TRUE(faults.Fired()) << "no KV file was read";
+  ASSERT_OK(Open());
+  EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
+}
+
+// Values inline in the meta file: a power loss tears the WAL's unsynced
+// tail and zero-fills the start of the (not durable) SST's value section,
+// leaving its index and footer whole. As with a torn KV file, a write in
+// the WAL's surviving prefix must read its value from the replay, not
+// Corruption from the torn copy the SST holds.
+TEST_P(L0ReplacementDeferredTest, TornInlineValueOfKeptSstDoesNotHideReplay) {
+  if (GetParam().inline_threshold == 0) GTEST_SKIP() << "no inline values";
+  ASSERT_NO_FATAL_FAILURE(Build());
+  std::string wal;
+  off_t size = 0;
+  ASSERT_NO_FATAL_FAILURE(FindFlushedWal(&wal, &size));
+  ASSERT_EQ(0, truncate(wal.c_str(), size / 2));
+  const std::string meta = sst_dir_ + "/META";
+  ASSERT_GT(FileSize(meta), 4096);
+  {
+    // The first bytes of the value section (after the 12-byte head),
+    // which hold k000's value.
+    int fd = open(meta.c_str(), O_WRONLY);
+    ASSERT_GE(fd, 0) << meta;
+    const std::string zeros(64, '\0');
+    ASSERT_EQ(64, pwrite(fd, zeros.data(), zeros.size(), 12));
+    close(fd);
+  }
+
+  ASSERT_OK(Open());
+  for (int i = 0; i < 10; i++) {
+    std::string got;
+    Status s = db_->Get(ReadOptions(), Key(i), &got);
+    ASSERT_TRUE(s.ok()) << Key(i) << " (" << GetParam().name
+                        << "): " << s.ToString();
+    EXPECT_EQ(Value(i), got) << Key(i);
+  }
+}
+
 std::string ModeName(const testing::TestParamInfo<Mode>& info) {
   return info.param.name;
 }
