@@ -617,9 +617,10 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 // holding it: the user's own files, lost/ (which both engines' repairs
 // fill for the user, and LevelDB's DestroyDB keeps too), an entry of a
 // level directory or of values/ under a name DeLSM never gives (such as
-// "5.sst" or "5"). The call still returns OK then, as LevelDB's does when
-// it leaves files it does not recognise: what stays is no part of the
-// database, none of which is left (Open finds no database there).
+// "5.sst" or "5"), a directory under one of the files' names. The call still
+// returns OK then, as LevelDB's does when it leaves files it does not
+// recognise: what stays is no part of the database, none of which is left (Open
+// finds no database there).
 //
 // A directory that does not exist (or cannot be listed, with no level
 // directory in it) holds no database: OK, as in LevelDB. Otherwise the

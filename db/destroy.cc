@@ -91,6 +91,12 @@ Status MakePlan(FileSystem* fs, const std::string& dbname,
                 const std::vector<std::string>& present, DestroyPlan* plan) {
   for (const std::string& child : children) {
     if (!IsDatabaseFile(child)) continue;
+    // A directory under a file's name is none of the database's files
+    // (DeLSM and LevelDB write only files there): it stays, as a foreign
+    // entry does. Removed as a file, it would fail after CURRENT had gone,
+    // on every later call too.
+    std::vector<std::string> unused;
+    if (fs->ListDirectory(dbname + "/" + child, &unused).ok()) continue;
     if (child == "CURRENT") {
       plan->files.insert(plan->files.begin(), dbname + "/" + child);
     } else {

@@ -8,10 +8,12 @@
 // database it should have left alone. And a removal that fails partway
 // (EIO on an unlink) leaves what the contract says: a database still whole
 // if CURRENT could not go, else none, and a second DestroyDB finishes.
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <vector>
@@ -240,6 +242,112 @@ TEST_P(DestroyDbPlanTest, FailedUnlinkFailsAndASecondDestroyFinishes) {
   s = leveldb::DestroyDBWithFileSystem(dbname_, leveldb::Options(), &fs);
   EXPECT_TRUE(s.ok()) << s.ToString();
   EXPECT_NE(0, lstat(dbname_.c_str(), &st)) << "the database stayed";
+}
+
+// Child side of OpenInAnotherProcessFailsAndRemovesNothing: opens the
+// database named by the environment, writes one byte to the pipe named
+// there once it is open, and holds it open until killed.
+TEST(DestroyDbLockHolder, Child) {
+  const char* db = std::getenv("DESTROY_HOLDER_DB");
+  const char* fd = std::getenv("DESTROY_HOLDER_FD");
+  if (db == nullptr || fd == nullptr) GTEST_SKIP() << "helper for another test";
+  delsm::Tuning tuning;
+  tuning.values_stay_put = std::getenv("DESTROY_HOLDER_STAY_PUT") != nullptr;
+  tuning.inline_threshold = 0;
+  leveldb::DB* dbptr = nullptr;
+  const leveldb::Status s = delsm::Open(leveldb::Options(), tuning, db, &dbptr);
+  const char ready = s.ok() ? 'y' : 'n';
+  if (write(std::atoi(fd), &ready, 1) != 1) _exit(2);
+  if (!s.ok()) _exit(1);
+  for (;;) pause();
+}
+
+// The database is open in another process (which holds its LOCK):
+// DestroyDB fails and removes nothing; once that process is gone, the
+// database opens with every key.
+TEST_P(DestroyDbPlanTest, OpenInAnotherProcessFailsAndRemovesNothing) {
+  int fds[2];
+  ASSERT_EQ(0, pipe(fds));
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"DESTROY_HOLDER_DB", dbname_},
+      {"DESTROY_HOLDER_FD", std::to_string(fds[1])}};
+  if (GetParam()) env.push_back({"DESTROY_HOLDER_STAY_PUT", "1"});
+  const pid_t pid = delsm_test::SpawnSelf("DestroyDbLockHolder.Child", env);
+  close(fds[1]);
+  ASSERT_GT(pid, 0);
+  char ready = 0;
+  const ssize_t n = read(fds[0], &ready, 1);
+  close(fds[0]);
+  if (n != 1 || ready != 'y') {
+    kill(pid, SIGKILL);
+    delsm_test::WaitChild(pid);
+    FAIL() << "the other process did not open the database";
+  }
+  const std::vector<std::string> sst_dirs = SstDirs(dbname_);
+
+  const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
+  kill(pid, SIGKILL);
+  delsm_test::WaitChild(pid);
+  EXPECT_FALSE(s.ok()) << "DestroyDB of a database open elsewhere succeeded";
+  struct stat st;
+  EXPECT_EQ(0, lstat((dbname_ + "/CURRENT").c_str(), &st));
+  EXPECT_EQ(sst_dirs, SstDirs(dbname_));
+  ExpectKvFileDatabase(dbname_, tuning_);
+}
+
+// Links in the database directory at the names of its files (LOG, a
+// MANIFEST, CURRENT) to files outside it: DestroyDB unlinks the links and
+// leaves the files they point at, and what else is outside, as they were.
+TEST_P(DestroyDbPlanTest, LinkedDatabaseFilesAreUnlinkedNotFollowed) {
+  const std::string out_dir = tmp_.path() + "/outside_files";
+  ASSERT_EQ(0, mkdir(out_dir.c_str(), 0755));
+  std::vector<std::string> names = {"LOG", "CURRENT"};
+  for (const std::string& child : ListDir(dbname_)) {
+    if (child.rfind("MANIFEST-", 0) == 0) names.push_back(child);
+  }
+  ASSERT_LT(2u, names.size()) << "no manifest";
+  for (const std::string& name : names) {
+    const std::string target = out_dir + "/" + name;
+    ASSERT_EQ(0, std::rename((dbname_ + "/" + name).c_str(), target.c_str()));
+    ASSERT_EQ(0, symlink(target.c_str(), (dbname_ + "/" + name).c_str()));
+  }
+  const std::map<std::string, std::string> outside_before =
+      TreeSnapshot(out_dir);
+
+  const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  struct stat st;
+  EXPECT_NE(0, lstat(dbname_.c_str(), &st)) << "the database stayed";
+  EXPECT_TRUE(TreeSnapshot(out_dir) == outside_before)
+      << "DestroyDB changed files outside the database";
+}
+
+// A directory of the user's at the name of one of the database's files
+// (here a temporary file's, n.dbtmp), holding a file: DestroyDB cannot
+// remove it as a file. It either fails having removed nothing (the
+// database still opens with every key) or leaves it as not the database's
+// and removes the rest; either way the user's file inside stays.
+TEST_P(DestroyDbPlanTest, DirectoryAtADatabaseFileNameIsNotAHalfRemoval) {
+  const std::string foreign = dbname_ + "/999999.dbtmp";
+  ASSERT_EQ(0, mkdir(foreign.c_str(), 0755));
+  {
+    std::FILE* f = std::fopen((foreign + "/notes.txt").c_str(), "w");
+    ASSERT_NE(nullptr, f);
+    std::fputs("the user's", f);
+    std::fclose(f);
+  }
+  const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
+  EXPECT_EQ(std::vector<std::string>{"notes.txt"}, ListDir(foreign));
+  if (s.ok()) {
+    EXPECT_EQ(std::vector<std::string>{"999999.dbtmp"}, ListDir(dbname_));
+  } else {
+    struct stat st;
+    EXPECT_EQ(0, lstat((dbname_ + "/CURRENT").c_str(), &st))
+        << "DestroyDB failed (" << s.ToString()
+        << ") after removing CURRENT: the database is gone, and no second "
+           "DestroyDB gets past the directory to remove the rest";
+    ExpectKvFileDatabase(dbname_, tuning_);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, DestroyDbPlanTest, testing::Bool(),
