@@ -85,22 +85,31 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
   s = ConvertLevelDbIfPresent(ConversionOptions(), dbname_);
   if (!s.ok()) return s;
   // The DB directory exists in the Env; the level directories need it on
-  // the file system too (they differ with an Env like NewMemEnv's).
-  s = fs_->CreateDir(dbname_, true);
+  // the file system too (they differ with an Env like NewMemEnv's). The DB
+  // directory may be a link its user made; CreateDir would refuse one, so
+  // it is made only where there is nothing.
+  if (!fs_->Exists(dbname_)) s = fs_->CreateDir(dbname_, true);
   if (!s.ok()) return s;
+  // A level directory that is a link is refused (file_system.h): the SST
+  // directories made in it would be outside the database.
   for (int level = 0; level < config::kNumLevels; level++) {
     s = fs_->CreateDir(LevelDirName(dbname_, level), true);
     if (!s.ok()) return s;
   }
-  // The homes' directory only where the mode asks for it: a database that
-  // never used it keeps its layout.
-  if (tuning_.values_stay_put && !fs_->Exists(homes_->root())) {
+  // The homes' directory is made only where the mode asks for it (a
+  // database that never used it keeps its layout), and refused as a link
+  // wherever it is, for the same reason as a level directory.
+  const bool had_homes = fs_->Exists(homes_->root());
+  if (tuning_.values_stay_put || had_homes) {
+    s = fs_->CreateDir(homes_->root(), true);
+    if (!s.ok()) return s;
+  }
+  if (tuning_.values_stay_put && !had_homes) {
     // Made durable at once by an fsync of the DB directory (a flush syncs
     // values/ but not the directory holding its entry); not a syncfs,
     // which Open otherwise never needs.
-    s = fs_->CreateDir(homes_->root(), true);
     std::unique_ptr<Directory> db_dir;
-    if (s.ok()) s = fs_->OpenDirectory(dbname_, &db_dir);
+    s = fs_->OpenDirectory(dbname_, &db_dir);
     if (s.ok()) s = db_dir->Sync();
     if (!s.ok()) return s;
   }

@@ -87,7 +87,8 @@ Status Repairer::Run() {
   if (!s.ok()) return s;
   if (options_.info_log == nullptr) OpenInfoLog();
   Log(options_.info_log, "RepairDB %s: starting\n", dbname_.c_str());
-  s = FindFiles();
+  s = CheckLostDir();
+  if (s.ok()) s = FindFiles();
   if (s.ok()) s = FindRetiredSsts();
   if (s.ok()) s = LoadDirectories();
   if (s.ok()) s = RecoverHomeValues();
@@ -101,6 +102,14 @@ Status Repairer::Run() {
       dbname_.c_str(), s.ToString().c_str(), old_dirs_.size(), logs_.size(),
       moved_to_lost_);
   return s;
+}
+
+Status Repairer::CheckLostDir() {
+  const std::string lost_dir = dbname_ + "/lost";
+  if (!sst_options_.fs->Exists(lost_dir)) return Status::OK();
+  // CreateDir of a directory that exists changes nothing; of a link it
+  // fails naming it.
+  return sst_options_.fs->CreateDir(lost_dir, true);
 }
 
 void Repairer::OpenInfoLog() {

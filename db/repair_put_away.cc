@@ -21,13 +21,16 @@ void Repairer::MoveToLost(const std::string& path, const std::string& lost_name,
                           bool env_file) {
   const std::string lost_dir = dbname_ + "/lost";
   const std::string to = lost_dir + "/" + lost_name;
-  Status s;
-  if (env_file) {
-    env_->CreateDir(lost_dir);  // may exist; the rename reports failure
+  // lost/ is made or found through the FileSystem, which refuses a link
+  // there (Run refused one already; this covers one planted since): a
+  // rename into it would move the file out of the database. (A memory
+  // Env's FileSystem keeps a lost/ of its own, which only this uses.)
+  Status s = sst_options_.fs->CreateDir(lost_dir, true);
+  if (s.ok() && env_file) {
+    env_->CreateDir(lost_dir);  // the Env's own (a memory Env's); may exist
     s = env_->RenameFile(path, to);
-  } else {
-    s = sst_options_.fs->CreateDir(lost_dir, true);
-    if (s.ok()) s = sst_options_.fs->Rename(path, to);
+  } else if (s.ok()) {
+    s = sst_options_.fs->Rename(path, to);
   }
   if (s.ok()) moved_to_lost_++;
   Log(options_.info_log, "RepairDB: moving %s to %s: %s\n", path.c_str(),

@@ -83,6 +83,10 @@ class Repairer {
   // one kept as LOG.old. Without it repair runs unlogged.
   void OpenInfoLog();
 
+  // A lost/ that is a symbolic link fails repair before it changes
+  // anything, naming it: what repair moves there would leave the database.
+  Status CheckLostDir();
+
   // Numbers for repair's own directories and manifest. They start past
   // every number the database handed out that repair finds: those of the
   // files and directories FindFiles lists, of every SST, directory and

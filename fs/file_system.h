@@ -20,13 +20,16 @@
 // "a symbolic link, not followed"); a Directory opened at a link (the
 // path's last component) only syncs (Sync, SyncFileSystem: a database
 // directory may be a link its user made), every other call fails the same
-// way. Unlink of a link removes the link only. So the orphan sweeps skip a
-// link where an SST directory or a home should be (and log it), RepairDB
-// sets a linked SST directory aside as unreadable (moving the link) and
-// refuses a linked home, and DestroyDB fails naming the link it met,
-// before removing anything; what a link points at is never touched.
-// (Links among a path's earlier components, such as a level directory
-// that is a link, are followed by the kernel as for any path.)
+// way. Unlink of a link removes the link only; CreateDir does not take a
+// link for an existing directory, and WriteFile never writes through one
+// (O_EXCL). So the orphan sweeps skip a link where an SST directory or a
+// home should be (and log it), RepairDB sets a linked SST directory aside
+// as unreadable (moving the link) and refuses a linked home or lost/,
+// Open refuses a linked level directory or values/, and DestroyDB fails
+// naming the link it met, before removing anything; what a link points at
+// is never touched. (Links among a path's earlier components are followed
+// by the kernel as for any path; the callers above refuse a link at each
+// directory of their own before they make anything below it.)
 #ifndef DELSM_FS_FILE_SYSTEM_H_
 #define DELSM_FS_FILE_SYSTEM_H_
 
@@ -173,7 +176,10 @@ class FileSystem {
                                       std::unique_ptr<Directory>* result) {
     return OpenDirectory(path, result);
   }
-  // mkdir; an existing directory is not an error when `ok_if_exists`.
+  // mkdir; an existing directory is not an error when `ok_if_exists`. A
+  // symbolic link at `path` is never taken for the directory, even when it
+  // points at one (IOError "a symbolic link, not followed"): what would be
+  // made in it would be outside the database.
   virtual Status CreateDir(const std::string& path, bool ok_if_exists) = 0;
   // rmdir; the directory must be empty.
   virtual Status RemoveDir(const std::string& path) = 0;

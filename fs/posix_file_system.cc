@@ -39,9 +39,13 @@ class PosixFileSystem final : public FileSystem {
     if (mkdir(path.c_str(), 0755) != 0) {
       int err = errno;
       if (err == EEXIST && ok_if_exists) {
+        // lstat: a link to a directory is not one of ours (file_system.h).
         struct stat st;
-        if (stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-          return Status::OK();
+        if (lstat(path.c_str(), &st) == 0) {
+          if (S_ISDIR(st.st_mode)) return Status::OK();
+          if (S_ISLNK(st.st_mode)) {
+            return Status::IOError(path, "a symbolic link, not followed");
+          }
         }
       }
       return PosixError(path, err, false);

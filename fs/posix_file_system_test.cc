@@ -264,6 +264,28 @@ TEST(PosixSymlinkTest, LinksAreNotFollowed) {
   EXPECT_EQ(RemoveTreeAt(root), 0);
 }
 
+// CreateDir never takes a link for a directory, even one pointing at a
+// directory: what a caller made in it would be outside its own tree.
+TEST(PosixSymlinkTest, CreateDirRefusesALink) {
+  const std::string root = delsm_test::MakeTestDir("delsm_fs_symlink");
+  ASSERT_FALSE(root.empty());
+  FileSystem* fs = FileSystem::Default();
+  ASSERT_TRUE(fs->CreateDir(root + "/outside", false).ok());
+  ASSERT_EQ(symlink((root + "/outside").c_str(), (root + "/link").c_str()), 0);
+  ASSERT_EQ(symlink((root + "/none").c_str(), (root + "/dangling").c_str()), 0);
+  for (const char* name : {"/link", "/dangling"}) {
+    const Status s = fs->CreateDir(root + name, true);
+    EXPECT_EQ("IO error: " + root + name + ": a symbolic link, not followed",
+              s.ToString());
+    EXPECT_TRUE(fs->CreateDir(root + name, false).IsIOError());
+  }
+  struct stat st;
+  EXPECT_NE(0, lstat((root + "/none").c_str(), &st));
+  // A directory that is there is still fine.
+  EXPECT_TRUE(fs->CreateDir(root + "/outside", true).ok());
+  EXPECT_EQ(RemoveTreeAt(root), 0);
+}
+
 TEST(PosixErrorTest, Messages) {
   Status s = PosixError("/some/path", ENOENT, true);
   EXPECT_TRUE(s.IsNotFound());

@@ -1,6 +1,14 @@
 // Env::Default(): the POSIX environment. Every file descriptor is opened
 // with O_CLOEXEC so that child processes never inherit database files or
 // the LOCK file's lock.
+//
+// What it creates or opens to write (LockFile, NewWritableFile,
+// NewAppendableFile, NewLogger) is never a symbolic link's target: those
+// opens carry O_NOFOLLOW, and a link at the path's last component is
+// refused with IOError("<path>", "a symbolic link, not followed"), so a
+// link planted in a database directory cannot make DeLSM create, truncate
+// or write a file outside it. (Links among the path's earlier components,
+// such as a database directory that is itself a link, are followed.)
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -58,6 +66,17 @@ Status SyncDirectory(const std::string& dir) {
   if (::fsync(fd) < 0) s = PosixError(dir, errno);
   ::close(fd);
   return s;
+}
+
+// The Status for a failed open of `fname` made with O_NOFOLLOW: a link at
+// its last component reads as refused, not as ELOOP's "Too many levels of
+// symbolic links".
+Status OpenError(const std::string& fname, int err) {
+  struct stat st;
+  if (err == ELOOP && ::lstat(fname.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
+    return Status::IOError(fname, "a symbolic link, not followed");
+  }
+  return PosixError(fname, err);
 }
 
 class PosixSequentialFile final : public SequentialFile {
@@ -348,8 +367,9 @@ class PosixEnv final : public Env {
 
   Status LockFile(const std::string& fname, FileLock** lock) override {
     *lock = nullptr;
-    int fd = ::open(fname.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) return PosixError(fname, errno);
+    int fd =
+        ::open(fname.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) return OpenError(fname, errno);
     if (!locked_.Insert(fname)) {
       ::close(fd);
       return Status::IOError("lock " + fname, "already held by process");
@@ -408,10 +428,11 @@ class PosixEnv final : public Env {
 
   Status NewLogger(const std::string& fname, Logger** result) override {
     int fd =
-        ::open(fname.c_str(), O_APPEND | O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+        ::open(fname.c_str(),
+               O_APPEND | O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
       *result = nullptr;
-      return PosixError(fname, errno);
+      return OpenError(fname, errno);
     }
     std::FILE* fp = ::fdopen(fd, "w");
     if (fp == nullptr) {
@@ -439,10 +460,11 @@ class PosixEnv final : public Env {
   Status OpenForWrite(const std::string& fname, int mode_flag,
                       WritableFile** result) {
     int fd =
-        ::open(fname.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC | mode_flag, 0644);
+        ::open(fname.c_str(),
+               O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | mode_flag, 0644);
     if (fd < 0) {
       *result = nullptr;
-      return PosixError(fname, errno);
+      return OpenError(fname, errno);
     }
     *result = new PosixWritableFile(fname, fd);
     return Status::OK();

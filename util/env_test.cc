@@ -232,6 +232,36 @@ TEST_F(EnvPosixTest, LockIsRefusedTwiceInProcessUntilUnlocked) {
   ASSERT_TRUE(env_->UnlockFile(lock2).ok());
 }
 
+// Nothing the Env creates or writes is a symbolic link's target: a link at
+// the name is refused, naming it, and what it points at is neither made
+// nor changed.
+TEST_F(EnvPosixTest, WritersAndLockRefuseALink) {
+  const std::string outside = Path("outside");
+  const std::string link = Path("link");
+  ASSERT_EQ(0, symlink(outside.c_str(), link.c_str()));
+  const std::string refused =
+      "IO error: " + link + ": a symbolic link, not followed";
+  FileLock* lock = nullptr;
+  EXPECT_EQ(refused, env_->LockFile(link, &lock).ToString());
+  EXPECT_EQ(nullptr, lock);
+  WritableFile* file = nullptr;
+  EXPECT_EQ(refused, env_->NewWritableFile(link, &file).ToString());
+  EXPECT_EQ(refused, env_->NewAppendableFile(link, &file).ToString());
+  EXPECT_EQ(nullptr, file);
+  Logger* logger = nullptr;
+  EXPECT_EQ(refused, env_->NewLogger(link, &logger).ToString());
+  EXPECT_EQ(nullptr, logger);
+  EXPECT_FALSE(env_->FileExists(outside));
+
+  // A link to a file that exists: the file keeps its bytes.
+  ASSERT_TRUE(WriteStringToFile(env_, "mine", outside).ok());
+  EXPECT_EQ(refused, env_->NewWritableFile(link, &file).ToString());
+  EXPECT_EQ(refused, WriteStringToFileSync(env_, "x", link).ToString());
+  std::string data;
+  ASSERT_TRUE(ReadFileToString(env_, outside, &data).ok());
+  EXPECT_EQ("mine", data);
+}
+
 TEST_F(EnvPosixTest, LockIsRefusedToAnotherProcess) {
   const std::string fname = Path("LOCK");
   FileLock* lock;

@@ -33,11 +33,15 @@ using conversion_internal::ReadCurrent;
 using conversion_internal::ReadLiveSsts;
 
 // Moves dbname/`name` to lost/leveldb-<name> (a suffix .1, .2, ... if that
-// is taken: nothing in lost/ is replaced).
-Status MoveToLost(Env* env, const std::string& dbname,
+// is taken: nothing in lost/ is replaced). lost/ is made or found through
+// `fs`, which refuses a symbolic link there: the rename would move the
+// file out of the database.
+Status MoveToLost(Env* env, FileSystem* fs, const std::string& dbname,
                   const std::string& name) {
   const std::string lost = dbname + "/lost";
-  env->CreateDir(lost);  // may exist; the rename reports any failure
+  Status s = fs->CreateDir(lost, true);
+  if (!s.ok()) return s;
+  env->CreateDir(lost);  // the Env's own (a memory Env's); may exist
   std::string to = lost + "/leveldb-" + name;
   for (int i = 1; env->FileExists(to); i++) {
     to = lost + "/leveldb-" + name + "." + std::to_string(i);
@@ -66,8 +70,14 @@ Status ListLost(Env* env, const std::string& dbname,
 Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
                                  const std::string& dbname) {
   Env* env = o.env;
+  // A lost/ that is a link is refused before anything is read from it or
+  // moved (CreateDir of a directory that exists changes nothing).
+  const std::string lost_dir = dbname + "/lost";
+  Status s;
+  if (o.fs->Exists(lost_dir)) s = o.fs->CreateDir(lost_dir, true);
+  if (!s.ok()) return s;
   std::vector<std::string> children;
-  Status s = env->GetChildren(dbname, &children);
+  s = env->GetChildren(dbname, &children);
   if (!s.ok()) return s;
   std::sort(children.begin(), children.end());
   // New SSTs take numbers above everything any file, SST directory or home
@@ -262,11 +272,11 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   // repairs keep it). CURRENT then names a missing manifest until DeLSM's
   // repair writes its own.
   for (const std::string& name : tables) {
-    s = MoveToLost(env, dbname, name);
+    s = MoveToLost(env, o.fs, dbname, name);
     if (!s.ok()) return s;
   }
   if (leveldb_manifest) {
-    s = MoveToLost(env, dbname, manifest);
+    s = MoveToLost(env, o.fs, dbname, manifest);
     if (!s.ok()) return s;
   }
   return Status::OK();

@@ -322,6 +322,32 @@ TEST_P(DestroyDbPlanTest, LinkedDatabaseFilesAreUnlinkedNotFollowed) {
       << "DestroyDB changed files outside the database";
 }
 
+// A LOCK that is a link to a path outside the database where nothing is:
+// taking the lock would create the file the link points at. DestroyDB
+// refuses the link instead, naming it, before it removes anything; nothing
+// is made outside, and once the link is gone the database opens whole.
+TEST_P(DestroyDbPlanTest, DanglingLockLinkMakesNothingOutside) {
+  const std::string out_dir = tmp_.path() + "/outside_files";
+  ASSERT_EQ(0, mkdir(out_dir.c_str(), 0755));
+  ASSERT_EQ(0, unlink((dbname_ + "/LOCK").c_str()));
+  ASSERT_EQ(0,
+            symlink((out_dir + "/LOCK").c_str(), (dbname_ + "/LOCK").c_str()));
+  const std::map<std::string, std::string> db_before = TreeSnapshot(dbname_);
+
+  const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(std::string::npos,
+            s.ToString().find(dbname_ + "/LOCK: a symbolic link, not followed"))
+      << s.ToString();
+  EXPECT_TRUE(ListDir(out_dir).empty())
+      << "DestroyDB made a file outside the database through the LOCK link";
+  EXPECT_TRUE(TreeSnapshot(dbname_) == db_before)
+      << "the failed DestroyDB changed the database directory";
+
+  ASSERT_EQ(0, unlink((dbname_ + "/LOCK").c_str()));
+  ExpectKvFileDatabase(dbname_, tuning_);
+}
+
 // A directory of the user's at the name of one of the database's files
 // (here a temporary file's, n.dbtmp), holding a file: DestroyDB cannot
 // remove it as a file. It either fails having removed nothing (the
