@@ -81,6 +81,7 @@ class Benchmark {
     engine_opts_.sst_entries = FLAGS.sst_entries;
     engine_opts_.read_ahead_files = FLAGS.read_ahead_files;
     engine_opts_.values_stay_put = FLAGS.values_stay_put;
+    engine_opts_.tuning = FLAGS.tuning;
     engine_opts_.block_size = FLAGS.block_size;
     engine_opts_.max_file_size = FLAGS.max_file_size;
     engine_opts_.reuse_logs = FLAGS.reuse_logs;
@@ -402,10 +403,11 @@ class Benchmark {
       std::fprintf(stdout, "WARNING: --blob is ignored by %s\n",
                    EngineName().c_str());
     }
-    bool delsm_knobs =
-        !FLAGS.durability.empty() || FLAGS.inline_threshold >= 0 ||
-        FLAGS.l0_compaction_entries >= 0 || FLAGS.sst_entries >= 0 ||
-        FLAGS.read_ahead_files >= 0 || FLAGS.values_stay_put >= 0;
+    bool delsm_knobs = !FLAGS.durability.empty() ||
+                       FLAGS.inline_threshold >= 0 ||
+                       FLAGS.l0_compaction_entries >= 0 ||
+                       FLAGS.sst_entries >= 0 || FLAGS.read_ahead_files >= 0 ||
+                       FLAGS.values_stay_put >= 0 || !FLAGS.tuning.empty();
     if (delsm_knobs && EngineName() != "DeLSM") {
       std::fprintf(stdout, "WARNING: DeLSM knobs are ignored by %s\n",
                    EngineName().c_str());

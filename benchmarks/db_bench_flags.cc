@@ -104,6 +104,7 @@ std::map<std::string, Setter> SettersFor(Flags* f) {
       {"sst_entries", IntSetter(&f->sst_entries)},
       {"read_ahead_files", IntSetter(&f->read_ahead_files)},
       {"values_stay_put", IntSetter(&f->values_stay_put)},
+      {"tuning", StringSetter(&f->tuning)},
   };
 }
 
@@ -195,6 +196,8 @@ std::string FlagsUsage() {
            --l0_compaction_entries=N --sst_entries=N
            --read_ahead_files=N (0: scans read no values ahead)
            --values_stay_put=0|1
+           --tuning='name=value;...' (any delsm::Tuning fields, as in
+           DELSM_OPTIONS; the flags above override them)
 )";
 }
 

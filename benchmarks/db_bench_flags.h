@@ -57,6 +57,7 @@ struct Flags {
   int64_t sst_entries = -1;
   int64_t read_ahead_files = -1;
   int64_t values_stay_put = -1;  // 0 or 1
+  std::string tuning;            // delsm::ParseTuning's syntax
 };
 
 // Parses argv into *flags. On a bad or unknown flag returns false with a

@@ -65,6 +65,9 @@ struct EngineOptions {
   int64_t sst_entries = -1;
   int64_t read_ahead_files = -1;  // 0: scans read no values ahead
   int64_t values_stay_put = -1;   // 0 or 1
+  // Any Tuning fields, in delsm::ParseTuning's syntax; applied before the
+  // fields above.
+  std::string tuning;
 };
 
 // An opaque point-in-time view returned by Engine::GetSnapshot.

@@ -228,6 +228,7 @@ std::string DescribeOptions(const EngineOptions& opts) {
       " values_stay_put=" +
       std::to_string(opts.values_stay_put >= 0 ? opts.values_stay_put != 0
                                                : t.values_stay_put);
+  if (!opts.tuning.empty()) d += " tuning=" + opts.tuning;
 #endif
   return d;
 }
@@ -261,6 +262,12 @@ Status OpenEngine(const EngineOptions& opts, const std::string& path,
   leveldb::Status s;
 #ifdef DB_BENCH_DELSM
   delsm::Tuning tuning;
+  leveldb::Status parsed = delsm::ParseTuning(opts.tuning, &tuning);
+  if (!parsed.ok()) {
+    delete cache;
+    delete filter;
+    return Status::Error("--tuning: " + parsed.ToString());
+  }
   if (!opts.durability.empty() &&
       !ParseDurability(opts.durability, &tuning.durability)) {
     delete cache;

@@ -210,12 +210,15 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
   if (in.starts_with(delsm_prefix)) {
     in.remove_prefix(delsm_prefix.size());
     const Slice entries_at("num-entries-at-level");
-    if (in.starts_with(entries_at)) {
-      in.remove_prefix(entries_at.size());
+    const Slice meta_bytes_at("meta-bytes-at-level");
+    const bool entries = in.starts_with(entries_at);
+    if (entries || in.starts_with(meta_bytes_at)) {
+      in.remove_prefix(entries ? entries_at.size() : meta_bytes_at.size());
       int level;
       if (!ConsumeLevel(&in, &level)) return false;
       std::snprintf(buf, sizeof(buf), "%" PRIu64,
-                    versions_->NumLevelEntries(level));
+                    entries ? versions_->NumLevelEntries(level)
+                            : versions_->NumLevelMetaBytes(level));
       *value = buf;
       return true;
     }

@@ -141,7 +141,8 @@ Field Flag(const char* name, bool Tuning::*member) {
 constexpr unsigned long long kMaxRetentionMicros =
     365ull * 24 * 3600 * 1000 * 1000;                  // a year
 constexpr unsigned long long kMaxL0Dirs = 1000000000;  // 10^9
-// 10^14: L6 holds 10^5 times L1, which must fit in 64 bits.
+// 10^14 (entries or meta bytes): L6 holds 10^5 times L1, which must fit in
+// 64 bits.
 constexpr unsigned long long kMaxEntries = 100000000000000ull;
 constexpr unsigned long long kMaxSstEntries = 1ull << 24;
 
@@ -167,6 +168,7 @@ const std::vector<Field>& Fields() {
       Integer("sst_entries", &Tuning::sst_entries, 1, kMaxSstEntries),
       Integer("max_dir_entries", &Tuning::max_dir_entries, 1, kMaxSstEntries),
       Integer("l1_entries", &Tuning::l1_entries, 1, kMaxEntries),
+      Integer("l1_meta_bytes", &Tuning::l1_meta_bytes, 1, kMaxEntries),
       Integer("table_cache_bytes", &Tuning::table_cache_bytes, 1, 1ull << 48),
       Integer("flush_threads", &Tuning::flush_threads, 1,
               leveldb::config::kMaxImmutableMemtables),

@@ -106,6 +106,12 @@ class Version {
   uint64_t LevelEntries(int level) const;
   // Sum of the value bytes of the directories at `level`.
   uint64_t LevelValueBytes(int level) const;
+  // Sum of the meta bytes (FileMetaData::meta_bytes) of the SSTs at
+  // `level`: what compacting all of them would read and rewrite. An SST
+  // whose manifest did not record them counts kUnrecordedMetaBytesPerEntry
+  // per entry.
+  uint64_t LevelMetaBytes(int level) const;
+  static constexpr uint64_t kUnrecordedMetaBytesPerEntry = 32;
   // Inodes the SSTs at `level` hold: their KV files, meta and LONGKEYS
   // files (each counted once: after a compaction's retired SSTs are removed
   // every KV file has one link) and their directories.

@@ -39,6 +39,8 @@ enum FieldTag : uint32_t {
                                      // then varint64 smallest and largest
                                      // sequence number of its entries and
                                      // the WAL it was flushed from (or 0)
+  kAddedSstWithMetaBytesTag = 7011,  // kAddedSstWithSequencesTag's fields,
+                                     // then varint64 meta bytes
 };
 
 constexpr uint32_t kFormatVersion = 1;
@@ -71,6 +73,7 @@ FileMetaData BuiltSstMetaData(uint64_t number, uint64_t dir,
   meta.entries = builder.NumEntries();
   meta.value_bytes = builder.ValueBytes();
   meta.disk_bytes = builder.DiskBytes();
+  meta.meta_bytes = builder.MetaBytes();
   meta.smallest.DecodeFrom(builder.smallest());
   meta.largest.DecodeFrom(builder.largest());
   if (builder.NumEntries() > 0) {
@@ -132,8 +135,12 @@ void VersionEdit::EncodeTo(std::string* dst) const {
   }
   for (const auto& added : new_files_) {
     const FileMetaData& f = added.second;
-    PutVarint32(dst, f.has_sequence_range ? kAddedSstWithSequencesTag
-                                          : kAddedSstWithDiskBytesTag);
+    // The newest tag that carries every field this SST has: an SST from an
+    // older manifest keeps its zeros for what that manifest did not record.
+    const bool with_meta_bytes = f.has_sequence_range && f.meta_bytes > 0;
+    PutVarint32(dst, with_meta_bytes        ? kAddedSstWithMetaBytesTag
+                     : f.has_sequence_range ? kAddedSstWithSequencesTag
+                                            : kAddedSstWithDiskBytesTag);
     PutVarint32(dst, static_cast<uint32_t>(added.first));
     PutVarint64(dst, f.number);
     PutVarint64(dst, f.dir);
@@ -148,6 +155,7 @@ void VersionEdit::EncodeTo(std::string* dst) const {
       PutVarint64(dst, f.largest_sequence);
       PutVarint64(dst, f.wal_number);
     }
+    if (with_meta_bytes) PutVarint64(dst, f.meta_bytes);
   }
 }
 
@@ -232,7 +240,10 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
       }
       case kAddedSstTag:
       case kAddedSstWithDiskBytesTag:
-      case kAddedSstWithSequencesTag: {
+      case kAddedSstWithSequencesTag:
+      case kAddedSstWithMetaBytesTag: {
+        const bool with_sequences = tag == kAddedSstWithSequencesTag ||
+                                    tag == kAddedSstWithMetaBytesTag;
         int level;
         FileMetaData f;
         if (GetLevel(&input, &level) && GetVarint64(&input, &f.number) &&
@@ -243,12 +254,13 @@ Status VersionEdit::DecodeFrom(const Slice& src) {
             GetInternalKey(&input, &f.smallest) &&
             GetInternalKey(&input, &f.largest) &&
             (tag == kAddedSstTag || GetVarint64(&input, &f.disk_bytes)) &&
-            (tag != kAddedSstWithSequencesTag ||
-             (GetVarint64(&input, &f.smallest_sequence) &&
-              GetVarint64(&input, &f.largest_sequence) &&
-              GetVarint64(&input, &f.wal_number) &&
-              f.smallest_sequence <= f.largest_sequence))) {
-          f.has_sequence_range = tag == kAddedSstWithSequencesTag;
+            (!with_sequences || (GetVarint64(&input, &f.smallest_sequence) &&
+                                 GetVarint64(&input, &f.largest_sequence) &&
+                                 GetVarint64(&input, &f.wal_number) &&
+                                 f.smallest_sequence <= f.largest_sequence)) &&
+            (tag != kAddedSstWithMetaBytesTag ||
+             GetVarint64(&input, &f.meta_bytes))) {
+          f.has_sequence_range = with_sequences;
           new_files_.push_back(std::make_pair(level, f));
         } else {
           bad_field = "added SST";
@@ -332,6 +344,8 @@ std::string VersionEdit::DebugString() const {
     AppendNumberTo(&r, f.value_bytes);
     r.append(" disk_bytes=");
     AppendNumberTo(&r, f.disk_bytes);
+    r.append(" meta_bytes=");
+    AppendNumberTo(&r, f.meta_bytes);
     if (f.has_sequence_range) {
       r.append(" sequences=");
       AppendNumberTo(&r, f.smallest_sequence);

@@ -34,6 +34,11 @@ struct FileMetaData {
   uint64_t disk_bytes = 0;      // bytes its files allocate on disk (KV files
                                 // in whole blocks, meta file, LONGKEYS);
                                 // 0 = not recorded (an older manifest)
+  uint64_t meta_bytes = 0;      // bytes of its meta and LONGKEYS files:
+                                // what a compaction taking it as input
+                                // reads and rewrites (values in KV files
+                                // are linked, not copied); 0 = not recorded
+                                // (an older manifest)
   InternalKey smallest;
   InternalKey largest;
   // The smallest and largest sequence numbers of the SST's entries, when

@@ -38,6 +38,7 @@ VersionEdit FullEdit() {
   flushed.smallest_sequence = 3;
   flushed.largest_sequence = 10002;
   flushed.wal_number = 20;
+  flushed.meta_bytes = 345678;
   edit.AddFile(0, flushed);
   FileMetaData in_other_dir = MakeDir(1ull << 40, 1, 0, "", 1, "", 1);
   in_other_dir.dir = 33;  // an SST a compaction added to directory 33
@@ -63,6 +64,30 @@ TEST(VersionEditTest, AddedSstWithoutDiskBytesDecodes) {
   ASSERT_EQ(1u, parsed.new_files().size());
   EXPECT_EQ(400u, parsed.new_files()[0].second.value_bytes);
   EXPECT_EQ(0u, parsed.new_files()[0].second.disk_bytes);
+}
+
+// A manifest written before SSTs recorded their meta bytes (tag 7010) still
+// reads; meta_bytes is 0 (not recorded), and everything else is kept.
+TEST(VersionEditTest, AddedSstWithoutMetaBytesDecodes) {
+  std::string record;
+  PutVarint32(&record, 7000);  // format marker, version 1
+  PutVarint32(&record, 1);
+  PutVarint32(&record, 7010);  // level, number, dir, dir entries, entries,
+  PutVarint32(&record, 1);     // value bytes, smallest, largest, disk bytes,
+  for (uint64_t v : {9u, 9u, 3u, 2u, 400u}) PutVarint64(&record, v);
+  PutLengthPrefixedSlice(&record, InternalKey("a", 1, kTypeValue).Encode());
+  PutLengthPrefixedSlice(&record, InternalKey("b", 2, kTypeValue).Encode());
+  for (uint64_t v : {8192u, 1u, 2u, 5u})
+    PutVarint64(&record, v);  // sequences, WAL
+  VersionEdit parsed;
+  Status s = parsed.DecodeFrom(record);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_EQ(1u, parsed.new_files().size());
+  const FileMetaData& f = parsed.new_files()[0].second;
+  EXPECT_EQ(8192u, f.disk_bytes);
+  EXPECT_TRUE(f.has_sequence_range);
+  EXPECT_EQ(5u, f.wal_number);
+  EXPECT_EQ(0u, f.meta_bytes);
 }
 
 // A sequence range whose smallest is above its largest cannot be evidence
@@ -110,6 +135,7 @@ TEST(VersionEditTest, EncodeDecodeRoundTripKeepsEveryField) {
   EXPECT_EQ(3u, f.smallest_sequence);
   EXPECT_EQ(10002u, f.largest_sequence);
   EXPECT_EQ(20u, f.wal_number);
+  EXPECT_EQ(345678u, f.meta_bytes);
   EXPECT_FALSE(parsed.new_files()[1].second.has_sequence_range);
   EXPECT_EQ(6, parsed.new_files()[1].first);
   EXPECT_EQ(1ull << 40, parsed.new_files()[1].second.number);

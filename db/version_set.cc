@@ -313,6 +313,13 @@ uint64_t VersionSet::MaxEntriesForLevel(int level) const {
   return capacity;
 }
 
+uint64_t VersionSet::MaxMetaBytesForLevel(int level) const {
+  assert(level >= 1);
+  uint64_t capacity = std::max<uint64_t>(tuning_.l1_meta_bytes, 1);
+  for (int l = 1; l < level; l++) capacity *= 10;
+  return capacity;
+}
+
 void VersionSet::Finalize(Version* v) {
   int best_level = -1;
   double best_score = -1;
@@ -326,8 +333,13 @@ void VersionSet::Finalize(Version* v) {
       score = std::max(v->LevelEntries(0) / entry_limit,
                        v->files_[0].size() / dir_limit);
     } else {
-      score = static_cast<double>(v->LevelEntries(level)) /
-              static_cast<double>(MaxEntriesForLevel(level));
+      // Entries count what a compaction of values in KV files links and
+      // rewrites; meta bytes count what it rewrites of inline values and
+      // tombstones, as LevelDB's file sizes do.
+      score = std::max(static_cast<double>(v->LevelEntries(level)) /
+                           static_cast<double>(MaxEntriesForLevel(level)),
+                       static_cast<double>(v->LevelMetaBytes(level)) /
+                           static_cast<double>(MaxMetaBytesForLevel(level)));
     }
     if (score > best_score) {
       best_level = level;
@@ -346,6 +358,11 @@ int VersionSet::NumLevelFiles(int level) const {
 uint64_t VersionSet::NumLevelEntries(int level) const {
   assert(level >= 0 && level < config::kNumLevels);
   return current_->LevelEntries(level);
+}
+
+uint64_t VersionSet::NumLevelMetaBytes(int level) const {
+  assert(level >= 0 && level < config::kNumLevels);
+  return current_->LevelMetaBytes(level);
 }
 
 int64_t VersionSet::NumLevelBytes(int level) const {

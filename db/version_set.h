@@ -94,6 +94,8 @@ class VersionSet {
 
   int NumLevelFiles(int level) const;
   uint64_t NumLevelEntries(int level) const;
+  // Version::LevelMetaBytes of `level` in the current version.
+  uint64_t NumLevelMetaBytes(int level) const;
   // Sum of user value bytes of the directories at `level`.
   int64_t NumLevelBytes(int level) const;
 
@@ -159,8 +161,11 @@ class VersionSet {
   TableCache* table_cache() const { return table_cache_; }
   const InternalKeyComparator* icmp() const { return icmp_; }
 
-  // Capacity of `level` in entries (level >= 1).
+  // Capacity of `level` (level >= 1) in entries and in meta bytes
+  // (Version::LevelMetaBytes); a level is due for compaction when it
+  // passes either.
   uint64_t MaxEntriesForLevel(int level) const;
+  uint64_t MaxMetaBytesForLevel(int level) const;
 
  private:
   friend class Compaction;

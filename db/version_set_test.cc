@@ -525,6 +525,38 @@ TEST_F(VersionSetTest, PicksLevelZeroOverEntryThreshold) {
   c->ReleaseInputs();
 }
 
+// A level under its entry capacity is still compacted when its SSTs' meta
+// bytes pass its byte capacity: few large inline values (or tombstones over
+// them) must not sit at a level that holds more bytes than the one below
+// it is meant to. An SST whose manifest did not record its meta bytes
+// counts Version::kUnrecordedMetaBytesPerEntry per entry.
+TEST_F(VersionSetTest, PicksSortedLevelOverMetaByteCapacity) {
+  tuning_.l1_meta_bytes = 40000;  // passed only with the unrecorded SST
+  std::unique_ptr<VersionSet> vset = Open();
+  VersionEdit edit;
+  FileMetaData big = Dir(5, 40, "a", "m");  // 40 of 1000 entries
+  big.has_sequence_range = true;            // as every built SST has
+  big.smallest_sequence = big.largest_sequence = 10;
+  big.meta_bytes = 30000;
+  edit.AddFile(1, big);
+  edit.AddFile(1, Dir(6, 600, "n", "z"));  // unrecorded: 600 x 32 bytes
+  ASSERT_TRUE(Apply(vset.get(), &edit).ok());
+  EXPECT_EQ(30000u + 600 * Version::kUnrecordedMetaBytesPerEntry,
+            vset->NumLevelMetaBytes(1));
+  ASSERT_TRUE(vset->NeedsCompaction());
+  std::unique_ptr<Compaction> c(vset->PickCompaction());
+  ASSERT_NE(nullptr, c);
+  EXPECT_EQ(1, c->level());
+  c->ReleaseInputs();
+
+  // The byte count survives a restart (the manifest records it).
+  vset.reset();
+  vset = Reopen();
+  EXPECT_EQ(30000u + 600 * Version::kUnrecordedMetaBytesPerEntry,
+            vset->NumLevelMetaBytes(1));
+  EXPECT_TRUE(vset->NeedsCompaction());
+}
+
 TEST_F(VersionSetTest, PickKeepsVersionsOfOneUserKeyTogether) {
   tuning_.l1_entries = 10;  // L1 over capacity
   std::unique_ptr<VersionSet> vset = Open();

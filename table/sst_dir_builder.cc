@@ -298,6 +298,7 @@ Status SstDirBuilder::Finish() {
     dir_entries_++;
     bytes_written_ += data.size();
     disk_bytes_ += AllocatedBytes(data.size());
+    meta_bytes_ += data.size();
   }
   std::string meta;
   encoder_.Finish(ComparatorName(options_.comparator), filter, smallest_,
@@ -308,6 +309,7 @@ Status SstDirBuilder::Finish() {
   dir_entries_++;
   bytes_written_ += meta.size();
   disk_bytes_ += AllocatedBytes(meta.size());
+  meta_bytes_ += meta.size();
   finished_ = true;
   return Status::OK();
 }

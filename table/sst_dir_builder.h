@@ -88,6 +88,9 @@ class SstDirBuilder {
   // Bytes the SST's files allocate on disk (AllocatedBytes of its KV files,
   // meta file and LONGKEYS); complete after Finish().
   uint64_t DiskBytes() const { return disk_bytes_; }
+  // Bytes of the meta file and LONGKEYS (not their allocation); complete
+  // after Finish().
+  uint64_t MetaBytes() const { return meta_bytes_; }
   // The first and last entries' internal keys (empty while there are
   // none). largest() is valid until the next Add or AddLinked.
   const std::string& smallest() const { return smallest_; }
@@ -155,6 +158,7 @@ class SstDirBuilder {
   std::vector<std::string> home_names_;  // KV files written (or tried)
   uint64_t value_bytes_ = 0;
   uint64_t disk_bytes_ = 0;
+  uint64_t meta_bytes_ = 0;
   uint64_t dir_entries_ = 0;
   uint64_t files_created_ = 0;
   uint64_t links_made_ = 0;

@@ -99,9 +99,17 @@ struct DELSM_EXPORT Tuning {
   // directory-index limit. An L0 directory holds one memtable's entries.
   // Range: 1 to 16,777,216 (2^24).
   uint64_t max_dir_entries = 65536;
-  // Capacity of L1 in entries; each deeper level holds 10x the one above.
-  // Range: 1 to 10^14 (so the deepest level's capacity fits in 64 bits).
+  // Capacity of L1 in entries, and in meta bytes (the meta and LONGKEYS
+  // files of its SSTs: inline values, keys, and the references to values in
+  // KV files, which is what a compaction rewrites); a level is compacted
+  // into the next when it passes either. Each deeper level holds 10x the
+  // one above. The byte bound is off by default (10^14): at 1M keys of
+  // 1 KiB, 10 MiB (LevelDB's L1) added a level and cost overwrites 28% more
+  // CPU, and speeded deletes by only 7%
+  // (benchmarks/journal/2026-11-27-level-meta-bytes.md). Range: 1 to 10^14
+  // each (so the deepest level's capacity fits in 64 bits).
   uint64_t l1_entries = 100000;
+  uint64_t l1_meta_bytes = 100000000000000ull;
 
   // Memory the open SSTs' decoded meta files (index, keys, filter) may keep
   // resident, in bytes; least recently used SSTs are closed beyond it (an

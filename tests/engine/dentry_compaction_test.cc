@@ -649,4 +649,39 @@ TEST_F(DentryCompactionTest, LevelsRespectCapacities) {
   EXPECT_LE(total, static_cast<uint64_t>(kKeys));
 }
 
+// The same with a byte capacity: inline values of 200 bytes reach
+// l1_meta_bytes long before l1_entries, and once background work is done no
+// level above the last holds more meta bytes than its capacity.
+TEST_F(DentryCompactionTest, LevelsRespectMetaByteCapacities) {
+  ASSERT_FALSE(dir_.path().empty());
+  tuning_.l0_compaction_entries = 64;
+  tuning_.l0_compaction_dirs = 4;
+  tuning_.sst_entries = 32;
+  tuning_.l1_entries = 1000000;
+  tuning_.l1_meta_bytes = 24 << 10;
+  options_.write_buffer_size = 32 << 10;
+  Open();
+  const int kKeys = 3000;
+  uint32_t x = 54321;
+  for (int i = 0; i < kKeys; i++) {
+    x = x * 1103515245u + 12345u;
+    std::string k = Key("r", (x >> 8) % 100000);
+    Put(k, k + std::string(200, 'v'));
+  }
+  WaitIdle();
+  std::string stats = Prop("leveldb.stats");
+  SCOPED_TRACE(stats);
+  uint64_t capacity = tuning_.l1_meta_bytes;
+  uint64_t total = 0;  // meta bytes below L0
+  for (int level = 1; level < 7; level++, capacity *= 10) {
+    const uint64_t bytes =
+        PropNum("delsm.meta-bytes-at-level" + std::to_string(level));
+    total += bytes;
+    if (level < 6) EXPECT_LE(bytes, capacity) << "level " << level;
+  }
+  // 3000 values of about 210 bytes cannot fit in L1's 24 KiB.
+  EXPECT_GE(DeepestLevelWithFiles(), 2);
+  EXPECT_GT(total, tuning_.l1_meta_bytes);
+}
+
 }  // namespace

@@ -29,11 +29,17 @@ namespace {
 using delsm_test::TempDir;
 
 constexpr int kKeys = 500;
-// Open first makes sure the DB directory and the 7 level directories exist
-// (mkdir of an existing directory reports EEXIST before ENOSPC, so a full
-// file system passes those); the next mkdir is the replay's flush creating
-// its SST directory.
-constexpr int kFirstFlushMkdir = 9;
+
+// Fails the first SST directory the replay's flush creates in L0 with
+// ENOSPC, as a file system without free inodes would (the directories Open
+// makes sure of exist already, and mkdir of an existing directory reports
+// EEXIST before ENOSPC, so a full file system passes those).
+void FailFirstL0Mkdir(FaultInjectionFileSystem* fs) {
+  FaultSpec spec;
+  spec.err = ENOSPC;
+  spec.path_contains = "/L0/";
+  fs->Arm(FsOp::kMkdir, spec);
+}
 
 std::string Key(int i) {
   char buf[32];
@@ -91,7 +97,7 @@ TEST(InodeExhaustion, ReopenReadsWhenReplayCannotCreateFiles) {
 
   // The replay's flush fails as on a file system without free inodes.
   FaultInjectionFileSystem fs(FileSystem::Default());
-  fs.FailNth(FsOp::kMkdir, kFirstFlushMkdir, ENOSPC);
+  FailFirstL0Mkdir(&fs);
   DB* db = nullptr;
   Status s = OpenWithFileSystem(DbOptions(), delsm::Tuning(), dbname, &fs, &db);
   ASSERT_TRUE(s.ok()) << "reopen with no inode to spare: " << s.ToString();
@@ -116,11 +122,12 @@ TEST(InodeExhaustion, FailedReplayFlushKeepsTheWal) {
   WriteUnflushed(dbname);
   {
     FaultInjectionFileSystem fs(FileSystem::Default());
-    fs.FailNth(FsOp::kMkdir, kFirstFlushMkdir, ENOSPC);
+    FailFirstL0Mkdir(&fs);
     DB* db = nullptr;
     ASSERT_TRUE(
         OpenWithFileSystem(DbOptions(), delsm::Tuning(), dbname, &fs, &db)
             .ok());
+    EXPECT_TRUE(fs.Fired());
     // Closed before any flush could succeed (the flush thread may or may
     // not have retried): nothing may be lost either way.
     delete db;

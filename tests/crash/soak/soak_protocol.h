@@ -188,6 +188,9 @@ inline void ConfigureCycle(uint64_t seed, int cycle,
   tuning->l0_stop_dirs = tuning->l0_slowdown_dirs + 4;
   tuning->sst_entries = 16 + next(240);
   tuning->l1_entries = 64 + next(960);
+  // A byte bound on the levels in a third of the cycles (16 KiB to 272 KiB
+  // of meta files at L1), so levels of inline values compact by bytes.
+  if (next(3) == 0) tuning->l1_meta_bytes = (16 + next(256)) << 10;
   // Half the cycles split directories early (some below one SST's entries,
   // so every output gets a new directory).
   if (next(2) == 0) tuning->max_dir_entries = 16 + next(1200);
