@@ -256,6 +256,40 @@ class DentryCompactionTest : public testing::Test {
     return deepest;
   }
 
+  // Opens with a small L0 and small SSTs, loads kBulkKeys keys of about 210
+  // bytes in a random order drawn from `seed`, and waits for background
+  // work to finish. The tuning's level capacities are the caller's.
+  static constexpr int kBulkKeys = 3000;
+  void BulkLoadInRandomOrder(uint32_t seed) {
+    tuning_.l0_compaction_entries = 64;
+    tuning_.l0_compaction_dirs = 4;
+    tuning_.sst_entries = 32;
+    options_.write_buffer_size = 32 << 10;
+    Open();
+    uint32_t x = seed;
+    for (int i = 0; i < kBulkKeys; i++) {
+      x = x * 1103515245u + 12345u;
+      std::string k = Key("r", (x >> 8) % 100000);
+      Put(k, k + std::string(200, 'v'));
+    }
+    WaitIdle();
+  }
+
+  // The sum of the per-level property `prefix`<level> over levels 1-6,
+  // expecting each level but the last (which has no limit) to hold at most
+  // its capacity: `l1_capacity`, ten times more per level.
+  uint64_t SumBelowLevel0WithinCapacities(const std::string& prefix,
+                                          uint64_t l1_capacity) {
+    uint64_t capacity = l1_capacity;
+    uint64_t total = 0;
+    for (int level = 1; level < 7; level++, capacity *= 10) {
+      const uint64_t v = PropNum(prefix + std::to_string(level));
+      total += v;
+      if (level < 6) EXPECT_LE(v, capacity) << prefix << level;
+    }
+    return total;
+  }
+
   delsm_test::TempDir dir_;
   std::string dbname_;
   leveldb::Options options_;
@@ -613,40 +647,19 @@ TEST_F(DentryCompactionTest, DeletingHalfTheKeysFreesInodes) {
 // every level holds no more than its capacity.
 TEST_F(DentryCompactionTest, LevelsRespectCapacities) {
   ASSERT_FALSE(dir_.path().empty());
-  tuning_.l0_compaction_entries = 64;
-  tuning_.l0_compaction_dirs = 4;
-  tuning_.sst_entries = 32;
   tuning_.l1_entries = 128;
-  options_.write_buffer_size = 32 << 10;
-  Open();
-  const int kKeys = 3000;
-  uint32_t x = 12345;
-  for (int i = 0; i < kKeys; i++) {
-    x = x * 1103515245u + 12345u;
-    std::string k = Key("r", (x >> 8) % 100000);
-    Put(k, k + std::string(200, 'v'));
-  }
-  WaitIdle();
-  std::string stats = Prop("leveldb.stats");
-  SCOPED_TRACE(stats);
+  BulkLoadInRandomOrder(12345);
+  SCOPED_TRACE(Prop("leveldb.stats"));
   EXPECT_LT(PropNum("leveldb.num-files-at-level0"),
             static_cast<uint64_t>(tuning_.l0_compaction_dirs));
   EXPECT_LT(PropNum("delsm.num-entries-at-level0"),
             tuning_.l0_compaction_entries);
-  uint64_t capacity = tuning_.l1_entries;
-  uint64_t total = PropNum("delsm.num-entries-at-level0");
-  for (int level = 1; level < 7; level++, capacity *= 10) {
-    uint64_t entries =
-        PropNum("delsm.num-entries-at-level" + std::to_string(level));
-    total += entries;
-    // The last level has no limit.
-    if (level < 6) {
-      EXPECT_LE(entries, capacity) << "level " << level;
-    }
-  }
+  const uint64_t total = PropNum("delsm.num-entries-at-level0") +
+                         SumBelowLevel0WithinCapacities(
+                             "delsm.num-entries-at-level", tuning_.l1_entries);
   EXPECT_GE(DeepestLevelWithFiles(), 2);
   EXPECT_GT(total, 0u);
-  EXPECT_LE(total, static_cast<uint64_t>(kKeys));
+  EXPECT_LE(total, static_cast<uint64_t>(kBulkKeys));
 }
 
 // The same with a byte capacity: inline values of 200 bytes reach
@@ -654,31 +667,12 @@ TEST_F(DentryCompactionTest, LevelsRespectCapacities) {
 // level above the last holds more meta bytes than its capacity.
 TEST_F(DentryCompactionTest, LevelsRespectMetaByteCapacities) {
   ASSERT_FALSE(dir_.path().empty());
-  tuning_.l0_compaction_entries = 64;
-  tuning_.l0_compaction_dirs = 4;
-  tuning_.sst_entries = 32;
   tuning_.l1_entries = 1000000;
   tuning_.l1_meta_bytes = 24 << 10;
-  options_.write_buffer_size = 32 << 10;
-  Open();
-  const int kKeys = 3000;
-  uint32_t x = 54321;
-  for (int i = 0; i < kKeys; i++) {
-    x = x * 1103515245u + 12345u;
-    std::string k = Key("r", (x >> 8) % 100000);
-    Put(k, k + std::string(200, 'v'));
-  }
-  WaitIdle();
-  std::string stats = Prop("leveldb.stats");
-  SCOPED_TRACE(stats);
-  uint64_t capacity = tuning_.l1_meta_bytes;
-  uint64_t total = 0;  // meta bytes below L0
-  for (int level = 1; level < 7; level++, capacity *= 10) {
-    const uint64_t bytes =
-        PropNum("delsm.meta-bytes-at-level" + std::to_string(level));
-    total += bytes;
-    if (level < 6) EXPECT_LE(bytes, capacity) << "level " << level;
-  }
+  BulkLoadInRandomOrder(54321);
+  SCOPED_TRACE(Prop("leveldb.stats"));
+  const uint64_t total = SumBelowLevel0WithinCapacities(
+      "delsm.meta-bytes-at-level", tuning_.l1_meta_bytes);
   // 3000 values of about 210 bytes cannot fit in L1's 24 KiB.
   EXPECT_GE(DeepestLevelWithFiles(), 2);
   EXPECT_GT(total, tuning_.l1_meta_bytes);
