@@ -18,17 +18,16 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
+#include "tests/faults/symlink_database.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
 
 namespace {
 
-using delsm_test::ListDir;
-using delsm_test::TempDir;
-
 using delsm_test::Key;
-
-std::string Value(int i) { return std::to_string(i) + std::string(3000, 'v'); }
+using delsm_test::ListDir;
+using delsm_test::SymlinkTestValue;
+using delsm_test::TempDir;
 
 bool WriteFile(const std::string& path, const std::string& data) {
   std::ofstream f(path, std::ios::binary);
@@ -46,21 +45,17 @@ std::map<std::string, std::string> Contents(const std::string& dir) {
   return out;
 }
 
-class SymlinkSweepTest : public testing::Test {
+// Outside: three files. In the database (kKeys keys, not compacted):
+// links planted where DeLSM keeps its own names, and no clean-close
+// marker, so that the next Open sweeps. ExpectKeys(kKeys, true) reads
+// every key back through a fresh Open (which sweeps orphans: the planted
+// names are in no manifest) and compacts.
+class SymlinkSweepTest : public delsm_test::SymlinkDatabaseTest {
  protected:
-  SymlinkSweepTest()
-      : tmp_("delsm_symlink"),
-        dbname_(tmp_.path() + "/db"),
-        outside_(tmp_.path() + "/outside") {
-    tuning_.values_stay_put = true;  // so the database has values/
-    tuning_.inline_threshold = 0;    // every value a KV file
-    options_.create_if_missing = true;
-    options_.write_buffer_size = 64 * 1024;
-  }
+  SymlinkSweepTest() : SymlinkDatabaseTest("delsm_symlink") {}
 
   void SetUp() override {
-    ASSERT_FALSE(tmp_.path().empty());
-    ASSERT_EQ(mkdir(outside_.c_str(), 0755), 0);
+    ASSERT_NO_FATAL_FAILURE(SymlinkDatabaseTest::SetUp());
     // Outside files named as a KV file, a meta file and anything else.
     for (const char* name : {"key000001@00000000000001", "META", "precious"}) {
       ASSERT_TRUE(
@@ -69,12 +64,7 @@ class SymlinkSweepTest : public testing::Test {
     before_ = Contents(outside_);
     ASSERT_EQ(before_.size(), 3u);
 
-    leveldb::DB* db = nullptr;
-    ASSERT_OK(delsm::Open(options_, tuning_, dbname_, &db));
-    for (int i = 0; i < kKeys; i++) {
-      ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i)));
-    }
-    delete db;
+    ASSERT_NO_FATAL_FAILURE(MakeDatabase(/*compact=*/false));
 
     // The plants: in L0 an orphan SST directory's name, in a live SST
     // directory a KV file's name and any name, in values/ a home's name,
@@ -107,34 +97,13 @@ class SymlinkSweepTest : public testing::Test {
         << " files outside, " << before_.size() << " before";
   }
 
-  static constexpr int kKeys = 200;
-  TempDir tmp_;
-  const std::string dbname_;
-  const std::string outside_;
-  delsm::Tuning tuning_;
-  leveldb::Options options_;
   std::map<std::string, std::string> before_;
 };
 
-// Reads every key back through a fresh Open (which sweeps orphans: the
-// planted names are in no manifest).
-void ExpectAllKeys(const leveldb::Options& options, const delsm::Tuning& tuning,
-                   const std::string& dbname, int keys) {
-  leveldb::DB* db = nullptr;
-  ASSERT_OK(delsm::Open(options, tuning, dbname, &db));
-  std::unique_ptr<leveldb::DB> guard(db);
-  for (int i = 0; i < keys; i++) {
-    std::string v;
-    ASSERT_OK(db->Get(leveldb::ReadOptions(), Key(i), &v));
-    ASSERT_EQ(v, Value(i));
-  }
-  db->CompactRange(nullptr, nullptr);
-}
-
 TEST_F(SymlinkSweepTest, OpenSweepLeavesWhatLinksPointAtAlone) {
-  ExpectAllKeys(options_, tuning_, dbname_, kKeys);
+  ExpectKeys(kKeys, /*compact=*/true);
   ExpectOutsideIntact("Open");
-  ExpectAllKeys(options_, tuning_, dbname_, kKeys);
+  ExpectKeys(kKeys, /*compact=*/true);
   ExpectOutsideIntact("a second Open");
 }
 
@@ -152,7 +121,7 @@ TEST_F(SymlinkSweepTest, RepairDBLeavesWhatLinksPointAtAlone) {
   s = leveldb::RepairDB(dbname_, options_);
   EXPECT_TRUE(s.ok()) << s.ToString();
   ExpectOutsideIntact("RepairDB");
-  ExpectAllKeys(options_, tuning_, dbname_, kKeys);
+  ExpectKeys(kKeys, /*compact=*/true);
   ExpectOutsideIntact("the Open after RepairDB");
 }
 
@@ -178,7 +147,7 @@ TEST_F(SymlinkSweepTest, DestroyDBLeavesWhatLinksPointAtAlone) {
   struct stat st;
   EXPECT_EQ(stat(outside_.c_str(), &st), 0);
   EXPECT_TRUE(S_ISDIR(st.st_mode));
-  ExpectAllKeys(options_, tuning_, dbname_, kKeys);
+  ExpectKeys(kKeys, /*compact=*/true);
   ExpectOutsideIntact("the Open after DestroyDB");
 
   for (const std::string& link :
@@ -201,26 +170,23 @@ TEST(SymlinkDatabaseDirectoryTest, DatabaseDirectoryMayBeALink) {
   const std::string link = tmp.path() + "/link";
   ASSERT_EQ(mkdir(real.c_str(), 0755), 0);
   ASSERT_EQ(symlink(real.c_str(), link.c_str()), 0);
-  delsm::Tuning tuning;
-  tuning.values_stay_put = true;
-  tuning.inline_threshold = 0;
-  leveldb::Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = 64 * 1024;
+  const delsm::Tuning tuning = delsm_test::SymlinkTestTuning();
+  const leveldb::Options options = delsm_test::SymlinkTestOptions();
   for (int round = 0; round < 2; round++) {
     leveldb::DB* db = nullptr;
     ASSERT_OK(delsm::Open(options, tuning, link, &db));
     std::unique_ptr<leveldb::DB> guard(db);
     if (round == 0) {
       for (int i = 0; i < 100; i++) {
-        ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i)));
+        ASSERT_OK(
+            db->Put(leveldb::WriteOptions(), Key(i), SymlinkTestValue(i)));
       }
       db->CompactRange(nullptr, nullptr);
     }
     for (int i = 0; i < 100; i++) {
       std::string v;
       ASSERT_OK(db->Get(leveldb::ReadOptions(), Key(i), &v));
-      ASSERT_EQ(v, Value(i));
+      ASSERT_EQ(v, SymlinkTestValue(i));
     }
   }
   EXPECT_FALSE(ListDir(real + "/values").empty());

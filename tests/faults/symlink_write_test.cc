@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -22,6 +21,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
+#include "tests/faults/symlink_database.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
 
@@ -29,10 +29,8 @@ namespace {
 
 using delsm_test::Key;
 using delsm_test::ListDir;
-using delsm_test::TempDir;
+using delsm_test::SymlinkTestValue;
 using delsm_test::TreeSnapshot;
-
-std::string Value(int i) { return std::to_string(i) + std::string(3000, 'v'); }
 
 // "000012.log", "MANIFEST-000012": a numbered name as DeLSM spells it.
 std::string Numbered(const char* prefix, uint64_t n, const char* suffix) {
@@ -60,35 +58,11 @@ bool IsLink(const std::string& path) {
   return lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode);
 }
 
-class SymlinkWriteTest : public testing::Test {
+// outside_ starts empty, and every test expects it to stay so; the tests
+// that need a database make it with MakeDatabase() (compacted out of L0).
+class SymlinkWriteTest : public delsm_test::SymlinkDatabaseTest {
  protected:
-  SymlinkWriteTest()
-      : tmp_("delsm_symlink_write"),
-        dbname_(tmp_.path() + "/db"),
-        outside_(tmp_.path() + "/outside") {
-    tuning_.values_stay_put = true;  // so the database has values/
-    tuning_.inline_threshold = 0;    // every value a KV file
-    options_.create_if_missing = true;
-    options_.write_buffer_size = 64 * 1024;
-  }
-
-  void SetUp() override {
-    ASSERT_FALSE(tmp_.path().empty());
-    ASSERT_EQ(0, mkdir(outside_.c_str(), 0755));
-  }
-
-  // A database at dbname_ holding keys [0, kKeys), all compacted out of
-  // L0, closed.
-  void MakeDatabase() {
-    leveldb::DB* db = nullptr;
-    ASSERT_OK(delsm::Open(options_, tuning_, dbname_, &db));
-    std::unique_ptr<leveldb::DB> guard(db);
-    for (int i = 0; i < kKeys; i++) {
-      ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i)));
-    }
-    db->CompactRange(nullptr, nullptr);
-    ASSERT_TRUE(ListDir(dbname_ + "/L0").empty());
-  }
+  SymlinkWriteTest() : SymlinkDatabaseTest("delsm_symlink_write") {}
 
   // Puts a link at dbname_/name to outside_/name, where nothing is.
   void PlantLink(const std::string& name) {
@@ -147,25 +121,18 @@ class SymlinkWriteTest : public testing::Test {
         << " outside the database";
   }
 
-  // Opens the database and reads keys [0, keys) back.
-  void ExpectKeys(int keys) {
-    leveldb::DB* db = nullptr;
-    ASSERT_OK(delsm::Open(options_, tuning_, dbname_, &db));
-    std::unique_ptr<leveldb::DB> guard(db);
-    for (int i = 0; i < keys; i++) {
-      std::string v;
-      ASSERT_OK(db->Get(leveldb::ReadOptions(), Key(i), &v));
-      ASSERT_EQ(Value(i), v) << Key(i);
-    }
+  // What every refused write leaves: nothing made outside (by the step
+  // `after` names), and once the links in `links` are gone the database
+  // opens with keys [0, keys), every key it acknowledged.
+  void ExpectIntactOnceLinksGone(const char* after,
+                                 const std::vector<std::string>& links,
+                                 int keys) {
+    ExpectNothingOutside(after);
+    ASSERT_NO_FATAL_FAILURE(RemoveLinks(links));
+    ExpectKeys(keys);
   }
 
-  static constexpr int kKeys = 200;
   static constexpr uint64_t kNumbers = 1000;
-  TempDir tmp_;
-  const std::string dbname_;
-  const std::string outside_;
-  delsm::Tuning tuning_;
-  leveldb::Options options_;
 };
 
 // A LOCK that links to where nothing is: taking the lock would create the
@@ -207,7 +174,7 @@ TEST_F(SymlinkWriteTest, LinkedFirstManifestOrCurrentTempFailsCreation) {
     // not what it points at) as any failed temporary file is.
     ASSERT_NO_FATAL_FAILURE(RemoveLinks({name}));
     ASSERT_OK(delsm::Open(options_, tuning_, dbname_, &db));
-    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(0), Value(0)));
+    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(0), SymlinkTestValue(0)));
     delete db;
     ExpectKeys(1);
     ASSERT_OK(leveldb::DestroyDB(dbname_, options_));
@@ -233,9 +200,7 @@ TEST_F(SymlinkWriteTest, LinkedNextManifestOrCurrentTempFailsOpen) {
                   *kind.prefix != '\0' ? kind.prefix : kind.suffix);
     EXPECT_EQ(nullptr, db);
     delete db;
-    ExpectNothingOutside("Open");
-    ASSERT_NO_FATAL_FAILURE(RemoveLinks(links));
-    ExpectKeys(kKeys);
+    ASSERT_NO_FATAL_FAILURE(ExpectIntactOnceLinksGone("Open", links, kKeys));
   }
 }
 
@@ -251,14 +216,13 @@ TEST_F(SymlinkWriteTest, LinkedNextWalFailsTheWriteThatNeedsIt) {
   leveldb::Status s;
   for (; acknowledged < 20 * kKeys; acknowledged++) {
     s = db->Put(leveldb::WriteOptions(), Key(acknowledged),
-                Value(acknowledged));
+                SymlinkTestValue(acknowledged));
     if (!s.ok()) break;
   }
   ExpectRefused(s, ".log");
   delete db;
-  ExpectNothingOutside("writing");
-  ASSERT_NO_FATAL_FAILURE(RemoveLinks(links));
-  ExpectKeys(acknowledged);
+  ASSERT_NO_FATAL_FAILURE(
+      ExpectIntactOnceLinksGone("writing", links, acknowledged));
 }
 
 // Close makes its clean-close marker through a temporary file at the next
@@ -268,12 +232,11 @@ TEST_F(SymlinkWriteTest, LinkedCleanCloseTempLeavesNoMarker) {
   ASSERT_NO_FATAL_FAILURE(MakeDatabase());
   leveldb::DB* db = nullptr;
   ASSERT_OK(delsm::Open(options_, tuning_, dbname_, &db));
-  ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(kKeys), Value(kKeys)));
+  ASSERT_OK(
+      db->Put(leveldb::WriteOptions(), Key(kKeys), SymlinkTestValue(kKeys)));
   const std::vector<std::string> links = PlantNumberedLinks("", ".dbtmp");
   delete db;
-  ExpectNothingOutside("Close");
-  ASSERT_NO_FATAL_FAILURE(RemoveLinks(links));
-  ExpectKeys(kKeys + 1);
+  ASSERT_NO_FATAL_FAILURE(ExpectIntactOnceLinksGone("Close", links, kKeys + 1));
 }
 
 // LOG a link, and LOG.old a directory, so that LOG cannot be moved aside
@@ -315,7 +278,7 @@ TEST_F(SymlinkWriteTest, LinkedLevelDirectoryOrValuesFailsOpen) {
       // Had Open taken the link, a flush would make its SST directory or
       // home through it.
       for (int i = 0; s.ok() && i < kKeys; i++) {
-        s = db->Put(leveldb::WriteOptions(), Key(i), Value(i));
+        s = db->Put(leveldb::WriteOptions(), Key(i), SymlinkTestValue(i));
       }
       delete db;
       ADD_FAILURE() << "Open took " << name << ", a link";
