@@ -249,8 +249,10 @@ WriteBatch* DBImpl::BuildBatchGroup(Writer** last_writer) {
 
 // Ensure mem_ has room for a write, switching to a new memtable (and WAL)
 // when it is full. Applies back-pressure so memory stays bounded whatever
-// the write rate: a 1 ms delay per write when L0 is getting full, and a
-// full stop while the immutable queue or L0 is at its limit.
+// the write rate: a delay per write at the flush's pace while the
+// immutable queue is one short of its limit, a share of 1 ms per write when
+// L0 is getting full, and a full stop while the immutable queue or L0 is at
+// its limit.
 Status DBImpl::MakeRoomForWrite(bool force) {
   bool allow_delay = !force;
   while (true) {
@@ -266,6 +268,17 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       const int over = l0_dirs - tuning_.l0_slowdown_dirs + 1;
       mutex_.Unlock();
       env_->SleepForMicroseconds(1000 * over / span);
+      allow_delay = false;
+      mutex_.Lock();
+    } else if (allow_delay && !force && FlushPaceMicros() > 0) {
+      // The writer is outrunning the flush (one KV file per value costs
+      // far more than a memtable insert): waiting about the flush's time
+      // per entry on each write keeps the queue short of its limit, so the
+      // writer rarely stops for a whole flush at a memtable switch. The
+      // same total wait, spread thin.
+      const uint64_t micros = FlushPaceMicros();
+      mutex_.Unlock();
+      env_->SleepForMicroseconds(static_cast<int>(micros));
       allow_delay = false;
       mutex_.Lock();
     } else if (!force &&
@@ -285,6 +298,21 @@ Status DBImpl::MakeRoomForWrite(bool force) {
       force = false;
     }
   }
+}
+
+uint64_t DBImpl::FlushPaceMicros() {
+  mutex_.AssertHeld();
+  // Below 1 us an entry (inline values) the flush keeps up by itself.
+  if (flush_nanos_per_entry_ < 1000) return 0;
+  const int queued = static_cast<int>(imms_.size());
+  const uint64_t pace = flush_nanos_per_entry_ / 1000;
+  uint64_t micros = 0;
+  if (queued >= config::kMaxImmutableMemtables - 1) {
+    micros = pace + pace / 4;  // slower than the flush: the queue drains
+  } else if (queued >= config::kMaxImmutableMemtables - 2) {
+    micros = pace / 2;  // the queue still grows, more slowly
+  }
+  return std::min<uint64_t>(micros, 1000);
 }
 
 void DBImpl::PushImmutable(MemTable* mem, uint64_t log_number, bool replayed) {

@@ -519,7 +519,19 @@ class DBImpl : public DB {
   // queue several memtables of one WAL.
   void PushImmutable(MemTable* mem, uint64_t log_number, bool replayed)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // The delay, in microseconds (at most 1,000), that MakeRoomForWrite puts
+  // before a write so that writers keep to the flush's pace: 0 while the
+  // immutable queue is short or flushes take under 1 us an entry; half the
+  // flush's time per entry two short of the queue's limit; a quarter more
+  // than it one short, so the queue drains before it is full.
+  uint64_t FlushPaceMicros() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::atomic<int> num_imms_{0};  // imms_.size(), readable without mutex_
+  // How long the last flush of a written (not replayed) memtable took per
+  // entry, in nanoseconds, divided by flush_threads (the queue's pace);
+  // 0 before the first. Set by WriteLevel0 when a build succeeds; read by
+  // MakeRoomForWrite to pace writers while the queue is one short of its
+  // limit. As stale as the last flush.
+  uint64_t flush_nanos_per_entry_ GUARDED_BY(mutex_) = 0;
 
   std::unique_ptr<WritableFile> logfile_ GUARDED_BY(mutex_);
   uint64_t logfile_number_ GUARDED_BY(mutex_) = 0;

@@ -435,6 +435,10 @@ Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
   stats.micros = env_->NowMicros() - start_micros;
   stats.entries_written = entries;
   stats_[0].Add(stats);
+  if (s.ok() && entries > 0 && !replayed) {
+    flush_nanos_per_entry_ =
+        stats.micros * 1000 / entries / std::max(tuning_.flush_threads, 1);
+  }
   return s;
 }
 
