@@ -302,8 +302,7 @@ Status DBImpl::MakeRoomForWrite(bool force) {
 
 uint64_t DBImpl::FlushPaceMicros() {
   mutex_.AssertHeld();
-  // Below 1 us an entry (inline values) the flush keeps up by itself.
-  if (flush_nanos_per_entry_ < 1000) return 0;
+  if (flush_nanos_per_entry_ < 1000) return 0;  // inline values: no pacing
   const int queued = static_cast<int>(imms_.size());
   const uint64_t pace = flush_nanos_per_entry_ / 1000;
   uint64_t micros = 0;

@@ -521,16 +521,16 @@ class DBImpl : public DB {
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The delay, in microseconds (at most 1,000), that MakeRoomForWrite puts
   // before a write so that writers keep to the flush's pace: 0 while the
-  // immutable queue is short or flushes take under 1 us an entry; half the
+  // immutable queue is short or the last flush wrote no KV file; half the
   // flush's time per entry two short of the queue's limit; a quarter more
   // than it one short, so the queue drains before it is full.
   uint64_t FlushPaceMicros() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   std::atomic<int> num_imms_{0};  // imms_.size(), readable without mutex_
   // How long the last flush of a written (not replayed) memtable took per
   // entry, in nanoseconds, divided by flush_threads (the queue's pace);
-  // 0 before the first. Set by WriteLevel0 when a build succeeds; read by
-  // MakeRoomForWrite to pace writers while the queue is one short of its
-  // limit. As stale as the last flush.
+  // 0 before the first and when that flush wrote no KV file. Set by WriteLevel0
+  // when a build succeeds; read by MakeRoomForWrite to pace writers while the
+  // queue is one short of its limit. As stale as the last flush.
   uint64_t flush_nanos_per_entry_ GUARDED_BY(mutex_) = 0;
 
   std::unique_ptr<WritableFile> logfile_ GUARDED_BY(mutex_);

@@ -436,8 +436,13 @@ Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
   stats.entries_written = entries;
   stats_[0].Add(stats);
   if (s.ok() && entries > 0 && !replayed) {
-    flush_nanos_per_entry_ =
-        stats.micros * 1000 / entries / std::max(tuning_.flush_threads, 1);
+    // Only a flush that writes KV files is slower than the writer; one of
+    // inline values keeps up, and a sleep of a few microseconds would
+    // oversleep (timer slack) by more than it paces.
+    flush_nanos_per_entry_ = builder.files_created() == 0
+                                 ? 0
+                                 : stats.micros * 1000 / entries /
+                                       std::max(tuning_.flush_threads, 1);
   }
   return s;
 }
