@@ -105,11 +105,7 @@ Status Repairer::Run() {
 }
 
 Status Repairer::CheckLostDir() {
-  const std::string lost_dir = dbname_ + "/lost";
-  if (!sst_options_.fs->Exists(lost_dir)) return Status::OK();
-  // CreateDir of a directory that exists changes nothing; of a link it
-  // fails naming it.
-  return sst_options_.fs->CreateDir(lost_dir, true);
+  return CheckNotALink(sst_options_.fs, dbname_ + "/lost");
 }
 
 void Repairer::OpenInfoLog() {

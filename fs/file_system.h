@@ -212,6 +212,12 @@ class FileSystem {
 // errors.
 bool IsOutOfDescriptors(const Status& s);
 
+// OK if nothing is at `dir`, or a directory is; else CreateDir's error
+// naming it (a symbolic link there: "a symbolic link, not followed").
+// Creates nothing. For a directory a caller will move files into only if
+// it exists by then, checked before the caller changes anything.
+Status CheckNotALink(FileSystem* fs, const std::string& dir);
+
 }  // namespace leveldb
 
 #endif  // DELSM_FS_FILE_SYSTEM_H_

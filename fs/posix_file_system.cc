@@ -243,6 +243,13 @@ Status UnlinkDirectoryEntries(const std::string& dir) {
   return result;
 }
 
+Status CheckNotALink(FileSystem* fs, const std::string& dir) {
+  if (!fs->Exists(dir)) return Status::OK();
+  // CreateDir of a directory that exists changes nothing; of a link it
+  // fails naming it.
+  return fs->CreateDir(dir, true);
+}
+
 bool IsOutOfDescriptors(const Status& s) {
   return s.IsIOError() &&
          s.ToString().find("(out of file descriptors)") != std::string::npos;

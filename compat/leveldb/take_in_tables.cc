@@ -71,10 +71,8 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
                                  const std::string& dbname) {
   Env* env = o.env;
   // A lost/ that is a link is refused before anything is read from it or
-  // moved (CreateDir of a directory that exists changes nothing).
-  const std::string lost_dir = dbname + "/lost";
-  Status s;
-  if (o.fs->Exists(lost_dir)) s = o.fs->CreateDir(lost_dir, true);
+  // moved.
+  Status s = CheckNotALink(o.fs, dbname + "/lost");
   if (!s.ok()) return s;
   std::vector<std::string> children;
   s = env->GetChildren(dbname, &children);

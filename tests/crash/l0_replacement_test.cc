@@ -153,6 +153,17 @@ class L0ReplacementTest : public testing::TestWithParam<Mode> {
     return found;
   }
 
+  // Keys 0..n-1 each read their value: no Corruption, no NotFound.
+  void ExpectFirstKeysRead(int n) {
+    for (int i = 0; i < n; i++) {
+      std::string got;
+      Status s = db_->Get(ReadOptions(), Key(i), &got);
+      ASSERT_TRUE(s.ok()) << Key(i) << " (" << GetParam().name
+                          << "): " << s.ToString();
+      EXPECT_EQ(Value(i), got) << Key(i);
+    }
+  }
+
   delsm_test::TempDir tmp_{"delsm_l0_replacement"};
   const std::string dbname_ = tmp_.path() + "/db";
   std::string sst_dir_;
@@ -168,6 +179,17 @@ void FlipByte(const std::string& path, off_t offset_from_start) {
   ASSERT_EQ(1, pread(fd, &c, 1, offset_from_start)) << path;
   c ^= 0x40;
   ASSERT_EQ(1, pwrite(fd, &c, 1, offset_from_start)) << path;
+  close(fd);
+}
+
+// Overwrites `n` bytes of `path` from `offset` with zeros, as a power loss
+// leaves a block that was allocated but never written.
+void ZeroBytes(const std::string& path, off_t offset, size_t n) {
+  int fd = open(path.c_str(), O_WRONLY);
+  ASSERT_GE(fd, 0) << path;
+  const std::string zeros(n, '\0');
+  ASSERT_EQ(static_cast<ssize_t>(n), pwrite(fd, zeros.data(), n, offset))
+      << path;
   close(fd);
 }
 
@@ -256,22 +278,10 @@ TEST_P(L0ReplacementKvFilesTest, TornKvFileOfKeptSstDoesNotHideReplayedWrite) {
   ASSERT_FALSE(kv.empty()) << "no KV file of " << Key(5);
   const off_t kv_size = FileSize(kv);
   ASSERT_GT(kv_size, 0);
-  {
-    int fd = open(kv.c_str(), O_WRONLY);
-    ASSERT_GE(fd, 0) << kv;
-    const std::string zeros(static_cast<size_t>(kv_size), '\0');
-    ASSERT_EQ(kv_size, pwrite(fd, zeros.data(), zeros.size(), 0));
-    close(fd);
-  }
+  ASSERT_NO_FATAL_FAILURE(ZeroBytes(kv, 0, static_cast<size_t>(kv_size)));
 
   ASSERT_OK(Open());
-  for (int i = 0; i < 10; i++) {
-    std::string got;
-    Status s = db_->Get(ReadOptions(), Key(i), &got);
-    ASSERT_TRUE(s.ok()) << Key(i) << " (" << GetParam().name
-                        << "): " << s.ToString();
-    EXPECT_EQ(Value(i), got) << Key(i);
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectFirstKeysRead(10));
 }
 
 TEST_P(L0ReplacementTest, MetaFileThatCannotBeOpenedAtOpenIsNotDropped) {
@@ -338,24 +348,12 @@ TEST_P(L0ReplacementDeferredTest, TornInlineValueOfKeptSstDoesNotHideReplay) {
   ASSERT_EQ(0, truncate(wal.c_str(), size / 2));
   const std::string meta = sst_dir_ + "/META";
   ASSERT_GT(FileSize(meta), 4096);
-  {
-    // The first bytes of the value section (after the 12-byte head),
-    // which hold k000's value.
-    int fd = open(meta.c_str(), O_WRONLY);
-    ASSERT_GE(fd, 0) << meta;
-    const std::string zeros(64, '\0');
-    ASSERT_EQ(64, pwrite(fd, zeros.data(), zeros.size(), 12));
-    close(fd);
-  }
+  // The first bytes of the value section (after the 12-byte head), which
+  // hold k000's value.
+  ASSERT_NO_FATAL_FAILURE(ZeroBytes(meta, 12, 64));
 
   ASSERT_OK(Open());
-  for (int i = 0; i < 10; i++) {
-    std::string got;
-    Status s = db_->Get(ReadOptions(), Key(i), &got);
-    ASSERT_TRUE(s.ok()) << Key(i) << " (" << GetParam().name
-                        << "): " << s.ToString();
-    EXPECT_EQ(Value(i), got) << Key(i);
-  }
+  ASSERT_NO_FATAL_FAILURE(ExpectFirstKeysRead(10));
 }
 
 std::string ModeName(const testing::TestParamInfo<Mode>& info) {
