@@ -153,6 +153,23 @@ class L0ReplacementTest : public testing::TestWithParam<Mode> {
     return found;
   }
 
+  // Opens and closes the database once with every open of a path that
+  // contains `path_contains` failing with `err` (whether or not the Open
+  // succeeds: the next Open must see everything). True if an open failed.
+  bool OpenOnceWithFailingOpens(int err, const std::string& path_contains) {
+    FaultInjectionFileSystem faults(FileSystem::Default());
+    FaultSpec spec;
+    spec.err = err;
+    spec.sticky = true;
+    spec.path_contains = path_contains;
+    faults.Arm(FsOp::kOpen, spec);
+    DB* db = nullptr;
+    Status s = OpenWithFileSystem(Options(), TuningFor(GetParam()), dbname_,
+                                  &faults, &db);
+    delete db;
+    return faults.Fired();
+  }
+
   // Keys 0..n-1 each read their value: no Corruption, no NotFound.
   void ExpectFirstKeysRead(int n) {
     for (int i = 0; i < n; i++) {
@@ -288,19 +305,7 @@ TEST_P(L0ReplacementTest, MetaFileThatCannotBeOpenedAtOpenIsNotDropped) {
   ASSERT_NO_FATAL_FAILURE(Build());
   // Every open of a meta file fails as if the process were out of
   // descriptors, for the whole of one Open.
-  FaultInjectionFileSystem faults(FileSystem::Default());
-  FaultSpec spec;
-  spec.err = EMFILE;
-  spec.sticky = true;
-  spec.path_contains = "/META";
-  faults.Arm(FsOp::kOpen, spec);
-  {
-    Options options;
-    DB* db = nullptr;
-    Status s = OpenWithFileSystem(options, TuningFor(GetParam()), dbname_,
-                                  &faults, &db);
-    delete db;  // whether or not it opened: the next Open must see it all
-  }
+  OpenOnceWithFailingOpens(EMFILE, "/META");
   ASSERT_OK(Open());
   EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
 }
@@ -316,20 +321,9 @@ TEST_P(L0ReplacementKvFilesTest, KvFileReadErrorAtOpenDoesNotDropSst) {
   off_t size = 0;
   ASSERT_NO_FATAL_FAILURE(FindFlushedWal(&wal, &size));
   ASSERT_EQ(0, truncate(wal.c_str(), size / 2));
-  FaultInjectionFileSystem faults(FileSystem::Default());
-  FaultSpec spec;
-  spec.err = EIO;
-  spec.sticky = true;
-  spec.path_contains = "@";  // every KV file's name holds its sequence
-  faults.Arm(FsOp::kOpen, spec);
-  {
-    Options options;
-    DB* db = nullptr;
-    Status s = OpenWithFileSystem(options, TuningFor(GetParam()), dbname_,
-                                  &faults, &db);
-    delete db;  // whether or not it opened: the next Open must see it all
-  }
-  ASSERT_TRUE(faults.Fired()) << "no KV file was read";
+  // Every KV file (its name holds its sequence after '@') fails to open
+  // with EIO for the whole of one Open.
+  ASSERT_TRUE(OpenOnceWithFailingOpens(EIO, "@")) << "no KV file was read";
   ASSERT_OK(Open());
   EXPECT_EQ(kKeys, CheckKeys(/*damaged=*/false));
 }
