@@ -17,17 +17,21 @@
 //    that any readable manifest records as replaced (a crash between a
 //    compaction's commit and their removal left them) are left out, with the KV
 //    files only they name: merged, they would bring back keys the compaction
-//    had dropped with their tombstones. Values that stay put (values/<home>/,
-//    docs/DESIGN.md section 5) are used where they are: an entry naming one
-//    whose file is gone is left out (its directory is rebuilt). If a meta file
-//    could not be read (or an SST directory holds none), every file of a home
-//    that no readable meta file names is taken back as a value entry from its
-//    name (as a listed KV file is), except those only replaced SSTs name, files
-//    whose name is not a KV file name or is hashed (LONGKEYS holds no key for
-//    them), and unreadable ones. If every meta file read, none is taken
-//    back: such a file is a value whose death was committed or one of a
-//    flush that never committed (db/repair_homes.h). What is not taken
-//    back goes to lost/.
+//    had dropped with their tombstones. So is all of a directory a RepairDB
+//    merged (its manifest records the directory's number as removed) if no
+//    meta file in it of an SST not recorded as replaced reads: a repair
+//    killed after its commit leaves the KV files it took back by their
+//    names, whose tombstones its merge dropped. Values that stay put
+//    (values/<home>/, docs/DESIGN.md section 5) are used where they are: an
+//    entry naming one whose file is gone is left out (its directory is
+//    rebuilt). If a meta file could not be read (or an SST directory holds
+//    none), every file of a home that no readable meta file names is taken back
+//    as a value entry from its name (as a listed KV file is), except those only
+//    replaced SSTs name, files whose name is not a KV file name or is hashed
+//    (LONGKEYS holds no key for them), and unreadable ones. If every meta file
+//    read, none is taken back: such a file is a value whose death was committed
+//    or one of a flush that never committed (db/repair_homes.h). What is not
+//    taken back goes to lost/.
 // 2. Every WAL is replayed into a new L0 directory.
 // 3. All of it is merged by one dentry compaction (links only) into new
 //    directories of a single level, keeping the newest version of each key

@@ -77,6 +77,7 @@ Status Repairer::FindRetiredSsts() {
     log::Reader reader(file.get(), &errors, true, 0);
     std::set<std::pair<int, uint64_t>> live;
     std::set<uint64_t> added;
+    std::set<uint64_t> ever_added;  // by a record of this manifest
     std::string scratch;
     Slice record;
     size_t records = 0;
@@ -92,13 +93,17 @@ Status Repairer::FindRetiredSsts() {
       for (const auto& gone : edit.deleted_files()) {
         live.erase(gone);
         // Removed without having been added here: a repair's record of
-        // the old SSTs its merge replaced and of its own intermediate
-        // directories (MergeAndCommit).
+        // the old SSTs and directories its merge was given and of its own
+        // intermediate directories (MergeAndCommit).
+        if (ever_added.count(gone.second) == 0) {
+          merged_by_repair_.insert(gone.second);
+        }
         added.insert(gone.second);
       }
       for (const auto& add : edit.new_files()) {
         live.insert({add.first, add.second.number});
         added.insert(add.second.number);
+        ever_added.insert(add.second.number);
       }
     }
     std::set<uint64_t> live_numbers;
@@ -150,6 +155,10 @@ Status Repairer::LoadDirectories() {
     Log(options_.info_log, "RepairDB: %s: %zu entries\n", d->path.c_str(),
         dir->index().entries.size());
     d->loaded = true;
+    // The directory itself, whatever its meta files are: a later RepairDB
+    // (this one killed after its commit) must not take its KV files back
+    // by their names when no meta file of it reads (LoadDirectory).
+    replaced_.push_back({d->level, d->number});
     AddInput(std::move(dir), d->number);
   };
   // Every directory is loaded, and its META-<n> numbers noted, before
@@ -161,6 +170,7 @@ Status Repairer::LoadDirectories() {
     Status s = LoadDirectory(&d, &dir, &rebuild);
     if (!handle(&d, s)) return s;
     if (!s.ok()) continue;
+    if (dir == nullptr && rebuild == nullptr) continue;  // merged before
     if (rebuild != nullptr) {
       for (const auto& meta : rebuild->metas) {
         NoteNamedFiles(meta->index());
@@ -200,6 +210,34 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
       if (retired_.count(sst_number) > 0) {
         replaced_.push_back({d.level, sst_number});
       }
+    }
+  }
+  // A directory a committed RepairDB was given (its manifest records the
+  // directory's number as removed, and never added it), where no meta file
+  // of an SST it did not replace reads: everything in it that the merge
+  // could use, it was given, and the merge dropped what is not in its
+  // output (tombstones included). Taken back by their names now, its KV
+  // files would bring back the keys those tombstones deleted. It is set
+  // aside whole (lost/), and recorded again as merged. A directory with
+  // such a meta file that reads is not one that repair merged (a manifest
+  // whose records of added SSTs were damaged looks the same).
+  if (merged_by_repair_.count(d.number) > 0) {
+    bool own_meta_reads = false;
+    for (const std::string& meta : metas) {
+      std::unique_ptr<SstDir> sst;
+      Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
+      if (m.ok()) {
+        own_meta_reads = true;
+        break;
+      }
+      if (!m.IsCorruption()) return m;  // not damage: RepairDB fails
+    }
+    if (!own_meta_reads) {
+      Log(options_.info_log,
+          "RepairDB: %s: merged by an earlier RepairDB, not merged again\n",
+          d.path.c_str());
+      replaced_.push_back({d.level, d.number});
+      return Status::OK();
     }
   }
   // The files only replaced SSTs name are not merged (they go to lost/).

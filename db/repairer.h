@@ -135,7 +135,9 @@ class Repairer {
   // A directory holding just its own META is used as it is (*result).
   // Otherwise (a compaction added SSTs to it, or its META is unusable) its
   // readable meta files and its listing are returned in *rebuild, for
-  // RebuildDirectory to gather its entries into a new directory.
+  // RebuildDirectory to gather its entries into a new directory. A
+  // directory an earlier RepairDB merged is neither (both left null): it
+  // is put away whole.
   Status LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
                        std::unique_ptr<PendingRebuild>* rebuild);
 
@@ -218,6 +220,10 @@ class Repairer {
   std::vector<uint64_t> logs_;
   std::vector<std::string> manifests_;
   std::set<uint64_t> retired_;  // SSTs a manifest records as replaced
+  // Numbers a manifest records as removed without having added them: a
+  // RepairDB's record of the SSTs and directories its merge was given
+  // (and of its intermediate directories).
+  std::set<uint64_t> merged_by_repair_;
   // Entries of loaded meta files whose values are KV files in their SST
   // directories, by internal key (RebuildDirectory).
   std::map<std::string, MetaEntry> named_files_;

@@ -32,6 +32,7 @@
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
 #include "tests/db_options.h"
+#include "tests/file_bytes.h"
 #include "tests/sigkill_child.h"
 #include "tests/test_support.h"
 
@@ -139,16 +140,17 @@ TEST(RepairReplacedChild, Child) {
   _exit(4);
 }
 
-// Builds the database, opens a copy of it first if `reopen` (an Open hands
-// out new numbers, past META-<n>), then kills a first RepairDB at each of
-// its disk calls in turn, on a fresh copy each time, and runs a second one
-// to the end. Reports every kill point after which the database does not
+// Builds the database (`build`), opens a copy of it first if `reopen` (an
+// Open hands out new numbers, past META-<n>), then kills a first RepairDB at
+// each of its disk calls in turn, on a fresh copy each time, and runs a second
+// one to the end. Reports every kill point after which the database does not
 // read as built.
-void KillRepairAtEachCallThenRepairAgain(bool reopen) {
+void KillRepairAtEachCallThenRepairAgain(
+    bool reopen, std::string (*build)(const std::string&) = Build) {
   TempDir tmp;
   ASSERT_FALSE(tmp.path().empty());
   const std::string pristine = tmp.path() + "/pristine";
-  ASSERT_EQ("", Build(pristine));
+  ASSERT_EQ("", build(pristine));
   {
     const std::string copy = tmp.path() + "/as_built";
     ASSERT_EQ("", delsm_test::CopyTree(pristine, copy));
@@ -215,6 +217,38 @@ void KillRepairAtEachCallThenRepairAgain(bool reopen) {
   if (violations.size() > 5) {
     ADD_FAILURE() << violations.size() - 5 << " more kill points";
   }
+}
+
+// The old puts in an L1 directory whose META is damaged, and the new puts
+// and the delete in an L0 SST. Repair rebuilds the L1 directory from its
+// KV files' names; after its commit, only the directory's number in its
+// manifest says that the merge was given those files and dropped the old
+// put of the deleted key with its tombstone. Returns "" or what failed.
+std::string BuildWithDamagedMeta(const std::string& dbname) {
+  DB* raw = nullptr;
+  Status s = delsm::Open(DbOptions(), ManualTuning(), dbname, &raw);
+  if (!s.ok()) return "open: " + s.ToString();
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    s = db->Put(WriteOptions(), Key(i), Value("old", i));
+  }
+  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  if (s.ok()) s = Impl(raw)->TEST_CompactRange(0, nullptr, nullptr);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    if (i != kDeleted) s = db->Put(WriteOptions(), Key(i), Value("new", i));
+  }
+  if (s.ok()) s = db->Delete(WriteOptions(), Key(kDeleted));
+  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  db.reset();
+  if (!s.ok()) return s.ToString();
+  const std::vector<std::string> l1 = delsm_test::ListDir(dbname + "/L1");
+  if (l1.size() != 1) return "expected one L1 directory";
+  const std::string meta = dbname + "/L1/" + l1[0] + "/META";
+  if (delsm_test::FileSize(meta) < 64 ||
+      !delsm_test::FlipByte(meta, delsm_test::FileSize(meta) / 2)) {
+    return "cannot damage " + meta;
+  }
+  return "";
 }
 
 // The first repair's intermediate directories (old directories rebuilt, WALs
@@ -386,6 +420,42 @@ TEST(RepairReplacedTest,
   Status s = RepairDB(dbname, DbOptions());
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ("", CheckAfterCompaction(dbname));
+}
+
+// A kill after the commit leaves the rebuilt directory in place; the
+// second repair must not take the old put of the deleted key back by its
+// name.
+TEST(RepairReplacedTest, KilledAfterCommitDirectoryRebuiltFromNames) {
+  KillRepairAtEachCallThenRepairAgain(/*reopen=*/false, BuildWithDamagedMeta);
+}
+
+// The same when the first repair commits and then cannot put the rebuilt
+// directory away (every unlink and rename in it fails), while the L0 SST
+// holding the delete goes.
+TEST(RepairReplacedTest, DirectoryRebuiltFromNamesLeftAfterCommit) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  ASSERT_EQ("", BuildWithDamagedMeta(dbname));
+  ASSERT_EQ("", Check(dbname)) << "as built";
+  const std::string old_dir =
+      dbname + "/L1/" + delsm_test::ListDir(dbname + "/L1")[0];
+  {
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    FaultSpec spec;
+    spec.sticky = true;
+    spec.path_contains = old_dir;
+    fs.ArmKinds(FaultInjectionFileSystem::Bit(FsOp::kUnlink) |
+                    FaultInjectionFileSystem::Bit(FsOp::kRename),
+                spec);
+    RepairDBWithFileSystem(dbname, DbOptions(), &fs);
+    ASSERT_TRUE(fs.Fired()) << "the rebuilt directory was not put away";
+  }
+  ASSERT_GT(delsm_test::FileSize(old_dir + "/META"), 0u)
+      << "the rebuilt directory is no longer in place";
+  Status s = RepairDB(dbname, DbOptions());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Check(dbname));
 }
 
 }  // namespace
