@@ -644,7 +644,9 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 // be listed as a directory of its own (a symbolic link, at an SST
 // directory's, a home's or one of DeLSM's directories' place: nothing is
 // followed out of the database directory; a file where a directory
-// belongs). Removal then starts with CURRENT. A removal that fails (EIO
+// belongs), or a directory inside an SST directory or a home under a name
+// DeLSM never gives its files there (an unlink cannot remove it). Removal
+// then starts with CURRENT. A removal that fails (EIO
 // on an unlink) stops there and fails the call: a failure to remove
 // CURRENT leaves the database whole; a later one leaves a directory in
 // which Open finds no database, only the rest of the database's files and

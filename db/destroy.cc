@@ -16,6 +16,8 @@
 #include "fs/mem_file_system.h"
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
+#include "table/key_codec.h"
+#include "table/meta_file.h"
 
 namespace leveldb {
 
@@ -54,12 +56,27 @@ bool IsDatabaseFile(const std::string& child) {
          child == kCleanCloseMarkerName;
 }
 
+// Whether `name`, an entry of an SST directory or a home, is named as
+// DeLSM names the files it writes there: a KV file, a meta or LONGKEYS
+// file.
+bool IsSstEntryName(const std::string& name) {
+  std::string user_key;
+  uint64_t number;
+  bool hashed, compressed;
+  return ParseKvStoredFileName(name, &user_key, &number, &hashed,
+                               &compressed) ||
+         ParseMetaFileName(name, 0, &number) ||
+         ParseLongKeysFileName(name, 0, &number);
+}
+
 // Lists the directory at `dir` (one of DeLSM's, which exists) into *out.
 // An entry named as the database's names it (an SST directory, a home)
 // is listed too, which fails on a symbolic link (file_system.h), on a
 // file that is not a directory and on a directory that cannot be read:
 // an entry of the database's that cannot be listed cannot be removed
-// whole, and a plan that cannot remove it whole removes nothing.
+// whole, and a plan that cannot remove it whole removes nothing. So does
+// a directory inside one (under a name DeLSM never gives its files: one
+// of the user's), which an unlink cannot remove.
 Status PlanDirectory(FileSystem* fs, const std::string& dir, bool homes,
                      bool staging, PlannedDir* out) {
   out->path = dir;
@@ -74,6 +91,14 @@ Status PlanDirectory(FileSystem* fs, const std::string& dir, bool homes,
       std::vector<std::string> entries;
       s = fs->ListDirectory(path, &entries);
       if (!s.ok()) return s;
+      for (const std::string& entry : entries) {
+        std::vector<std::string> unused;
+        if (!IsSstEntryName(entry) &&
+            fs->ListDirectory(path + "/" + entry, &unused).ok()) {
+          return Status::IOError(path + "/" + entry,
+                                 "a directory, not the database's");
+        }
+      }
       out->sst_dirs.push_back(path);
     } else if (staging && name == "PLAN") {
       out->files.push_back(path);

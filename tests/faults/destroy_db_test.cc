@@ -376,6 +376,39 @@ TEST_P(DestroyDbPlanTest, DirectoryAtADatabaseFileNameIsNotAHalfRemoval) {
   }
 }
 
+// The same for a directory of the user's inside an SST directory (or a
+// home): it cannot be unlinked as an entry. DestroyDB either fails having
+// removed nothing or leaves it (with the SST directory holding it) and
+// removes the rest; either way the user's file inside stays.
+TEST_P(DestroyDbPlanTest, DirectoryInsideAnSstDirectoryIsNotAHalfRemoval) {
+  std::vector<std::string> rels = {SstDirs(dbname_).back()};
+  if (GetParam()) rels.push_back("values/" + ListDir(dbname_ + "/values")[0]);
+  for (const std::string& rel : rels) {
+    SCOPED_TRACE(rel);
+    const std::string foreign = dbname_ + "/" + rel + "/mine";
+    ASSERT_EQ(0, mkdir(foreign.c_str(), 0755));
+    std::FILE* f = std::fopen((foreign + "/notes.txt").c_str(), "w");
+    ASSERT_NE(nullptr, f);
+    std::fputs("the user's", f);
+    std::fclose(f);
+    const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
+    EXPECT_EQ(std::vector<std::string>{"notes.txt"}, ListDir(foreign));
+    if (s.ok()) {
+      struct stat st;
+      EXPECT_NE(0, lstat((dbname_ + "/CURRENT").c_str(), &st));
+      return;
+    }
+    struct stat st;
+    ASSERT_EQ(0, lstat((dbname_ + "/CURRENT").c_str(), &st))
+        << "DestroyDB failed (" << s.ToString()
+        << ") after removing CURRENT: the database is gone, and no second "
+           "DestroyDB gets past the directory to remove the rest";
+    ExpectKvFileDatabase(dbname_, tuning_);
+    ASSERT_EQ(0, unlink((foreign + "/notes.txt").c_str()));
+    ASSERT_EQ(0, rmdir(foreign.c_str()));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Modes, DestroyDbPlanTest, testing::Bool(),
                          [](const testing::TestParamInfo<bool>& info) {
                            return info.param ? "ValuesStayPut" : "Default";
