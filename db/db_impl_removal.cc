@@ -98,6 +98,32 @@ void DBImpl::RemoveObsoleteFiles() {
   // between, repair still knows them for dropped values. Those not
   // unlinked yet hold their compaction's inputs (`held_*`).
   RemoveRemovableDeadValues(&unlinked, &dirs_removed);
+  // The listings are read without mutex_, before what decides removal is
+  // taken under it: a listing can wait for as long as another thread's
+  // rmdir in that directory holds the directory (the kernel drops the
+  // removed directory's cached entries first, tens of milliseconds for one
+  // of thousands of KV files), and writers would wait as long. A name
+  // created after the listing is not in it; one listed is removed only if
+  // dead in `live` below, and a dead number never becomes live again; one
+  // another pass removed meanwhile is skipped by its dirs_being_removed_
+  // entry or found gone.
+  std::vector<std::string> children;
+  std::vector<std::vector<std::string>> level_children(config::kNumLevels);
+  mutex_.Unlock();
+  env_->GetChildren(dbname_, &children);  // errors just leave files behind
+  for (int level = 0; level < config::kNumLevels; level++) {
+    // Errors leave directories behind.
+    fs_->ListDirectory(LevelDirName(dbname_, level), &level_children[level]);
+  }
+  mutex_.Lock();
+  if (!bg_error_.ok()) {
+    // An edit failed meanwhile: as above, keep everything.
+    removals_in_flight_--;
+    background_cv_.SignalAll();
+    dentry_stats_.unlinks += unlinked;
+    dentry_stats_.dirs_removed += dirs_removed;
+    return;
+  }
   std::set<uint64_t> held_ssts, held_dirs;
   DeadValueNamers(&held_ssts, &held_dirs);
   std::set<uint64_t> live = pending_outputs_;
@@ -113,8 +139,6 @@ void DBImpl::RemoveObsoleteFiles() {
   // Older manifests, removed last (below).
   std::vector<std::string> manifests_to_delete;
   std::vector<std::pair<uint64_t, std::string>> dirs_to_delete;
-  std::vector<std::string> children;
-  env_->GetChildren(dbname_, &children);  // errors just leave files behind
   for (const std::string& child : children) {
     uint64_t number;
     FileType type;
@@ -146,9 +170,7 @@ void DBImpl::RemoveObsoleteFiles() {
   }
   for (int level = 0; level < config::kNumLevels; level++) {
     const std::string level_dir = LevelDirName(dbname_, level);
-    std::vector<std::string> dirs;
-    fs_->ListDirectory(level_dir, &dirs);  // errors leave directories behind
-    for (const std::string& d : dirs) {
+    for (const std::string& d : level_children[level]) {
       uint64_t number;
       if (ParseSstDirName(d, &number) && number < fence &&
           live.count(number) == 0 && held_dirs.count(number) == 0 &&
