@@ -61,7 +61,7 @@ def main():
     try:
         rows = paper.run_compare(bins, os.path.join(out, "compare"), store.root,
                                  engines, [w for _, w in PANELS], sizes, num,
-                                 args.seed, args.timeout)
+                                 args.seed, args.timeout, trim=store.trims)
     finally:
         store.close()
 

@@ -65,7 +65,8 @@ def main():
             rows[ratio] = paper.run_compare(
                 bins, os.path.join(out, "compare-delete%d" % ratio), store.root, engines,
                 ["writedeletewrite", "writedeleteread"], [VALUE_SIZE], num,
-                args.seed, args.timeout, extra="--delete_ratio=%g" % (ratio / 100.0))
+                args.seed, args.timeout, extra="--delete_ratio=%g" % (ratio / 100.0),
+                trim=store.trims)
     finally:
         store.close()
 

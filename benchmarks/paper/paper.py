@@ -186,6 +186,22 @@ class Storage:
                           % (self.root, why))
         log("paper: databases on " + self.where)
 
+    @property
+    def trims(self):
+        """Whether the databases are on a loop image whose freed blocks
+        should go back to the host (trim) after each database is removed."""
+        return self.dev is not None
+
+    def trim(self):
+        """fstrim of the loop image's file system after a database was
+        removed: the sparse image shrinks on its host (a run at the paper's
+        scale writes and removes several times the host's free space).
+        Discards are not counted as sectors written. No-op without a loop
+        image."""
+        if self.dev:
+            subprocess.run(["fstrim", self.mnt], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, check=False)
+
     def device_bytes_written(self):
         """Bytes written to the loop device so far, after syncing the file
         system (data, metadata and journal all written back); None without
@@ -258,8 +274,9 @@ def pyplot():
 
 
 def run_compare(bins, out, db_root, engines_, workloads, value_sizes, num, seed,
-                timeout, extra=""):
-    """Runs benchmarks/compare and returns the rows of its results.csv."""
+                timeout, extra="", trim=False):
+    """Runs benchmarks/compare and returns the rows of its results.csv;
+    `trim`: compare's --trim (Storage.trims)."""
     argv = [sys.executable, os.path.join(REPO, "benchmarks", "compare"),
             "--bin-dir", bins, "--out", out, "--db-root", db_root,
             "--engines", ",".join(engines_), "--workloads", ",".join(workloads),
@@ -269,6 +286,8 @@ def run_compare(bins, out, db_root, engines_, workloads, value_sizes, num, seed,
         argv.append("--extra=" + extra)  # "--extra X" would read X as a flag
     if timeout:
         argv += ["--timeout", str(timeout)]
+    if trim:
+        argv.append("--trim")
     start = time.monotonic()
     with open(os.path.join(out + ".log"), "w") as f:
         r = subprocess.run(argv, stdout=f)

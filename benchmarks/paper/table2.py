@@ -155,6 +155,7 @@ def main():
                               else (None, None))
             finally:
                 shutil.rmtree(db, ignore_errors=True)
+                store.trim()
             with open(os.path.join(out, "logs", tag + ".out")) as f:
                 for line in f:
                     if line.startswith("Build:"):
