@@ -36,15 +36,26 @@
 // 3. All of it is merged by one dentry compaction (links only) into new
 //    directories of a single level, keeping the newest version of each key
 //    and dropping tombstones (nothing is left below them).
-// 4. A new manifest lists the result; only then are the old files put
-//    away. As LevelDB's repair does, nothing repair could not use is
-//    deleted: every WAL and old manifest, every SST directory that could
-//    not be loaded, and every entry of a loaded one that the merge was not
-//    given (an unreadable meta file or KV file, a file it does not know)
-//    are moved into <dbname>/lost/. Entries the merge was given are
-//    unlinked (the new directories hold links to those it kept; those it
-//    dropped were superseded or deleted). Values in homes that the merge
-//    dropped are unlinked; those it kept stay where they are.
+// 4. As LevelDB's repair does, nothing repair could not use is deleted.
+//    Before the commit, every entry of an SST directory that the merge was
+//    not given (an unreadable meta file or KV file, a file it does not
+//    know; every entry of a directory it could not load or that an earlier
+//    RepairDB merged) is hard-linked into <dbname>/lost/L<level>-<dir>/;
+//    failing that, RepairDB fails having committed nothing. Then a new
+//    manifest lists the result, and only then are the old files put away:
+//    the entries of the old directories are unlinked (the new directories
+//    hold links to those the merge kept; those it dropped were superseded
+//    or deleted; lost/ holds the others) and the directories removed;
+//    every WAL and old manifest, and a directory repair could not open (a
+//    file, a symbolic link), is moved into lost/. Values in homes that the
+//    merge dropped are unlinked; those it kept stay where they are; the
+//    others are moved into lost/. These moves wait for the commit because
+//    the old state needs them until it (db/repair_put_away.cc says why).
+//    Killed after the commit, or unable to put something away (RepairDB
+//    then fails, saying the repair is committed), RepairDB leaves old
+//    directories that the next Open removes whole, or the next RepairDB
+//    puts away: every entry in them is one the merge was given or one
+//    lost/ holds.
 // Every step is logged to options.info_log, or to the DB's LOG (the old
 // one renamed LOG.old, as Open does) when none is given. Step 1 is in
 // db/repair_scan.cc, steps 2 and 3 and the commit in db/repair_merge.cc,
@@ -97,8 +108,9 @@ Status Repairer::Run() {
   if (s.ok()) s = LoadDirectories();
   if (s.ok()) s = RecoverHomeValues();
   if (s.ok()) s = ConvertLogs();
+  if (s.ok()) s = SetAsideUnusable();
   if (s.ok()) s = MergeAndCommit();
-  if (s.ok()) PutAwayOldFiles();
+  if (s.ok()) s = PutAwayOldFiles();
   env_->UnlockFile(lock);
   Log(options_.info_log,
       "RepairDB %s: %s; %zu directories, %zu logs read, %zu files moved "

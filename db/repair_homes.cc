@@ -128,11 +128,12 @@ Status RepairHomes::TakeBackUnnamed(std::vector<MetaEntry>* entries) {
   return Status::OK();
 }
 
-void RepairHomes::PutAway(
+Status RepairHomes::PutAway(
     const std::vector<HomeValue>& dropped,
-    const std::function<void(const std::string&, const std::string&)>&
+    const std::function<Status(const std::string&, const std::string&)>&
         move_to_lost,
     Logger* info_log) {
+  Status first;
   std::set<Key> dead;
   for (const HomeValue& v : dropped) dead.insert({v.home, v.name});
   for (const auto& home : files_) {
@@ -143,15 +144,18 @@ void RepairHomes::PutAway(
     for (const std::string& name : home.second) {
       if (!s.ok()) break;
       const Key key(home.first, name);
+      Status r;
       if (dead.count(key) > 0) {
-        if (dir->Unlink(name).ok()) unlinked++;
+        r = dir->Unlink(name);
+        if (r.ok()) unlinked++;
       } else if (used_.count(key) > 0) {
         kept++;
       } else {
-        move_to_lost(path + "/" + name,
-                     "values-" + HomeDirName(home.first) + "-" + name);
+        r = move_to_lost(path + "/" + name,
+                         "values-" + HomeDirName(home.first) + "-" + name);
         lost++;
       }
+      if (first.ok()) first = r;
     }
     dir.reset();
     homes_.Forget(home.first);
@@ -160,7 +164,9 @@ void RepairHomes::PutAway(
     Log(info_log,
         "RepairDB: %s: %zu values removed, %zu kept, %zu put away: %s\n",
         path.c_str(), unlinked, kept, lost, s.ToString().c_str());
+    if (first.ok()) first = s;
   }
+  return first;
 }
 
 }  // namespace leveldb

@@ -88,11 +88,12 @@ class RepairHomes {
 
   // After the commit: unlinks the files of `dropped` (the merge dropped
   // their entries), hands every file nobody used to move_to_lost(path,
-  // name for lost/), and removes homes left empty.
-  void PutAway(
+  // name for lost/), and removes homes left empty. Goes on past a failure
+  // (what failed stays where it is); returns the first.
+  Status PutAway(
       const std::vector<HomeValue>& dropped,
-      const std::function<void(const std::string& path,
-                               const std::string& lost_name)>& move_to_lost,
+      const std::function<Status(const std::string& path,
+                                 const std::string& lost_name)>& move_to_lost,
       Logger* info_log);
 
  private:

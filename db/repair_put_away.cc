@@ -1,9 +1,34 @@
-// RepairDB after its commit (db/repairer.h): the old files are put away.
-// Nothing repair could not use is deleted: an entry the merge was given is
-// unlinked (the new directories hold what it kept), everything else (every
-// WAL and old manifest, a directory that could not be loaded, entries the
-// merge was not given) is moved to lost/.
+// RepairDB's putting away of the old files (db/repairer.h). Nothing repair
+// could not use is deleted.
+//
+// Before the commit, every entry of an old SST directory that the merge is
+// not given (an unreadable meta file, a KV file it could not take back, a
+// file it does not know; all of a directory it could not load or that an
+// earlier RepairDB merged) is linked into lost/. Only a link can be made
+// then, not a move: until the commit, the old manifest is the database,
+// and it may name those files; and a RepairDB run again after this one is
+// killed must find the old directories as they were (a meta file there
+// that does not read is its evidence that values in homes may have lost
+// the meta file naming them, RepairHomes::NoteMetaFileLost).
+//
+// After the commit, the new manifest records every old directory as
+// removed, and the old files are put away: an entry the merge was given
+// is unlinked (the new directories hold links to those it kept; those it
+// dropped were superseded or deleted), and so is one set aside (lost/ holds
+// it); every WAL and old manifest, and a directory repair could not open,
+// is moved to lost/. These wait for the commit because the old state needs
+// them until then: the WALs hold writes no SST holds, the old manifests
+// record which SSTs were replaced (FindRetiredSsts, for a RepairDB run
+// again), and the old directories are the database. Killed here, or
+// failing, RepairDB leaves directories that an Open removes whole (no live
+// SST is in them): each entry in them is then one the merge was given or
+// one lost/ holds. Values in homes are put away after the commit too
+// (RepairHomes::PutAway), and not linked first: lost/ names them
+// values-<home>-<name>, which a link (same name) cannot give. Killed
+// after the commit, RepairDB leaves those it could not use to the next
+// Open, which removes the files of a home no live entry names.
 #include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -17,14 +42,122 @@
 
 namespace leveldb {
 
-void Repairer::MoveToLost(const std::string& path, const std::string& lost_name,
-                          bool env_file) {
+namespace {
+
+// lost/'s name for the old SST directory `d`: L<level>-<directory>.
+std::string LostNameOf(int level, const std::string& path) {
+  return "L" + std::to_string(level) + "-" + path.substr(path.rfind('/') + 1);
+}
+
+// The k-th candidate for lost_name: lost_name itself, then lost_name.<k>.
+std::string Candidate(const std::string& lost_name, int k) {
+  return k == 0 ? lost_name : lost_name + "." + std::to_string(k);
+}
+
+constexpr int kMaxCandidates = 1000;
+
+}  // namespace
+
+Status Repairer::SetAsideUnusable() {
+  for (OldDir& d : old_dirs_) {
+    Status s = SetAsideUnused(&d);
+    if (!s.ok()) {
+      Log(options_.info_log, "RepairDB: cannot set aside %s: %s\n",
+          d.path.c_str(), s.ToString().c_str());
+      return s;
+    }
+  }
+  return Status::OK();
+}
+
+Status Repairer::SetAsideUnused(OldDir* d) {
+  std::unique_ptr<Directory> dir;
+  std::vector<std::string> names;
+  Status s = sst_options_.fs->OpenDirectory(d->path, &dir);
+  if (s.ok()) s = dir->List(&names);
+  if (!s.ok() && IsDamage(s)) {
+    // A file or a symbolic link under an SST directory's name: an Open
+    // cannot list it to remove it, so it waits for the commit.
+    d->whole = true;
+    return Status::OK();
+  }
+  const std::string lost_dir = LostNameOf(d->level, d->path);
+  size_t linked = 0;
+  for (size_t i = 0; s.ok() && i < names.size(); i++) {
+    if (d->used.count(names[i]) > 0) continue;
+    bool in_lost = false;
+    s = LinkToLost(dir.get(), names[i], lost_dir, &in_lost);
+    if (s.ok() && in_lost) {
+      d->set_aside.insert(names[i]);
+      linked++;
+    }
+  }
+  if (linked > 0 || !s.ok()) {
+    Log(options_.info_log, "RepairDB: %s: %zu entries set aside in lost/: %s\n",
+        d->path.c_str(), linked, s.ToString().c_str());
+  }
+  return s;
+}
+
+Status Repairer::LinkToLost(Directory* src, const std::string& name,
+                            const std::string& lost_dir, bool* linked) {
+  *linked = false;
+  FileSystem* const fs = sst_options_.fs;
+  // lost/ is made or found through the FileSystem, which refuses a link
+  // there (Run refused one already; this covers one planted since): a
+  // file linked into it would be outside the database.
+  Status s = fs->CreateDir(dbname_ + "/lost", true);
+  for (int k = 0; s.ok() && k < kMaxCandidates; k++) {
+    const std::string to = dbname_ + "/lost/" + Candidate(lost_dir, k);
+    std::unique_ptr<Directory> lost;
+    s = fs->CreateDir(to, true);
+    if (s.ok()) s = fs->OpenDirectory(to, &lost);
+    if (!s.ok()) return s;
+    s = lost->LinkFrom(src, name);
+    if (s.ok()) {
+      moved_to_lost_++;
+      *linked = true;
+      return s;
+    }
+    KvFileInfo there, here;
+    if (!lost->Stat(name, &there).ok()) break;  // not taken: another error
+    // Taken: by this very file (an earlier RepairDB, killed, linked it),
+    // or by another, and the next candidate is tried.
+    s = src->Stat(name, &here);
+    if (s.ok() && here.inode == there.inode) {
+      *linked = true;
+      return s;
+    }
+  }
+  if (s.ok()) {
+    return Status::IOError(dbname_ + "/lost/" + lost_dir,
+                           "no free name to set " + name + " aside under");
+  }
+  // A directory cannot be linked; it is never removed by an unlink either
+  // (an Open's removal of a dead directory stops at it), so it stays in
+  // place until the directory is moved whole after the commit.
+  std::unique_ptr<Directory> sub;
+  if (fs->OpenDirectory(src->path() + "/" + name, &sub).ok()) {
+    return Status::OK();
+  }
+  return s;
+}
+
+std::string Repairer::FreeLostName(const std::string& lost_name) {
+  for (int k = 0; k < kMaxCandidates; k++) {
+    const std::string name = Candidate(lost_name, k);
+    if (!sst_options_.fs->Exists(dbname_ + "/lost/" + name)) return name;
+  }
+  return lost_name;  // the rename fails, and says so
+}
+
+Status Repairer::MoveToLost(const std::string& path,
+                            const std::string& lost_name, bool env_file) {
   const std::string lost_dir = dbname_ + "/lost";
   const std::string to = lost_dir + "/" + lost_name;
   // lost/ is made or found through the FileSystem, which refuses a link
-  // there (Run refused one already; this covers one planted since): a
-  // rename into it would move the file out of the database. (A memory
-  // Env's FileSystem keeps a lost/ of its own, which only this uses.)
+  // there (as LinkToLost). (A memory Env's FileSystem keeps a lost/ of its
+  // own, which only this uses.)
   Status s = sst_options_.fs->CreateDir(lost_dir, true);
   if (s.ok() && env_file) {
     env_->CreateDir(lost_dir);  // the Env's own (a memory Env's); may exist
@@ -35,15 +168,12 @@ void Repairer::MoveToLost(const std::string& path, const std::string& lost_name,
   if (s.ok()) moved_to_lost_++;
   Log(options_.info_log, "RepairDB: moving %s to %s: %s\n", path.c_str(),
       to.c_str(), s.ToString().c_str());
+  return s;
 }
 
-void Repairer::PutAwayOldDirectory(const OldDir& d) {
-  const std::string base = d.path.substr(d.path.rfind('/') + 1);
-  const std::string lost_name = "L" + std::to_string(d.level) + "-" + base;
-  if (!d.loaded) {
-    MoveToLost(d.path, lost_name, false);
-    return;
-  }
+Status Repairer::PutAwayOldDirectory(const OldDir& d) {
+  const std::string lost_name = LostNameOf(d.level, d.path);
+  if (d.whole) return MoveToLost(d.path, FreeLostName(lost_name), false);
   std::unique_ptr<Directory> dir;
   std::vector<std::string> names;
   Status s = sst_options_.fs->OpenDirectory(d.path, &dir);
@@ -60,7 +190,7 @@ void Repairer::PutAwayOldDirectory(const OldDir& d) {
                         });
   size_t unlinked = 0, kept = 0;
   for (size_t i = 0; s.ok() && i < names.size(); i++) {
-    if (d.used.count(names[i]) > 0) {
+    if (d.used.count(names[i]) > 0 || d.set_aside.count(names[i]) > 0) {
       s = dir->Unlink(names[i]);
       unlinked++;
     } else {
@@ -71,32 +201,44 @@ void Repairer::PutAwayOldDirectory(const OldDir& d) {
   if (s.ok() && kept == 0) s = sst_options_.fs->RemoveDir(d.path);
   Log(options_.info_log, "RepairDB: %s: %zu entries removed, %zu kept: %s\n",
       d.path.c_str(), unlinked, kept, s.ToString().c_str());
-  if (kept > 0 || !s.ok()) MoveToLost(d.path, lost_name, false);
+  if (s.ok() && kept > 0)
+    s = MoveToLost(d.path, FreeLostName(lost_name), false);
+  return s;
 }
 
-void Repairer::PutAwayOldFiles() {
+Status Repairer::PutAwayOldFiles() {
+  Status first;
+  auto note = [&first](const Status& s) {
+    if (first.ok() && !s.ok()) first = s;
+  };
   inputs_.clear();  // close directories before removing them
   for (const auto& dir : new_dirs_) {
     // Intermediate: everything in them is linked from the old files or
     // the WALs, which are kept or put away. Killed before they are gone,
     // the next RepairDB knows them for replaced (MergeAndCommit).
-    RemoveSstDirectory(sst_options_.fs, dir.second, nullptr);
+    note(RemoveSstDirectory(sst_options_.fs, dir.second, nullptr));
   }
-  for (const OldDir& d : old_dirs_) PutAwayOldDirectory(d);
-  homes_.PutAway(
+  for (const OldDir& d : old_dirs_) note(PutAwayOldDirectory(d));
+  note(homes_.PutAway(
       dropped_home_values_,
       [this](const std::string& path, const std::string& lost_name) {
-        MoveToLost(path, lost_name, false);
+        return MoveToLost(path, lost_name, false);
       },
-      options_.info_log);
+      options_.info_log));
   for (uint64_t n : logs_) {
-    MoveToLost(LogFileName(dbname_, n), LogFileName("", n).substr(1), true);
+    note(MoveToLost(LogFileName(dbname_, n), LogFileName("", n).substr(1),
+                    true));
   }
   for (const std::string& m : manifests_) {
     if (m != DescriptorFileName("", new_manifest_).substr(1)) {
-      MoveToLost(dbname_ + "/" + m, m, true);
+      note(MoveToLost(dbname_ + "/" + m, m, true));
     }
   }
+  if (first.ok()) return first;
+  return Status::IOError(
+      "RepairDB committed the repaired database but could not put every old "
+      "file away (run RepairDB again)",
+      first.ToString());
 }
 
 }  // namespace leveldb

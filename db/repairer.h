@@ -7,8 +7,10 @@
 //  - the merge (db/repair_merge.cc): every WAL replayed into a new L0
 //    directory, then all inputs merged by one dentry compaction and
 //    committed in a new manifest;
-//  - after the commit only, putting the old files away: unlinked when the
-//    merge was given them, otherwise moved to lost/ (db/repair_put_away.cc).
+//  - setting aside, before the commit, what of the SST directories the
+//    merge was not given (linked into lost/), then, after the commit,
+//    putting the old files away: unlinked when the merge was given them or
+//    they are set aside, otherwise moved to lost/ (db/repair_put_away.cc).
 // Internal to RepairDB; not thread-safe.
 #ifndef DELSM_DB_REPAIRER_H_
 #define DELSM_DB_REPAIRER_H_
@@ -45,9 +47,12 @@ class Repairer {
   Repairer(const Repairer&) = delete;
   Repairer& operator=(const Repairer&) = delete;
 
-  // Locks the database and runs every step; the old files are put away
-  // only once the new manifest is committed. Logs every step and a
-  // summary.
+  // Locks the database and runs every step; what the merge is not given
+  // is set aside before the new manifest is committed, the old files are
+  // put away only after. Logs every step and a summary. An error after the
+  // commit (putting away) is returned too: the repaired database is
+  // committed and opens, what it could not use is in lost/, and a second
+  // RepairDB puts away what is left.
   Status Run();
 
  private:
@@ -56,10 +61,16 @@ class Repairer {
     uint64_t number;
     std::string path;
     // Whether its entries were given to the merge, and which names they
-    // were (meta, LONGKEYS and KV files); PutAwayOldFiles moves the others
-    // to lost/.
+    // were (meta, LONGKEYS and KV files); SetAsideUnused links the others
+    // into lost/.
     bool loaded = false;
     std::set<std::string> used;
+    // The names SetAsideUnused linked into lost/ (or found there, the same
+    // file, linked by an earlier RepairDB).
+    std::set<std::string> set_aside;
+    // Not a directory repair may open (a file, a symbolic link): nothing
+    // in it is set aside; it is moved to lost/ whole after the commit.
+    bool whole = false;
   };
 
   // A directory LoadDirectory decided to rebuild, with what it read; it
@@ -186,23 +197,51 @@ class Repairer {
   Status MergeAndCommit();
   Status WriteManifest(uint64_t number, const VersionEdit& edit);
 
+  // ---- Before the commit (db/repair_put_away.cc) ----
+
+  // Links every entry of every old SST directory that the merge is not
+  // given into lost/L<level>-<directory>/ (SetAsideUnused). After the
+  // commit, the new manifest records those directories as removed, and an
+  // Open (this repair killed, or its putting away failed) removes them
+  // whole: the links in lost/ are what keeps what repair could not use.
+  // Any error fails RepairDB, which then has committed nothing. The
+  // merge's syncfs (MergeAndCommit) makes the links durable before the
+  // commit.
+  Status SetAsideUnusable();
+  Status SetAsideUnused(OldDir* d);
+
+  // Hard-links `name` of `src` into lost/<lost_dir>/, or into
+  // lost/<lost_dir>.<k>/ for the first k where that name is free or is
+  // already the same file (an earlier RepairDB, killed, linked it). OK
+  // without a link if `name` is a directory (never a file an unlink, hence
+  // an Open, removes; it stays in place); *linked says whether the file
+  // is in lost/.
+  Status LinkToLost(Directory* src, const std::string& name,
+                    const std::string& lost_dir, bool* linked);
+
   // ---- After the commit (db/repair_put_away.cc) ----
+
+  // lost_name, or lost_name.<k> for the first k such that nothing in
+  // lost/ has that name.
+  std::string FreeLostName(const std::string& lost_name);
 
   // Moves `path` to lost/<lost_name>, through the Env for the files it
   // carries (WALs, manifests) and the FileSystem for SST directories; logs
-  // it. On failure the file is left where it is, never deleted.
-  void MoveToLost(const std::string& path, const std::string& lost_name,
-                  bool env_file);
+  // it. On failure the file is left where it is, never deleted, and the
+  // error is returned.
+  Status MoveToLost(const std::string& path, const std::string& lost_name,
+                    bool env_file);
 
-  // An old SST directory: entries the merge was given are unlinked, the
-  // others moved to lost/L<level>-<directory>/, then the directory is
-  // removed. A directory that could not be loaded is moved whole.
-  void PutAwayOldDirectory(const OldDir& d);
+  // An old SST directory: entries the merge was given or that were set
+  // aside are unlinked, then the directory is removed; if anything else is
+  // left in it (a directory), it is moved to lost/ whole, as is a `whole`
+  // one.
+  Status PutAwayOldDirectory(const OldDir& d);
 
   // Removes the intermediate directories, puts away every old SST
   // directory and home value, and moves every WAL and old manifest to
-  // lost/.
-  void PutAwayOldFiles();
+  // lost/. Goes on past a failure; returns the first.
+  Status PutAwayOldFiles();
 
   const std::string dbname_;
   Env* const env_;

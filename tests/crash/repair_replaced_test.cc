@@ -14,13 +14,21 @@
 // Also: a compaction killed after its commit, then the next Open killed at
 // each of its disk calls in turn, then RepairDB: the replaced SSTs the
 // compaction left must not come back either.
+//
+// And what repair cannot use (a damaged meta file, a KV file failing the
+// checksum of the entry that names it) is never deleted: it ends in lost/,
+// byte for byte, whether RepairDB ends, fails to put it away, or is killed
+// at any point and followed by an Open or a second RepairDB.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +37,7 @@
 #include "delsm/delsm.h"
 #include "fs/file_system.h"
 #include "leveldb/db.h"
+#include "table/key_codec.h"
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
 #include "tests/db_options.h"
@@ -124,6 +133,62 @@ std::string Check(const std::string& dbname) {
   return CheckKeys(dbname, kKeys, [](int i) { return i == kDeleted; });
 }
 
+// The bytes of each file `paths` names under `dbname`.
+std::map<std::string, std::string> BytesOf(
+    const std::string& dbname, const std::vector<std::string>& paths) {
+  std::map<std::string, std::string> bytes;
+  for (const std::string& p : paths) {
+    bytes[p] = delsm_test::ReadWholeFile(dbname + "/" + p);
+  }
+  return bytes;
+}
+
+// Whether some file under `dir` (searched whole) holds exactly `bytes`.
+bool SomeFileHolds(const std::string& dir, const std::string& bytes) {
+  for (const std::string& name : delsm_test::ListDir(dir)) {
+    const std::string path = dir + "/" + name;
+    struct stat st;
+    if (lstat(path.c_str(), &st) != 0) continue;
+    if (S_ISDIR(st.st_mode) && SomeFileHolds(path, bytes)) return true;
+    std::string data;
+    if (S_ISREG(st.st_mode) && delsm_test::ReadWhole(path, &data) &&
+        data == bytes) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// "" if every file of `kept` (bytes by path under `dbname`) is, byte for
+// byte, in lost/ or (unless `lost_only`) where it was.
+std::string CheckSetAside(const std::string& dbname,
+                          const std::map<std::string, std::string>& kept,
+                          bool lost_only) {
+  for (const auto& k : kept) {
+    std::string now;
+    if (!lost_only && delsm_test::ReadWhole(dbname + "/" + k.first, &now) &&
+        now == k.second) {
+      continue;
+    }
+    if (!SomeFileHolds(dbname + "/lost", k.second)) {
+      return k.first + (lost_only ? " is not in lost/"
+                                  : " is neither in place nor in lost/");
+    }
+  }
+  return "";
+}
+
+// Opens `dbname` and closes it again; what the Open says.
+Status OpenAndClose(const std::string& dbname) {
+  Options o = DbOptions();
+  o.create_if_missing = false;
+  DB* raw = nullptr;
+  Status s = delsm::Open(o, ManualTuning(), dbname, &raw);
+  if (s.ok()) s = Impl(raw)->TEST_WaitForBackgroundWork();
+  delete raw;
+  return s;
+}
+
 // The child: RepairDB on DELSM_REPAIR_CHILD_DB, SIGKILLed at disk call
 // DELSM_REPAIR_CHILD_KILL_AT of the SST directories; a repair that ends
 // before it exits with status 4.
@@ -145,8 +210,16 @@ TEST(RepairReplacedChild, Child) {
 // each of its disk calls in turn, on a fresh copy each time, and runs a second
 // one to the end. Reports every kill point after which the database does not
 // read as built.
+//
+// With `unusable` (files of the database as built that repair cannot use,
+// by their path under it), each must be, byte for byte, still in place or
+// in lost/ after the kill, and in lost/ once the second repair and Check's
+// Open and Close are done; never deleted. With `open_first`, the user opens
+// (and closes) the database after the kill, before the second repair.
 void KillRepairAtEachCallThenRepairAgain(
-    bool reopen, std::string (*build)(const std::string&) = Build) {
+    bool reopen, std::string (*build)(const std::string&) = Build,
+    std::vector<std::string> (*unusable)(const std::string&) = nullptr,
+    bool open_first = false) {
   TempDir tmp;
   ASSERT_FALSE(tmp.path().empty());
   const std::string pristine = tmp.path() + "/pristine";
@@ -163,6 +236,10 @@ void KillRepairAtEachCallThenRepairAgain(
     }
   }
 
+  const std::map<std::string, std::string> kept =
+      unusable == nullptr ? std::map<std::string, std::string>()
+                          : BytesOf(pristine, unusable(pristine));
+
   // How many disk calls of the SST directories an uninterrupted repair
   // makes; it leaves the database as built.
   uint64_t calls = 0;
@@ -174,6 +251,8 @@ void KillRepairAtEachCallThenRepairAgain(
     ASSERT_TRUE(RepairDBWithFileSystem(copy, DbOptions(), &fs).ok());
     calls = fs.DiskCalls();
     ASSERT_EQ("", Check(copy)) << "after one uninterrupted repair";
+    ASSERT_EQ("", CheckSetAside(copy, kept, /*lost_only=*/true))
+        << "after one uninterrupted repair";
     delsm_test::RemoveTree(copy);
     delsm_test::RemoveTree(tmp.path() + "/shadow");
   }
@@ -193,13 +272,23 @@ void KillRepairAtEachCallThenRepairAgain(
     const int status = delsm_test::WaitChild(pid);
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
         << "kill at call " << kill_at << ": child status " << status;
+    std::string problem = CheckSetAside(work, kept, /*lost_only=*/false);
+    if (problem.empty() && open_first) {
+      OpenAndClose(work);  // it may fail: the user then repairs
+      problem = CheckSetAside(work, kept, /*lost_only=*/false);
+      if (!problem.empty()) problem = "after an Open: " + problem;
+    }
     // The user runs RepairDB again, to the end (no real syncs: nothing
     // here is a power loss).
     PowerLossFileSystem fs(FileSystem::Default(), tmp.path() + "/shadow");
     fs.set_real_syncs(false);
     Status s = RepairDBWithFileSystem(work, DbOptions(), &fs);
-    const std::string problem =
-        s.ok() ? Check(work) : "second RepairDB: " + s.ToString();
+    if (problem.empty()) {
+      problem = s.ok() ? Check(work) : "second RepairDB: " + s.ToString();
+    }
+    if (problem.empty()) {
+      problem = CheckSetAside(work, kept, /*lost_only=*/true);
+    }
     if (!problem.empty()) {
       violations.push_back("first RepairDB killed at disk call " +
                            std::to_string(kill_at) + " of " +
@@ -456,6 +545,145 @@ TEST(RepairReplacedTest, DirectoryRebuiltFromNamesLeftAfterCommit) {
   Status s = RepairDB(dbname, DbOptions());
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ("", Check(dbname));
+}
+
+// BuildWithDamagedMeta, and in the L1 directory a damaged copy of a KV
+// file of the L0 SST (when its values are KV files in its directory: not
+// with values that stay put): the name of an entry the L0 SST's meta file
+// names, bytes that fail that entry's checksum. Repair can use neither
+// that copy nor the damaged META.
+std::string BuildWithUnusableFiles(const std::string& dbname) {
+  std::string problem = BuildWithDamagedMeta(dbname);
+  if (!problem.empty()) return problem;
+  const std::vector<std::string> l0 = delsm_test::ListDir(dbname + "/L0");
+  const std::vector<std::string> l1 = delsm_test::ListDir(dbname + "/L1");
+  if (l0.size() != 1) return "expected one L0 directory";
+  for (const std::string& name : delsm_test::ListDir(dbname + "/L0/" + l0[0])) {
+    std::string user_key;
+    uint64_t sequence;
+    bool hashed, compressed;
+    if (!ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
+                               &compressed)) {
+      continue;
+    }
+    std::string bytes =
+        delsm_test::ReadWholeFile(dbname + "/L0/" + l0[0] + "/" + name);
+    if (bytes.empty()) return "cannot read " + name;
+    bytes[bytes.size() / 2] ^= 0x40;
+    if (!delsm_test::WriteWhole(dbname + "/L1/" + l1[0] + "/" + name, bytes)) {
+      return "cannot write a damaged copy of " + name;
+    }
+    break;
+  }
+  return "";
+}
+
+// The files of BuildWithUnusableFiles that repair cannot use.
+std::vector<std::string> UnusableFiles(const std::string& dbname) {
+  const std::string l0 = delsm_test::ListDir(dbname + "/L0")[0];
+  const std::string l1 = delsm_test::ListDir(dbname + "/L1")[0];
+  std::vector<std::string> files = {"L1/" + l1 + "/META"};
+  const std::vector<std::string> in_l0 =
+      delsm_test::ListDir(dbname + "/L0/" + l0);
+  for (const std::string& name : delsm_test::ListDir(dbname + "/L1/" + l1)) {
+    if (name != "META" &&
+        std::find(in_l0.begin(), in_l0.end(), name) != in_l0.end()) {
+      files.push_back("L1/" + l1 + "/" + name);
+    }
+  }
+  return files;
+}
+
+// What repair cannot use goes to lost/, byte for byte, and stays there
+// through the next Open and Close.
+TEST(RepairReplacedTest, UnusableFilesEndInLost) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  ASSERT_EQ("", BuildWithUnusableFiles(dbname));
+  const std::map<std::string, std::string> kept =
+      BytesOf(dbname, UnusableFiles(dbname));
+  Status s = RepairDB(dbname, DbOptions());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = OpenAndClose(dbname);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", CheckSetAside(dbname, kept, /*lost_only=*/true));
+  EXPECT_EQ("", Check(dbname));
+}
+
+// Nothing can be linked or renamed into lost/: RepairDB must fail, and the
+// Open that follows must not delete what it could not use; a second
+// RepairDB puts that in lost/.
+TEST(RepairReplacedTest, UnusableFilesKeptWhenLostCannotBeWritten) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  ASSERT_EQ("", BuildWithUnusableFiles(dbname));
+  const std::map<std::string, std::string> kept =
+      BytesOf(dbname, UnusableFiles(dbname));
+  {
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    FaultSpec spec;
+    spec.sticky = true;
+    spec.path_contains = "/lost/";
+    fs.ArmKinds(FaultInjectionFileSystem::Bit(FsOp::kLink) |
+                    FaultInjectionFileSystem::Bit(FsOp::kRename),
+                spec);
+    Status s = RepairDBWithFileSystem(dbname, DbOptions(), &fs);
+    ASSERT_TRUE(fs.Fired()) << "nothing was put in lost/";
+    EXPECT_FALSE(s.ok()) << "RepairDB could not put away what it could not "
+                            "use, and said OK";
+  }
+  OpenAndClose(dbname);  // it may fail: the user then repairs
+  EXPECT_EQ("", CheckSetAside(dbname, kept, /*lost_only=*/false))
+      << "after the failed RepairDB and an Open";
+  Status s = RepairDB(dbname, DbOptions());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = OpenAndClose(dbname);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", CheckSetAside(dbname, kept, /*lost_only=*/true));
+  EXPECT_EQ("", Check(dbname));
+}
+
+// After the commit, the old directory cannot be emptied (every unlink in
+// L1 fails): RepairDB must say so; what it could not use is already in
+// lost/, and the Open that removes the directory leaves it there.
+TEST(RepairReplacedTest, PutAwayFailingAfterCommitFailsRepair) {
+  TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  ASSERT_EQ("", BuildWithUnusableFiles(dbname));
+  const std::map<std::string, std::string> kept =
+      BytesOf(dbname, UnusableFiles(dbname));
+  {
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    FaultSpec spec;
+    spec.sticky = true;
+    spec.path_contains = "/L1/";
+    fs.Arm(FsOp::kUnlink, spec);
+    Status s = RepairDBWithFileSystem(dbname, DbOptions(), &fs);
+    ASSERT_TRUE(fs.Fired()) << "the old directory was not put away";
+    EXPECT_FALSE(s.ok()) << "RepairDB could not put away the old directory, "
+                            "and said OK";
+  }
+  Status s = OpenAndClose(dbname);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", CheckSetAside(dbname, kept, /*lost_only=*/true));
+  EXPECT_EQ("", Check(dbname));
+}
+
+// Killed at any point, then repaired again: what the first repair could
+// not use is in place or in lost/, never deleted, and in lost/ at the end.
+TEST(RepairReplacedTest, KilledUnusableFilesKept) {
+  KillRepairAtEachCallThenRepairAgain(/*reopen=*/false, BuildWithUnusableFiles,
+                                      UnusableFiles);
+}
+
+// The same when the user opens the database after the kill: an Open that
+// finds the first repair committed removes the old directories it left.
+TEST(RepairReplacedTest, KilledThenOpenedUnusableFilesKept) {
+  KillRepairAtEachCallThenRepairAgain(/*reopen=*/false, BuildWithUnusableFiles,
+                                      UnusableFiles, /*open_first=*/true);
 }
 
 }  // namespace
