@@ -96,8 +96,8 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
   sst_options_.value_cache = value_cache_;
   sst_options_.value_cache_id = value_cache_->NewId();
   if (tuning_.read_ahead_files > 0 && tuning_.read_ahead_bytes > 0) {
-    read_ahead_start_ =
-        ThreadPool::Start(tuning_.read_ahead_threads, &read_ahead_pool_);
+    read_ahead_start_ = ThreadPool::Start(tuning_.read_ahead_threads,
+                                          &read_ahead_pool_, "delsm-readahead");
     sst_options_.read_ahead_pool = read_ahead_pool_.get();
   }
   sst_options_.read_ahead_bytes = tuning_.read_ahead_bytes;

@@ -77,6 +77,7 @@ Status DBImpl::ApplyEdit(VersionEdit* edit, bool sync) {
 // Compaction
 
 void DBImpl::CompactionThreadEntry(void* db) {
+  port::SetCurrentThreadName("delsm-compact");
   reinterpret_cast<DBImpl*>(db)->CompactionThreadMain();
 }
 

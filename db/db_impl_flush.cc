@@ -24,6 +24,7 @@ namespace leveldb {
 // Flush
 
 void DBImpl::FlushThreadEntry(void* db) {
+  port::SetCurrentThreadName("delsm-flush");
   reinterpret_cast<DBImpl*>(db)->FlushThreadMain();
 }
 
@@ -285,6 +286,7 @@ Status DBImpl::CommitBuiltFlushes(bool* retryable) {
 // never waits for the disk unless kMaxUnsyncedFlushes are pending.
 
 void DBImpl::DurabilityThreadEntry(void* db) {
+  port::SetCurrentThreadName("delsm-sync");
   reinterpret_cast<DBImpl*>(db)->DurabilityThreadMain();
 }
 

@@ -1,8 +1,11 @@
 #include "port/port.h"
 
+#include <pthread.h>
 #include <snappy.h>
 
 #include <chrono>
+#include <cstring>
+#include <string>
 
 namespace leveldb {
 namespace port {
@@ -12,6 +15,16 @@ bool CondVar::WaitFor(uint64_t micros) {
   std::cv_status st = cv_.wait_for(lock, std::chrono::microseconds(micros));
   lock.release();
   return st == std::cv_status::timeout;
+}
+
+void SetCurrentThreadName(const char* name) {
+#if defined(__linux__)
+  // The kernel keeps 15 bytes and refuses a longer name outright.
+  const std::string kept(name, strnlen(name, 15));
+  pthread_setname_np(pthread_self(), kept.c_str());
+#else
+  (void)name;
+#endif
 }
 
 bool SnappyCompress(const char* input, size_t length, std::string* output) {

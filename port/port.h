@@ -55,6 +55,11 @@ class CondVar {
   Mutex* const mu_;
 };
 
+// Names the calling thread for the system's tools (top -H, perf, ps -L,
+// /proc/<pid>/task/<tid>/comm): at most 15 bytes are kept. Best effort: a
+// system without thread names ignores it.
+void SetCurrentThreadName(const char* name);
+
 // Snappy. Return false when compression is unavailable or fails.
 bool SnappyCompress(const char* input, size_t length, std::string* output);
 bool SnappyGetUncompressedLength(const char* input, size_t length,

@@ -8,7 +8,8 @@
 
 namespace leveldb {
 
-Status ThreadPool::Start(int threads, std::unique_ptr<ThreadPool>* result) {
+Status ThreadPool::Start(int threads, std::unique_ptr<ThreadPool>* result,
+                         const char* name) {
   result->reset();
   if (threads < 1) threads = 1;
   std::unique_ptr<ThreadPool> pool(new ThreadPool());
@@ -16,7 +17,8 @@ Status ThreadPool::Start(int threads, std::unique_ptr<ThreadPool>* result) {
   try {
     pool->workers_.reserve(threads);
     for (int i = 0; i < threads; i++) {
-      pool->workers_.emplace_back([p = pool.get()] { p->Work(); });
+      pool->workers_.emplace_back(
+          [p = pool.get(), n = std::string(name)] { p->Work(n); });
     }
   } catch (const std::system_error& e) {
     error = e.what();
@@ -53,7 +55,8 @@ void ThreadPool::Submit(std::function<void()> task) {
   cv_.Signal();
 }
 
-void ThreadPool::Work() {
+void ThreadPool::Work(const std::string& name) {
+  port::SetCurrentThreadName(name.c_str());
   MutexLock l(&mu_);
   while (true) {
     while (!stopping_ && queue_.empty()) cv_.Wait();

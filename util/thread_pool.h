@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -23,8 +24,10 @@ class ThreadPool {
   // thread cannot be started (the system's thread or memory limits), the
   // ones already started are stopped and joined, *result is null, and the
   // IOError says how many of how many started and why: no exception
-  // leaves this call.
-  static Status Start(int threads, std::unique_ptr<ThreadPool>* result);
+  // leaves this call. Each worker is named `name` for the system's tools
+  // (port::SetCurrentThreadName; at most 15 bytes kept).
+  static Status Start(int threads, std::unique_ptr<ThreadPool>* result,
+                      const char* name = "delsm-pool");
 
   // Runs every task already submitted, then joins the workers.
   ~ThreadPool();
@@ -39,7 +42,7 @@ class ThreadPool {
 
  private:
   ThreadPool() = default;
-  void Work() LOCKS_EXCLUDED(mu_);
+  void Work(const std::string& name) LOCKS_EXCLUDED(mu_);
 
   port::Mutex mu_;
   port::CondVar cv_{&mu_};  // signalled on a new task and on stopping
