@@ -25,8 +25,23 @@ bool GetVarint64(Slice* input, uint64_t* value);
 bool GetLengthPrefixedSlice(Slice* input, Slice* result);
 
 // Decode a varint from [p, limit). Returns the byte after it, or nullptr.
-const char* GetVarint32Ptr(const char* p, const char* limit, uint32_t* v);
 const char* GetVarint64Ptr(const char* p, const char* limit, uint64_t* v);
+// GetVarint32Ptr's decoding of every length, out of line.
+const char* GetVarint32PtrFallback(const char* p, const char* limit,
+                                   uint32_t* v);
+// A one-byte varint (a length under 128, the common case on the memtable's
+// and the meta files' hot paths) is decoded inline.
+inline const char* GetVarint32Ptr(const char* p, const char* limit,
+                                  uint32_t* v) {
+  if (p < limit) {
+    const uint32_t byte = static_cast<uint8_t>(*p);
+    if ((byte & 0x80) == 0) {
+      *v = byte;
+      return p + 1;
+    }
+  }
+  return GetVarint32PtrFallback(p, limit, v);
+}
 
 // Number of bytes the varint encoding of v takes.
 int VarintLength(uint64_t v);
