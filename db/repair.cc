@@ -40,22 +40,23 @@
 //    Before the commit, every entry of an SST directory that the merge was
 //    not given (an unreadable meta file or KV file, a file it does not
 //    know; every entry of a directory it could not load or that an earlier
-//    RepairDB merged) is hard-linked into <dbname>/lost/L<level>-<dir>/;
+//    RepairDB merged) is hard-linked into <dbname>/lost/L<level>-<dir>/,
+//    every value in a home that no entry given to the merge names into
+//    lost/values-<home>/, and every WAL and old manifest into lost/;
 //    failing that, RepairDB fails having committed nothing. Then a new
 //    manifest lists the result, and only then are the old files put away:
 //    the entries of the old directories are unlinked (the new directories
 //    hold links to those the merge kept; those it dropped were superseded
-//    or deleted; lost/ holds the others) and the directories removed;
-//    every WAL and old manifest, and a directory repair could not open (a
-//    file, a symbolic link), is moved into lost/. Values in homes that the
-//    merge dropped are unlinked; those it kept stay where they are; the
-//    others are moved into lost/. These moves wait for the commit because
-//    the old state needs them until it (db/repair_put_away.cc says why).
-//    Killed after the commit, or unable to put something away (RepairDB
-//    then fails, saying the repair is committed), RepairDB leaves old
-//    directories that the next Open removes whole, or the next RepairDB
-//    puts away: every entry in them is one the merge was given or one
-//    lost/ holds.
+//    or deleted; lost/ holds the others) and the directories removed; the
+//    WALs, old manifests and values set aside are unlinked, and so are the
+//    values the merge dropped (those it kept stay where they are); a
+//    directory repair could not open (a file, a symbolic link) is moved
+//    into lost/. Links, not moves, before the commit: the old state needs
+//    those files until it (db/repair_put_away.cc says why). Killed after
+//    the commit, or unable to put something away (RepairDB then fails,
+//    saying the repair is committed), RepairDB leaves old files that the
+//    next Open removes, or the next RepairDB puts away: every one of them
+//    is one the merge was given or one lost/ holds.
 // Every step is logged to options.info_log, or to the DB's LOG (the old
 // one renamed LOG.old, as Open does) when none is given. Step 1 is in
 // db/repair_scan.cc, steps 2 and 3 and the commit in db/repair_merge.cc,

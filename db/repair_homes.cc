@@ -128,6 +128,27 @@ Status RepairHomes::TakeBackUnnamed(std::vector<MetaEntry>* entries) {
   return Status::OK();
 }
 
+Status RepairHomes::SetAside(
+    const std::function<Status(Directory*, const std::string&,
+                               const std::string&, bool*)>& link_to_lost) {
+  for (const auto& home : files_) {
+    std::shared_ptr<Directory> dir;
+    for (const std::string& name : home.second) {
+      const Key key(home.first, name);
+      if (used_.count(key) > 0) continue;
+      Status s = dir == nullptr ? homes_.Get(home.first, &dir) : Status::OK();
+      bool linked = false;
+      if (s.ok()) {
+        s = link_to_lost(dir.get(), name, "values-" + HomeDirName(home.first),
+                         &linked);
+      }
+      if (!s.ok()) return s;
+      if (linked) set_aside_.insert(key);
+    }
+  }
+  return Status::OK();
+}
+
 Status RepairHomes::PutAway(
     const std::vector<HomeValue>& dropped,
     const std::function<Status(const std::string&, const std::string&)>&
@@ -145,14 +166,15 @@ Status RepairHomes::PutAway(
       if (!s.ok()) break;
       const Key key(home.first, name);
       Status r;
-      if (dead.count(key) > 0) {
+      if (dead.count(key) > 0 || set_aside_.count(key) > 0) {
+        // Dropped by the merge, or held by lost/ (SetAside).
         r = dir->Unlink(name);
-        if (r.ok()) unlinked++;
+        if (r.ok()) (dead.count(key) > 0 ? unlinked : lost)++;
       } else if (used_.count(key) > 0) {
         kept++;
       } else {
         r = move_to_lost(path + "/" + name,
-                         "values-" + HomeDirName(home.first) + "-" + name);
+                         "values-" + HomeDirName(home.first));
         lost++;
       }
       if (first.ok()) first = r;

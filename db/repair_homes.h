@@ -1,6 +1,7 @@
 // RepairDB's side of values that stay put (docs/DESIGN.md section 5): which
 // files the homes hold, which of them the entries given to the merge name,
-// which only replaced SSTs name, and, after the merge's commit, putting
+// which only replaced SSTs name, setting aside (before the merge's commit)
+// what no entry given to the merge names, and, after the commit, putting
 // away what the merge did not keep. The values themselves never move: the
 // repaired entries name the same homes. Not thread-safe.
 #ifndef DELSM_DB_REPAIR_HOMES_H_
@@ -21,6 +22,7 @@
 
 namespace leveldb {
 
+class Directory;
 class FileSystem;
 class Logger;
 
@@ -72,7 +74,7 @@ class RepairHomes {
   // error: its value is unknown, not absent.
   //
   // Only if a meta file was lost (NoteMetaFileLost): otherwise none is
-  // taken back, and PutAway moves them to lost/. Evidence: a value a
+  // taken back, and SetAside links them into lost/. Evidence: a value a
   // committed flush wrote is named by the meta file of every SST its entry
   // was in since, and the one live now names it until the value dies; its
   // file goes before the last of those meta files (docs/DESIGN.md section
@@ -86,14 +88,25 @@ class RepairHomes {
   // lost by leaving them out.
   Status TakeBackUnnamed(std::vector<MetaEntry>* entries);
 
+  // Before the commit: hands every file nobody used (no entry given to the
+  // merge names it) to link_to_lost(its home, its name, lost/'s
+  // subdirectory for the home: values-<home>), which sets *linked when
+  // lost/ holds the file. Stops at the first error.
+  Status SetAside(
+      const std::function<Status(Directory* home, const std::string& name,
+                                 const std::string& lost_dir, bool* linked)>&
+          link_to_lost);
+
   // After the commit: unlinks the files of `dropped` (the merge dropped
-  // their entries), hands every file nobody used to move_to_lost(path,
-  // name for lost/), and removes homes left empty. Goes on past a failure
-  // (what failed stays where it is); returns the first.
+  // their entries) and those SetAside linked into lost/ (lost/ holds
+  // them), hands any other file nobody used (not linked: a directory) to
+  // move_to_lost(path, lost/'s subdirectory for its home), and removes
+  // homes left empty. Goes on past a failure (what failed stays where it
+  // is); returns the first.
   Status PutAway(
       const std::vector<HomeValue>& dropped,
       const std::function<Status(const std::string& path,
-                                 const std::string& lost_name)>& move_to_lost,
+                                 const std::string& lost_dir)>& move_to_lost,
       Logger* info_log);
 
  private:
@@ -105,6 +118,7 @@ class RepairHomes {
   std::map<uint64_t, std::set<std::string>> files_;  // by home
   std::set<Key> used_;
   std::set<Key> replaced_;
+  std::set<Key> set_aside_;  // linked into lost/ (SetAside)
   bool meta_file_lost_ = false;
 };
 

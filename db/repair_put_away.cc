@@ -4,29 +4,32 @@
 // Before the commit, every entry of an old SST directory that the merge is
 // not given (an unreadable meta file, a KV file it could not take back, a
 // file it does not know; all of a directory it could not load or that an
-// earlier RepairDB merged) is linked into lost/. Only a link can be made
-// then, not a move: until the commit, the old manifest is the database,
-// and it may name those files; and a RepairDB run again after this one is
-// killed must find the old directories as they were (a meta file there
-// that does not read is its evidence that values in homes may have lost
-// the meta file naming them, RepairHomes::NoteMetaFileLost).
+// earlier RepairDB merged) is linked into lost/L<level>-<dir>/; so is every
+// value in a home that no entry given to the merge names (into
+// lost/values-<home>/), and every WAL and old manifest (into lost/ itself,
+// as LevelDB's repair leaves them). Only a link can be made then, not a
+// move: until the commit, the old manifest is the database, and it may
+// name those files; the WALs hold writes no SST holds; and a RepairDB run
+// again after this one is killed must find the old state as it was (a
+// meta file there that does not read is its evidence that values in homes
+// may have lost the meta file naming them, RepairHomes::NoteMetaFileLost;
+// the old manifests record which SSTs were replaced, FindRetiredSsts). That
+// RepairDB reads none of lost/, and a link it finds there already (the
+// same file) counts as set aside. WALs and manifests a memory Env holds
+// are not linked (its FileSystem does not hold them), and are moved after
+// the commit: nothing of such a database outlives a kill.
 //
 // After the commit, the new manifest records every old directory as
 // removed, and the old files are put away: an entry the merge was given
 // is unlinked (the new directories hold links to those it kept; those it
 // dropped were superseded or deleted), and so is one set aside (lost/ holds
-// it); every WAL and old manifest, and a directory repair could not open,
-// is moved to lost/. These wait for the commit because the old state needs
-// them until then: the WALs hold writes no SST holds, the old manifests
-// record which SSTs were replaced (FindRetiredSsts, for a RepairDB run
-// again), and the old directories are the database. Killed here, or
-// failing, RepairDB leaves directories that an Open removes whole (no live
-// SST is in them): each entry in them is then one the merge was given or
-// one lost/ holds. Values in homes are put away after the commit too
-// (RepairHomes::PutAway), and not linked first: lost/ names them
-// values-<home>-<name>, which a link (same name) cannot give. Killed
-// after the commit, RepairDB leaves those it could not use to the next
-// Open, which removes the files of a home no live entry names.
+// it), a WAL or old manifest set aside, and a value in a home the merge
+// dropped or that was set aside; what could not be linked (a directory
+// repair could not open, a directory inside an SST directory or a home)
+// is moved to lost/. Killed here, or failing, RepairDB leaves files that an
+// Open removes (old directories, whole: no live SST is in them; WALs and
+// manifests the new manifest does not name; values no live entry names):
+// each is then one the merge was given or one lost/ holds.
 #include <algorithm>
 #include <cstring>
 #include <memory>
@@ -37,6 +40,7 @@
 #include "db/repairer.h"
 #include "db/sst_dir_removal.h"
 #include "fs/file_system.h"
+#include "fs/mem_file_system.h"
 #include "leveldb/env.h"
 #include "table/meta_file.h"
 
@@ -49,9 +53,11 @@ std::string LostNameOf(int level, const std::string& path) {
   return "L" + std::to_string(level) + "-" + path.substr(path.rfind('/') + 1);
 }
 
-// The k-th candidate for lost_name: lost_name itself, then lost_name.<k>.
+// The k-th candidate for lost_name: lost_name itself, then lost_name.<k>
+// (<k> for an empty lost_name, lost/ itself).
 std::string Candidate(const std::string& lost_name, int k) {
-  return k == 0 ? lost_name : lost_name + "." + std::to_string(k);
+  if (k == 0) return lost_name;
+  return (lost_name.empty() ? "" : lost_name + ".") + std::to_string(k);
 }
 
 constexpr int kMaxCandidates = 1000;
@@ -67,7 +73,34 @@ Status Repairer::SetAsideUnusable() {
       return s;
     }
   }
-  return Status::OK();
+  Status s = homes_.SetAside([this](Directory* home, const std::string& name,
+                                    const std::string& lost_dir, bool* linked) {
+    return LinkToLost(home, name, lost_dir, linked);
+  });
+  if (s.ok()) s = SetAsideEnvFiles();
+  if (!s.ok()) {
+    Log(options_.info_log, "RepairDB: cannot set aside: %s\n",
+        s.ToString().c_str());
+  }
+  return s;
+}
+
+Status Repairer::SetAsideEnvFiles() {
+  if (FileSystemForEnv(env_) != FileSystem::Default()) return Status::OK();
+  std::vector<std::string> names = manifests_;
+  for (uint64_t n : logs_) names.push_back(LogFileName("", n).substr(1));
+  // Through "<dbname>/.": the database directory may be a symbolic link
+  // its user made, which a Directory opened at it does not follow
+  // (file_system.h); here it is an earlier component, followed as in
+  // every path of the database.
+  std::unique_ptr<Directory> db;
+  Status s = sst_options_.fs->OpenDirectory(dbname_ + "/.", &db);
+  for (size_t i = 0; s.ok() && i < names.size(); i++) {
+    bool linked = false;
+    s = LinkToLost(db.get(), names[i], "", &linked);
+    if (s.ok() && linked) env_files_set_aside_.insert(names[i]);
+  }
+  return s;
 }
 
 Status Repairer::SetAsideUnused(OldDir* d) {
@@ -108,7 +141,9 @@ Status Repairer::LinkToLost(Directory* src, const std::string& name,
   // file linked into it would be outside the database.
   Status s = fs->CreateDir(dbname_ + "/lost", true);
   for (int k = 0; s.ok() && k < kMaxCandidates; k++) {
-    const std::string to = dbname_ + "/lost/" + Candidate(lost_dir, k);
+    const std::string candidate = Candidate(lost_dir, k);
+    const std::string to =
+        dbname_ + "/lost" + (candidate.empty() ? "" : "/" + candidate);
     std::unique_ptr<Directory> lost;
     s = fs->CreateDir(to, true);
     if (s.ok()) s = fs->OpenDirectory(to, &lost);
@@ -206,6 +241,18 @@ Status Repairer::PutAwayOldDirectory(const OldDir& d) {
   return s;
 }
 
+Status Repairer::PutAwayEnvFile(const std::string& name) {
+  const std::string path = dbname_ + "/" + name;
+  if (env_files_set_aside_.count(name) == 0) {
+    return MoveToLost(path, name, true);
+  }
+  // lost/ holds it (SetAsideEnvFiles).
+  Status s = env_->RemoveFile(path);
+  Log(options_.info_log, "RepairDB: removing %s (in lost/): %s\n", path.c_str(),
+      s.ToString().c_str());
+  return s;
+}
+
 Status Repairer::PutAwayOldFiles() {
   Status first;
   auto note = [&first](const Status& s) {
@@ -221,17 +268,20 @@ Status Repairer::PutAwayOldFiles() {
   for (const OldDir& d : old_dirs_) note(PutAwayOldDirectory(d));
   note(homes_.PutAway(
       dropped_home_values_,
-      [this](const std::string& path, const std::string& lost_name) {
-        return MoveToLost(path, lost_name, false);
+      [this](const std::string& path, const std::string& lost_dir) {
+        Status s = sst_options_.fs->CreateDir(dbname_ + "/lost", true);
+        if (s.ok()) {
+          s = sst_options_.fs->CreateDir(dbname_ + "/lost/" + lost_dir, true);
+        }
+        if (!s.ok()) return s;
+        return MoveToLost(
+            path, FreeLostName(lost_dir + path.substr(path.rfind('/'))), false);
       },
       options_.info_log));
-  for (uint64_t n : logs_) {
-    note(MoveToLost(LogFileName(dbname_, n), LogFileName("", n).substr(1),
-                    true));
-  }
+  for (uint64_t n : logs_) note(PutAwayEnvFile(LogFileName("", n).substr(1)));
   for (const std::string& m : manifests_) {
     if (m != DescriptorFileName("", new_manifest_).substr(1)) {
-      note(MoveToLost(dbname_ + "/" + m, m, true));
+      note(PutAwayEnvFile(m));
     }
   }
   if (first.ok()) return first;

@@ -7,10 +7,11 @@
 //  - the merge (db/repair_merge.cc): every WAL replayed into a new L0
 //    directory, then all inputs merged by one dentry compaction and
 //    committed in a new manifest;
-//  - setting aside, before the commit, what of the SST directories the
-//    merge was not given (linked into lost/), then, after the commit,
-//    putting the old files away: unlinked when the merge was given them or
-//    they are set aside, otherwise moved to lost/ (db/repair_put_away.cc).
+//  - setting aside, before the commit, what of the SST directories and
+//    homes the merge was not given, every WAL and every old manifest
+//    (linked into lost/), then, after the commit, putting the old files
+//    away: unlinked when the merge was given them or they are set aside,
+//    otherwise moved to lost/ (db/repair_put_away.cc).
 // Internal to RepairDB; not thread-safe.
 #ifndef DELSM_DB_REPAIRER_H_
 #define DELSM_DB_REPAIRER_H_
@@ -200,19 +201,26 @@ class Repairer {
   // ---- Before the commit (db/repair_put_away.cc) ----
 
   // Links every entry of every old SST directory that the merge is not
-  // given into lost/L<level>-<directory>/ (SetAsideUnused). After the
-  // commit, the new manifest records those directories as removed, and an
-  // Open (this repair killed, or its putting away failed) removes them
-  // whole: the links in lost/ are what keeps what repair could not use.
-  // Any error fails RepairDB, which then has committed nothing. The
-  // merge's syncfs (MergeAndCommit) makes the links durable before the
-  // commit.
+  // given into lost/L<level>-<directory>/ (SetAsideUnused), every value in
+  // a home that no entry given to the merge names into lost/values-<home>/
+  // (RepairHomes::SetAside), and every WAL and old manifest into lost/
+  // itself (SetAsideEnvFiles; only where the Env keeps them on the
+  // FileSystem, not a memory Env's: nothing of such a database outlives a
+  // kill). After the commit, the new manifest records the old directories
+  // as removed and names none of those WALs and manifests, and an Open
+  // (this repair killed, or its putting away failed) removes them, and the
+  // values no live entry names: the links in lost/ are what keeps what
+  // repair could not use. Any error fails RepairDB, which then has
+  // committed nothing. The merge's syncfs (MergeAndCommit) makes the links
+  // durable before the commit.
   Status SetAsideUnusable();
   Status SetAsideUnused(OldDir* d);
+  Status SetAsideEnvFiles();
 
   // Hard-links `name` of `src` into lost/<lost_dir>/, or into
   // lost/<lost_dir>.<k>/ for the first k where that name is free or is
-  // already the same file (an earlier RepairDB, killed, linked it). OK
+  // already the same file (an earlier RepairDB, killed, linked it); an
+  // empty lost_dir is lost/ itself, then lost/<k>/. OK
   // without a link if `name` is a directory (never a file an unlink, hence
   // an Open, removes; it stays in place); *linked says whether the file
   // is in lost/.
@@ -238,9 +246,13 @@ class Repairer {
   // one.
   Status PutAwayOldDirectory(const OldDir& d);
 
+  // A WAL or old manifest (`name` in the database directory): unlinked if
+  // SetAsideEnvFiles linked it into lost/, else moved there.
+  Status PutAwayEnvFile(const std::string& name);
+
   // Removes the intermediate directories, puts away every old SST
-  // directory and home value, and moves every WAL and old manifest to
-  // lost/. Goes on past a failure; returns the first.
+  // directory, home value, WAL and old manifest. Goes on past a failure;
+  // returns the first.
   Status PutAwayOldFiles();
 
   const std::string dbname_;
@@ -258,6 +270,8 @@ class Repairer {
   uint64_t repaired_entries_ = 0;
   std::vector<uint64_t> logs_;
   std::vector<std::string> manifests_;
+  // The WALs and manifests SetAsideEnvFiles linked into lost/, by name.
+  std::set<std::string> env_files_set_aside_;
   std::set<uint64_t> retired_;  // SSTs a manifest records as replaced
   // Numbers a manifest records as removed without having added them: a
   // RepairDB's record of the SSTs and directories its merge was given

@@ -16,9 +16,11 @@
 // compaction left must not come back either.
 //
 // And what repair cannot use (a damaged meta file, a KV file failing the
-// checksum of the entry that names it) is never deleted: it ends in lost/,
-// byte for byte, whether RepairDB ends, fails to put it away, or is killed
-// at any point and followed by an Open or a second RepairDB.
+// checksum of the entry that names it; a WAL with a damaged record, the
+// old manifest, a value in a home no meta file names) is never deleted: it
+// ends in lost/ (or, for the last three, may stay in place), byte for
+// byte, whether RepairDB ends, fails to put it away, or is killed at any
+// point and followed by an Open or a second RepairDB.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -133,6 +135,20 @@ std::string Check(const std::string& dbname) {
   return CheckKeys(dbname, kKeys, [](int i) { return i == kDeleted; });
 }
 
+// The WALs of `dbname`, by name.
+std::vector<std::string> LogFiles(const std::string& dbname) {
+  std::vector<std::string> logs;
+  for (const std::string& name : delsm_test::ListDir(dbname)) {
+    if (name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0) {
+      logs.push_back(name);
+    }
+  }
+  return logs;
+}
+
+// A KV file name no entry of the test's databases has.
+std::string StrayValueName() { return KvStoredFileName("stray", 1, false); }
+
 // The bytes of each file `paths` names under `dbname`.
 std::map<std::string, std::string> BytesOf(
     const std::string& dbname, const std::vector<std::string>& paths) {
@@ -216,10 +232,16 @@ TEST(RepairReplacedChild, Child) {
 // in lost/ after the kill, and in lost/ once the second repair and Check's
 // Open and Close are done; never deleted. With `open_first`, the user opens
 // (and closes) the database after the kill, before the second repair.
+// `retired` files (WALs, manifests, dead values) must be in place or in
+// lost/ after the kill, after the Open if the first repair committed (an
+// Open before the commit is one of the old database, which retires them as
+// it would had RepairDB never run) and at the end (a repair that finds a
+// meta file lost may take a value back where it is).
 void KillRepairAtEachCallThenRepairAgain(
     bool reopen, std::string (*build)(const std::string&) = Build,
     std::vector<std::string> (*unusable)(const std::string&) = nullptr,
-    bool open_first = false) {
+    bool open_first = false,
+    std::vector<std::string> (*retired)(const std::string&) = nullptr) {
   TempDir tmp;
   ASSERT_FALSE(tmp.path().empty());
   const std::string pristine = tmp.path() + "/pristine";
@@ -239,6 +261,13 @@ void KillRepairAtEachCallThenRepairAgain(
   const std::map<std::string, std::string> kept =
       unusable == nullptr ? std::map<std::string, std::string>()
                           : BytesOf(pristine, unusable(pristine));
+  const std::map<std::string, std::string> leftovers =
+      retired == nullptr ? std::map<std::string, std::string>()
+                         : BytesOf(pristine, retired(pristine));
+  const std::string current_as_built =
+      delsm_test::ReadWholeFile(pristine + "/CURRENT");
+  std::map<std::string, std::string> all = kept;
+  all.insert(leftovers.begin(), leftovers.end());
 
   // How many disk calls of the SST directories an uninterrupted repair
   // makes; it leaves the database as built.
@@ -251,7 +280,7 @@ void KillRepairAtEachCallThenRepairAgain(
     ASSERT_TRUE(RepairDBWithFileSystem(copy, DbOptions(), &fs).ok());
     calls = fs.DiskCalls();
     ASSERT_EQ("", Check(copy)) << "after one uninterrupted repair";
-    ASSERT_EQ("", CheckSetAside(copy, kept, /*lost_only=*/true))
+    ASSERT_EQ("", CheckSetAside(copy, all, /*lost_only=*/true))
         << "after one uninterrupted repair";
     delsm_test::RemoveTree(copy);
     delsm_test::RemoveTree(tmp.path() + "/shadow");
@@ -272,10 +301,13 @@ void KillRepairAtEachCallThenRepairAgain(
     const int status = delsm_test::WaitChild(pid);
     ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
         << "kill at call " << kill_at << ": child status " << status;
-    std::string problem = CheckSetAside(work, kept, /*lost_only=*/false);
+    std::string problem = CheckSetAside(work, all, /*lost_only=*/false);
+    const bool committed =
+        delsm_test::ReadWholeFile(work + "/CURRENT") != current_as_built;
     if (problem.empty() && open_first) {
       OpenAndClose(work);  // it may fail: the user then repairs
-      problem = CheckSetAside(work, kept, /*lost_only=*/false);
+      problem = CheckSetAside(work, committed ? all : kept,
+                              /*lost_only=*/false);
       if (!problem.empty()) problem = "after an Open: " + problem;
     }
     // The user runs RepairDB again, to the end (no real syncs: nothing
@@ -288,6 +320,9 @@ void KillRepairAtEachCallThenRepairAgain(
     }
     if (problem.empty()) {
       problem = CheckSetAside(work, kept, /*lost_only=*/true);
+    }
+    if (problem.empty() && (committed || !open_first)) {
+      problem = CheckSetAside(work, leftovers, /*lost_only=*/false);
     }
     if (!problem.empty()) {
       violations.push_back("first RepairDB killed at disk call " +
@@ -684,6 +719,81 @@ TEST(RepairReplacedTest, KilledUnusableFilesKept) {
 TEST(RepairReplacedTest, KilledThenOpenedUnusableFilesKept) {
   KillRepairAtEachCallThenRepairAgain(/*reopen=*/false, BuildWithUnusableFiles,
                                       UnusableFiles, /*open_first=*/true);
+}
+
+// Values that stay put, and what an old database leaves that RepairDB
+// reads but cannot use, and that its old state needs until the commit: the
+// manifest; a WAL with a damaged record (puts of other keys than Check
+// reads); and, in the home of the old puts (whose values the merge drops),
+// a value no meta file names (one whose death was committed). Returns ""
+// or what failed.
+std::string BuildWithLeftovers(const std::string& dbname) {
+  delsm::Tuning tuning = ManualTuning();
+  tuning.values_stay_put = true;
+  DB* raw = nullptr;
+  Status s = delsm::Open(DbOptions(), tuning, dbname, &raw);
+  if (!s.ok()) return "open: " + s.ToString();
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    s = db->Put(WriteOptions(), Key(i), Value("old", i));
+  }
+  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  if (s.ok()) s = Impl(raw)->TEST_CompactRange(0, nullptr, nullptr);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    if (i != kDeleted) s = db->Put(WriteOptions(), Key(i), Value("new", i));
+  }
+  if (s.ok()) s = db->Delete(WriteOptions(), Key(kDeleted));
+  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  for (int i = 0; i < 20 && s.ok(); i++) {
+    s = db->Put(WriteOptions(), "wal" + std::to_string(i), Value("wal", i));
+  }
+  db.reset();
+  if (!s.ok()) return s.ToString();
+  const std::vector<std::string> wals = LogFiles(dbname);
+  if (wals.size() != 1) return "expected one WAL";
+  const std::string wal = dbname + "/" + wals[0];
+  if (delsm_test::FileSize(wal) < 20000 ||
+      !delsm_test::FlipByte(wal, delsm_test::FileSize(wal) / 2)) {
+    return "cannot damage " + wal;
+  }
+  const std::vector<std::string> homes =
+      delsm_test::ListDir(dbname + "/values");
+  if (homes.size() != 2) return "expected two homes";
+  const std::string old_home =
+      dbname + "/values/" + *std::min_element(homes.begin(), homes.end());
+  if (!delsm_test::WriteWhole(old_home + "/" + StrayValueName(),
+                              Value("stray", 0))) {
+    return "cannot write a value in " + old_home;
+  }
+  return "";
+}
+
+// The files of BuildWithLeftovers that repair cannot use.
+std::vector<std::string> Leftovers(const std::string& dbname) {
+  std::vector<std::string> files = LogFiles(dbname);
+  for (const std::string& name : delsm_test::ListDir(dbname)) {
+    if (name.rfind("MANIFEST-", 0) == 0) files.push_back(name);
+  }
+  for (const std::string& home : delsm_test::ListDir(dbname + "/values")) {
+    const std::string path = "values/" + home + "/" + StrayValueName();
+    if (delsm_test::FileSize(dbname + "/" + path) > 0) files.push_back(path);
+  }
+  return files;
+}
+
+// RepairDB killed at any point, then the database opened: the damaged WAL,
+// the old manifest and the value no meta file names are in place or in
+// lost/, never deleted, once the repair committed; in lost/ at the end.
+TEST(RepairReplacedTest, KilledThenOpenedLeftoversKept) {
+  KillRepairAtEachCallThenRepairAgain(/*reopen=*/false, BuildWithLeftovers,
+                                      nullptr, /*open_first=*/true, Leftovers);
+}
+
+// The same when a second RepairDB follows the kill: it finds what the
+// first set aside in lost/ already, and reads none of it as an input.
+TEST(RepairReplacedTest, KilledLeftoversKept) {
+  KillRepairAtEachCallThenRepairAgain(/*reopen=*/false, BuildWithLeftovers,
+                                      nullptr, /*open_first=*/false, Leftovers);
 }
 
 }  // namespace
