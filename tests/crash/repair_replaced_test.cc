@@ -629,15 +629,27 @@ std::vector<std::string> UnusableFiles(const std::string& dbname) {
   return files;
 }
 
+// A database BuildWithUnusableFiles made, and the bytes of the files in
+// it that repair cannot use, which must never be lost.
+class RepairUnusableFilesTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(tmp_.path().empty());
+    dbname = tmp_.path() + "/db";
+    ASSERT_EQ("", BuildWithUnusableFiles(dbname));
+    kept = BytesOf(dbname, UnusableFiles(dbname));
+  }
+
+  std::string dbname;
+  std::map<std::string, std::string> kept;
+
+ private:
+  TempDir tmp_;
+};
+
 // What repair cannot use goes to lost/, byte for byte, and stays there
 // through the next Open and Close.
-TEST(RepairReplacedTest, UnusableFilesEndInLost) {
-  TempDir tmp;
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
-  ASSERT_EQ("", BuildWithUnusableFiles(dbname));
-  const std::map<std::string, std::string> kept =
-      BytesOf(dbname, UnusableFiles(dbname));
+TEST_F(RepairUnusableFilesTest, UnusableFilesEndInLost) {
   Status s = RepairDB(dbname, DbOptions());
   ASSERT_TRUE(s.ok()) << s.ToString();
   s = OpenAndClose(dbname);
@@ -649,13 +661,7 @@ TEST(RepairReplacedTest, UnusableFilesEndInLost) {
 // Nothing can be linked or renamed into lost/: RepairDB must fail, and the
 // Open that follows must not delete what it could not use; a second
 // RepairDB puts that in lost/.
-TEST(RepairReplacedTest, UnusableFilesKeptWhenLostCannotBeWritten) {
-  TempDir tmp;
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
-  ASSERT_EQ("", BuildWithUnusableFiles(dbname));
-  const std::map<std::string, std::string> kept =
-      BytesOf(dbname, UnusableFiles(dbname));
+TEST_F(RepairUnusableFilesTest, UnusableFilesKeptWhenLostCannotBeWritten) {
   {
     FaultInjectionFileSystem fs(FileSystem::Default());
     FaultSpec spec;
@@ -683,13 +689,7 @@ TEST(RepairReplacedTest, UnusableFilesKeptWhenLostCannotBeWritten) {
 // After the commit, the old directory cannot be emptied (every unlink in
 // L1 fails): RepairDB must say so; what it could not use is already in
 // lost/, and the Open that removes the directory leaves it there.
-TEST(RepairReplacedTest, PutAwayFailingAfterCommitFailsRepair) {
-  TempDir tmp;
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string dbname = tmp.path() + "/db";
-  ASSERT_EQ("", BuildWithUnusableFiles(dbname));
-  const std::map<std::string, std::string> kept =
-      BytesOf(dbname, UnusableFiles(dbname));
+TEST_F(RepairUnusableFilesTest, PutAwayFailingAfterCommitFailsRepair) {
   {
     FaultInjectionFileSystem fs(FileSystem::Default());
     FaultSpec spec;

@@ -348,6 +348,15 @@ TEST_P(DestroyDbPlanTest, DanglingLockLinkMakesNothingOutside) {
   ExpectKvFileDatabase(dbname_, tuning_);
 }
 
+// Makes `dir`, a directory of the user's, holding notes.txt.
+void MakeUserDirectory(const std::string& dir) {
+  ASSERT_EQ(0, mkdir(dir.c_str(), 0755));
+  std::FILE* f = std::fopen((dir + "/notes.txt").c_str(), "w");
+  ASSERT_NE(nullptr, f);
+  std::fputs("the user's", f);
+  std::fclose(f);
+}
+
 // A directory of the user's at the name of one of the database's files
 // (here a temporary file's, n.dbtmp), holding a file: DestroyDB cannot
 // remove it as a file. It either fails having removed nothing (the
@@ -355,13 +364,8 @@ TEST_P(DestroyDbPlanTest, DanglingLockLinkMakesNothingOutside) {
 // and removes the rest; either way the user's file inside stays.
 TEST_P(DestroyDbPlanTest, DirectoryAtADatabaseFileNameIsNotAHalfRemoval) {
   const std::string foreign = dbname_ + "/999999.dbtmp";
-  ASSERT_EQ(0, mkdir(foreign.c_str(), 0755));
-  {
-    std::FILE* f = std::fopen((foreign + "/notes.txt").c_str(), "w");
-    ASSERT_NE(nullptr, f);
-    std::fputs("the user's", f);
-    std::fclose(f);
-  }
+  MakeUserDirectory(foreign);
+  if (HasFatalFailure()) return;
   const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
   EXPECT_EQ(std::vector<std::string>{"notes.txt"}, ListDir(foreign));
   if (s.ok()) {
@@ -386,11 +390,8 @@ TEST_P(DestroyDbPlanTest, DirectoryInsideAnSstDirectoryIsNotAHalfRemoval) {
   for (const std::string& rel : rels) {
     SCOPED_TRACE(rel);
     const std::string foreign = dbname_ + "/" + rel + "/mine";
-    ASSERT_EQ(0, mkdir(foreign.c_str(), 0755));
-    std::FILE* f = std::fopen((foreign + "/notes.txt").c_str(), "w");
-    ASSERT_NE(nullptr, f);
-    std::fputs("the user's", f);
-    std::fclose(f);
+    MakeUserDirectory(foreign);
+    if (HasFatalFailure()) return;
     const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
     EXPECT_EQ(std::vector<std::string>{"notes.txt"}, ListDir(foreign));
     if (s.ok()) {
