@@ -25,7 +25,10 @@
 //    (values/<home>/, docs/DESIGN.md section 5) are used where they are: an
 //    entry naming one whose file is gone is left out (its directory is
 //    rebuilt). If a meta file could not be read (or an SST directory holds
-//    none), every file of a home that no readable meta file names is taken back
+//    none) of an SST a manifest may have committed (not one numbered past
+//    every manifest's next file number: a flush, compaction or RepairDB
+//    killed before its commit leaves those, Repairer::NeverCommitted),
+//    every file of a home that no readable meta file names is taken back
 //    as a value entry from its name (as a listed KV file is), except those only
 //    replaced SSTs name, files whose name is not a KV file name or is hashed
 //    (LONGKEYS holds no key for them), and unreadable ones. If every meta file

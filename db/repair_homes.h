@@ -63,6 +63,8 @@ class RepairHomes {
 
   // A meta file of an SST no manifest records as replaced could not be
   // read, or an SST directory holds none: the files it named are unknown.
+  // The caller does not note one of an SST no manifest committed
+  // (Repairer::NeverCommitted): nothing it names lives only through it.
   void NoteMetaFileLost() { meta_file_lost_ = true; }
   bool meta_file_lost() const { return meta_file_lost_; }
 

@@ -66,6 +66,19 @@ Status Repairer::FindFiles() {
 }
 
 Status Repairer::FindRetiredSsts() {
+  // The manifest CURRENT names holds every commit (a new manifest starts
+  // with a snapshot of its predecessor's state before CURRENT names it).
+  // Without CURRENT, or when it does not name a manifest read whole below,
+  // nothing bounds the committed numbers (NeverCommitted).
+  const std::string current_path = CurrentFileName(dbname_);
+  std::string current;
+  Status c = ReadFileToString(env_, current_path, &current);
+  if (!c.ok() && !(c.IsNotFound() && !env_->FileExists(current_path))) {
+    return c;  // not damage (EIO): RepairDB fails
+  }
+  if (!current.empty() && current.back() == '\n') current.pop_back();
+  bool current_read_whole = false;
+  uint64_t bound = 0;  // past every number of every manifest read
   for (const std::string& m : manifests_) {
     const std::string path = dbname_ + "/" + m;
     SequentialFile* raw = nullptr;
@@ -73,7 +86,16 @@ Status Repairer::FindRetiredSsts() {
     if (s.IsNotFound() && !env_->FileExists(path)) continue;
     if (!s.ok()) return s;
     std::unique_ptr<SequentialFile> file(raw);
-    log::ReadErrorReporter errors;  // damage is skipped
+    // Damage is skipped, and counted: a manifest with damage may have lost
+    // the record of a commit.
+    class Reporter : public log::ReadErrorReporter {
+     public:
+      size_t damaged = 0;
+
+     protected:
+      void Damaged(size_t, const Status&) override { damaged++; }
+    };
+    Reporter errors;
     log::Reader reader(file.get(), &errors, true, 0);
     std::set<std::pair<int, uint64_t>> live;
     std::set<uint64_t> added;
@@ -81,10 +103,15 @@ Status Repairer::FindRetiredSsts() {
     std::string scratch;
     Slice record;
     size_t records = 0;
+    bool undecodable = false;
     while (reader.ReadRecord(&record, &scratch) && errors.read_error().ok()) {
       VersionEdit edit;
-      if (!edit.DecodeFrom(record).ok()) break;
+      if (!edit.DecodeFrom(record).ok()) {
+        undecodable = true;
+        break;
+      }
       records++;
+      bound = std::max(bound, edit.NumberBound());
       // The numbers as the taking in of LevelDB's tables reads them
       // (ManifestNumberBound in compat/leveldb/conversion.cc); that reader
       // goes on past a record it cannot decode, since it only bounds
@@ -113,10 +140,15 @@ Status Repairer::FindRetiredSsts() {
       if (live_numbers.count(n) == 0 && retired_.insert(n).second) retired++;
     }
     if (!errors.read_error().ok()) return errors.read_error();
+    if (m == current && records > 0 && errors.damaged == 0 && !undecodable) {
+      current_read_whole = true;
+    }
     Log(options_.info_log,
-        "RepairDB: %s: %zu records read, %zu SSTs it replaced\n", m.c_str(),
-        records, retired);
+        "RepairDB: %s: %zu records read, %zu SSTs it replaced%s\n", m.c_str(),
+        records, retired,
+        errors.damaged > 0 || undecodable ? " (damaged)" : "");
   }
+  if (current_read_whole) committed_bound_ = bound;
   return Status::OK();
 }
 
@@ -147,7 +179,8 @@ Status Repairer::LoadDirectories() {
       Log(options_.info_log, "RepairDB: cannot use %s: %s\n", d->path.c_str(),
           s.ToString().c_str());
       d->used.clear();
-      homes_.NoteMetaFileLost();  // whatever its meta files named
+      // Whatever its meta files named, unless no manifest committed it.
+      if (!NeverCommitted(d->number)) homes_.NoteMetaFileLost();
     }
     return true;
   };
@@ -293,14 +326,19 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
       d.path.c_str(), metas.size());
   // A directory holds the meta file of at least one SST: none at all, or
   // one that does not read (of an SST no manifest records as replaced),
-  // may have named values in homes.
-  if (metas.empty() && retired_metas.empty()) homes_.NoteMetaFileLost();
+  // may have named values in homes; not if no manifest committed the
+  // directory, or that SST (NeverCommitted): a flush, compaction or
+  // RepairDB killed before its commit leaves such a directory, or such a
+  // meta file, and nothing it named lives only through it.
+  if (metas.empty() && retired_metas.empty() && !NeverCommitted(d.number)) {
+    homes_.NoteMetaFileLost();
+  }
   for (const std::string& meta : metas) {
+    uint64_t sst_number = 0;
+    ParseMetaFileName(meta, d.number, &sst_number);
     std::unique_ptr<SstDir> sst;
     Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
     if (m.ok()) {
-      uint64_t sst_number = 0;
-      ParseMetaFileName(meta, d.number, &sst_number);
       replaced_.push_back({d.level, sst_number});
       loaded.push_back(std::move(sst));
     } else if (!m.IsCorruption()) {
@@ -308,7 +346,7 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     } else {
       Log(options_.info_log, "RepairDB: %s/%s: %s\n", d.path.c_str(),
           meta.c_str(), m.ToString().c_str());
-      homes_.NoteMetaFileLost();
+      if (!NeverCommitted(sst_number)) homes_.NoteMetaFileLost();
     }
   }
   rebuild->reset(new PendingRebuild);

@@ -112,6 +112,21 @@ class Repairer {
     next_number_ = std::max(next_number_, number + 1);
   }
 
+  // Whether no manifest ever committed an SST or SST directory numbered
+  // `number`. Evidence: every commit is a record of the manifest CURRENT
+  // names (or of the snapshot it starts with), and each record's next file
+  // number is past every SST it adds; so, when that manifest reads whole
+  // (no damage, every record decoded), a number at or past the bound of
+  // every manifest read (committed_bound_, FindRetiredSsts) was handed out
+  // after the last commit, by a flush, a compaction or a RepairDB killed
+  // before committing it: a RepairDB's own directories are numbered past
+  // every number it found, and its manifest records them as removed only
+  // once it commits. False when there is no such evidence (no CURRENT, a
+  // damaged manifest): then no number counts as uncommitted.
+  bool NeverCommitted(uint64_t number) const {
+    return number >= committed_bound_;
+  }
+
   // ---- Finding what survives (db/repair_scan.cc) ----
 
   // Lists the WALs, manifests, SST directories and homes; creates the
@@ -128,6 +143,8 @@ class Repairer {
   // version and tombstone a compaction dropped would come back.
   // A manifest that cannot be read for another reason than damage (EMFILE,
   // EIO) fails RepairDB: without its record, replaced SSTs would be merged.
+  // Also sets committed_bound_ (NeverCommitted), reading CURRENT: an error
+  // reading it other than its absence fails RepairDB too.
   Status FindRetiredSsts();
 
   // Evidence before setting aside: a directory goes to lost/ only on
@@ -265,6 +282,9 @@ class Repairer {
   RepairHomes homes_;  // values that stay put
   SstDirOptions sst_options_;
   uint64_t next_number_ = 1;
+  // Past every number a manifest committed, or UINT64_MAX if unknown
+  // (NeverCommitted).
+  uint64_t committed_bound_ = UINT64_MAX;
   uint64_t new_manifest_ = 0;
   SequenceNumber max_sequence_ = 0;
   uint64_t repaired_entries_ = 0;

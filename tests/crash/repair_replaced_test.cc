@@ -15,6 +15,12 @@
 // each of its disk calls in turn, then RepairDB: the replaced SSTs the
 // compaction left must not come back either.
 //
+// With values that stay put: the values a compaction's commit left dead in
+// their home (killed before it unlinked them), among them the old put of a
+// key whose tombstone it dropped, stay dead whatever point the first
+// repair is killed at: the directory it was building, left without a meta
+// file, is not taken for a committed SST whose meta file was lost.
+//
 // And what repair cannot use (a damaged meta file, a KV file failing the
 // checksum of the entry that names it; a WAL with a damaged record, the
 // old manifest, a value in a home no meta file names) is never deleted: it
@@ -794,6 +800,71 @@ TEST(RepairReplacedTest, KilledThenOpenedLeftoversKept) {
 TEST(RepairReplacedTest, KilledLeftoversKept) {
   KillRepairAtEachCallThenRepairAgain(/*reopen=*/false, BuildWithLeftovers,
                                       nullptr, /*open_first=*/false, Leftovers);
+}
+
+// Values that stay put: the old puts in a home, compacted to L1; the new
+// puts and the delete flushed to L0; then L0 compacted into L1, which
+// drops the delete and the old put of the deleted key (no level below
+// holds it) and commits. The dead values are then put back in their home
+// as a kill between that commit and their unlinks leaves them: files no
+// meta file names, among them the old put of the deleted key under its
+// own KV file name. A few puts of other keys stay in the WAL, which the
+// repair converts into a directory of its own. Returns "" or what failed.
+std::string BuildWithDeadValuesInHome(const std::string& dbname) {
+  delsm::Tuning tuning = ManualTuning();
+  tuning.values_stay_put = true;
+  DB* raw = nullptr;
+  Status s = delsm::Open(DbOptions(), tuning, dbname, &raw);
+  if (!s.ok()) return "open: " + s.ToString();
+  std::unique_ptr<DB> db(raw);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    s = db->Put(WriteOptions(), Key(i), Value("old", i));
+  }
+  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  if (s.ok()) s = Impl(raw)->TEST_CompactRange(0, nullptr, nullptr);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    if (i != kDeleted) s = db->Put(WriteOptions(), Key(i), Value("new", i));
+  }
+  if (s.ok()) s = db->Delete(WriteOptions(), Key(kDeleted));
+  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  if (!s.ok()) return s.ToString();
+  std::map<std::string, std::string> values;  // by path under dbname
+  for (const std::string& home : delsm_test::ListDir(dbname + "/values")) {
+    for (const std::string& name :
+         delsm_test::ListDir(dbname + "/values/" + home)) {
+      const std::string path = "values/" + home + "/" + name;
+      values[path] = delsm_test::ReadWholeFile(dbname + "/" + path);
+    }
+  }
+  s = Impl(raw)->TEST_CompactRange(0, nullptr, nullptr);
+  if (s.ok()) s = Impl(raw)->TEST_WaitForBackgroundWork();
+  for (int i = 0; i < 4 && s.ok(); i++) {
+    s = db->Put(WriteOptions(), "wal" + std::to_string(i), Value("wal", i));
+  }
+  db.reset();
+  if (!s.ok()) return s.ToString();
+  size_t put_back = 0;
+  for (const auto& v : values) {
+    const std::string path = dbname + "/" + v.first;
+    if (delsm_test::FileSize(path) > 0) continue;
+    mkdir(path.substr(0, path.rfind('/')).c_str(), 0755);
+    if (!delsm_test::WriteWhole(path, v.second)) return "cannot write " + path;
+    put_back++;
+  }
+  // Every old put died: the old values' home held them all.
+  if (put_back != kKeys) {
+    return "expected the compaction to unlink " + std::to_string(kKeys) +
+           " dead values, it unlinked " + std::to_string(put_back);
+  }
+  return "";
+}
+
+// RepairDB killed at any point, then run again: the dead value of the
+// deleted key, in its home under its own name and named by no meta file,
+// must not come back as a live entry.
+TEST(RepairReplacedTest, KilledDeadValueInHomeStaysDead) {
+  KillRepairAtEachCallThenRepairAgain(/*reopen=*/false,
+                                      BuildWithDeadValuesInHome);
 }
 
 }  // namespace
