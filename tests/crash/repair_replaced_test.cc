@@ -24,9 +24,11 @@
 // And what repair cannot use (a damaged meta file, a KV file failing the
 // checksum of the entry that names it; a WAL with a damaged record, the
 // old manifest, a value in a home no meta file names) is never deleted: it
-// ends in lost/ (or, for the last three, may stay in place), byte for
-// byte, whether RepairDB ends, fails to put it away, or is killed at any
-// point and followed by an Open or a second RepairDB.
+// ends in lost/, byte for byte, whether RepairDB ends, fails to put it
+// away, or is killed at any point and followed by an Open or a second
+// RepairDB. (An Open of the old database, after a kill before the first
+// repair's commit, may retire the last three as it would had RepairDB
+// never run.)
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -239,10 +241,11 @@ TEST(RepairReplacedChild, Child) {
 // Open and Close are done; never deleted. With `open_first`, the user opens
 // (and closes) the database after the kill, before the second repair.
 // `retired` files (WALs, manifests, dead values) must be in place or in
-// lost/ after the kill, after the Open if the first repair committed (an
+// lost/ after the kill and after the Open if the first repair committed (an
 // Open before the commit is one of the old database, which retires them as
-// it would had RepairDB never run) and at the end (a repair that finds a
-// meta file lost may take a value back where it is).
+// it would had RepairDB never run), and in lost/ at the end: the directory
+// a killed repair was building is not a lost meta file, so the second
+// repair takes no dead value back where it is.
 void KillRepairAtEachCallThenRepairAgain(
     bool reopen, std::string (*build)(const std::string&) = Build,
     std::vector<std::string> (*unusable)(const std::string&) = nullptr,
@@ -327,8 +330,14 @@ void KillRepairAtEachCallThenRepairAgain(
     if (problem.empty()) {
       problem = CheckSetAside(work, kept, /*lost_only=*/true);
     }
+    // Not after an Open of the old database (a kill before the commit):
+    // that Open replays and removes the WAL, replaces the manifest and
+    // removes the value no live entry names, as it would had RepairDB
+    // never run, so they may be gone without a copy in lost/ (unless the
+    // killed repair had linked them there). After the commit, the first
+    // repair had linked every one into lost/.
     if (problem.empty() && (committed || !open_first)) {
-      problem = CheckSetAside(work, leftovers, /*lost_only=*/false);
+      problem = CheckSetAside(work, leftovers, /*lost_only=*/true);
     }
     if (!problem.empty()) {
       violations.push_back("first RepairDB killed at disk call " +
