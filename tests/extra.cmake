@@ -60,6 +60,7 @@ set_tests_properties(crash_soak_60s PROPERTIES TIMEOUT ${crash_soak_timeout}
 # of leveldb_oracle.cc. Tests listed in DELSM_ORACLE_TESTS get its path as
 # LEVELDB_ORACLE.
 set(DELSM_ORACLE_TESTS leveldb_format_test leveldb_conversion_crash_test
+  leveldb_conversion_symlink_test
   malformed_batch_test
   delsm_export_test leveldb_scenarios_test leveldb_lifecycle_test)
 if(DELSM_DEBIAN_LEVELDB)

@@ -433,6 +433,12 @@ Status Converter::Convert(const std::string& leveldb_manifest) {
       static_cast<unsigned long long>(state_.log_number),
       static_cast<unsigned long long>(state_.last_sequence));
 
+  // A staging directory that is a link is refused before anything is read
+  // from it or removed: clearing an earlier attempt's staging through it
+  // would remove what it points at, and the SSTs staged in it would be
+  // outside the database.
+  s = CheckNotALink(o_.fs, staging_);
+  if (!s.ok()) return s;
   // A conversion cut short before its commit left a staging directory.
   if (o_.env->FileExists(staging_)) {
     s = RemoveStaging(o_.env, o_.fs, staging_);
@@ -518,10 +524,13 @@ Status Converter::Stage(const std::string& leveldb_manifest) {
 }
 
 Status Converter::Finish() {
+  // Not through a link: its PLAN, and the SSTs it names, are not ours.
+  Status s = CheckNotALink(o_.fs, staging_);
+  if (!s.ok()) return s;
   const std::string plan_path = staging_ + "/" + kPlanFileName;
   std::string text;
   Plan plan;
-  Status s = ReadFileToString(o_.env, plan_path, &text);
+  s = ReadFileToString(o_.env, plan_path, &text);
   if (s.IsNotFound() && !o_.env->FileExists(plan_path)) {
     return RemoveLeftoverStaging();
   }

@@ -69,7 +69,8 @@ bool LevelDbConvertible(Env* env, const std::string& dbname,
 // Refusals change nothing on disk: NotSupported when the LevelDB database
 // was written with a comparator whose name differs from user_comparator's
 // or holds table blocks this build cannot decode, Corruption naming the
-// file for a damaged manifest or table.
+// file for a damaged manifest or table, IOError ("a symbolic link, not
+// followed") for a staging directory that is a symbolic link.
 Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
                                const std::string& dbname);
 
