@@ -655,6 +655,17 @@ class RepairUnusableFilesTest : public testing::Test {
     kept = BytesOf(dbname, UnusableFiles(dbname));
   }
 
+  // A RepairDB that succeeds, an Open and a Close: then what repair cannot
+  // use is all in lost/, byte for byte, and the database checks out.
+  void RepairOpenAndExpectAllInLost() {
+    Status s = RepairDB(dbname, DbOptions());
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    s = OpenAndClose(dbname);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ("", CheckSetAside(dbname, kept, /*lost_only=*/true));
+    EXPECT_EQ("", Check(dbname));
+  }
+
   std::string dbname;
   std::map<std::string, std::string> kept;
 
@@ -665,12 +676,7 @@ class RepairUnusableFilesTest : public testing::Test {
 // What repair cannot use goes to lost/, byte for byte, and stays there
 // through the next Open and Close.
 TEST_F(RepairUnusableFilesTest, UnusableFilesEndInLost) {
-  Status s = RepairDB(dbname, DbOptions());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  s = OpenAndClose(dbname);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ("", CheckSetAside(dbname, kept, /*lost_only=*/true));
-  EXPECT_EQ("", Check(dbname));
+  RepairOpenAndExpectAllInLost();
 }
 
 // Nothing can be linked or renamed into lost/: RepairDB must fail, and the
@@ -693,12 +699,7 @@ TEST_F(RepairUnusableFilesTest, UnusableFilesKeptWhenLostCannotBeWritten) {
   OpenAndClose(dbname);  // it may fail: the user then repairs
   EXPECT_EQ("", CheckSetAside(dbname, kept, /*lost_only=*/false))
       << "after the failed RepairDB and an Open";
-  Status s = RepairDB(dbname, DbOptions());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  s = OpenAndClose(dbname);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ("", CheckSetAside(dbname, kept, /*lost_only=*/true));
-  EXPECT_EQ("", Check(dbname));
+  RepairOpenAndExpectAllInLost();
 }
 
 // After the commit, the old directory cannot be emptied (every unlink in

@@ -141,6 +141,15 @@ class LevelDbConversionSymlinkTest : public testing::Test {
     links_.push_back(name);
   }
 
+  // L0 to L6, links to empty directories of the same names outside_.
+  void LinkLevelDirectoriesOutside() {
+    for (int level = 0; level < 7; level++) {
+      const std::string name = "L" + std::to_string(level);
+      ASSERT_EQ(0, mkdir((outside_ + "/" + name).c_str(), 0755));
+      ASSERT_NO_FATAL_FAILURE(PlantLink(name, outside_ + "/" + name));
+    }
+  }
+
   // Links at every name prefix+number+suffix not already taken, from 1 to
   // 1000 past the highest number a name in db_ has, each to a name
   // outside_ does not hold (following one would create it).
@@ -309,11 +318,7 @@ TEST_F(LevelDbConversionSymlinkTest, LinkedManifestOrCurrentTempRefused) {
 // directories outside: the moves would put the converted data outside the
 // database. Open refuses them.
 TEST_F(LevelDbConversionSymlinkTest, LinkedLevelDirectoriesRefused) {
-  for (int level = 0; level < 7; level++) {
-    const std::string name = "L" + std::to_string(level);
-    ASSERT_EQ(0, mkdir((outside_ + "/" + name).c_str(), 0755));
-    ASSERT_NO_FATAL_FAILURE(PlantLink(name, outside_ + "/" + name));
-  }
+  ASSERT_NO_FATAL_FAILURE(LinkLevelDirectoriesOutside());
   outside_before_ = TreeSnapshot(outside_);
   const leveldb::Status s = OpenAndClose();
   EXPECT_FALSE(s.ok()) << "Open took a level directory that is a link";
@@ -342,11 +347,7 @@ TEST_F(LevelDbConversionSymlinkTest, LinkedLevelDirectoriesAfterCommitRefused) {
   const uint64_t manifest = std::strtoull(plan.c_str() + at + 10, nullptr, 10);
   ASSERT_TRUE(delsm_test::WriteWhole(
       db_ + "/CURRENT", Numbered("MANIFEST-", manifest, "") + "\n"));
-  for (int level = 0; level < 7; level++) {
-    const std::string name = "L" + std::to_string(level);
-    ASSERT_EQ(0, mkdir((outside_ + "/" + name).c_str(), 0755));
-    ASSERT_NO_FATAL_FAILURE(PlantLink(name, outside_ + "/" + name));
-  }
+  ASSERT_NO_FATAL_FAILURE(LinkLevelDirectoriesOutside());
   outside_before_ = TreeSnapshot(outside_);
   const leveldb::Status s = OpenAndClose();
   EXPECT_FALSE(s.ok()) << "Open moved staged SSTs into a link";
