@@ -737,6 +737,30 @@ TEST(RepairReplacedTest, KilledThenOpenedUnusableFilesKept) {
                                       UnusableFiles, /*open_first=*/true);
 }
 
+// Values that stay put: opens a database at `dbname` into *db, puts the
+// old value of every key, flushed and compacted to L1 (their values in one
+// home), then the new ones and the delete of kDeleted, flushed to L0.
+Status OpenWithOldAndNewPuts(const std::string& dbname,
+                             std::unique_ptr<DB>* db) {
+  delsm::Tuning tuning = ManualTuning();
+  tuning.values_stay_put = true;
+  DB* raw = nullptr;
+  Status s = delsm::Open(DbOptions(), tuning, dbname, &raw);
+  if (!s.ok()) return s;
+  db->reset(raw);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    s = raw->Put(WriteOptions(), Key(i), Value("old", i));
+  }
+  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  if (s.ok()) s = Impl(raw)->TEST_CompactRange(0, nullptr, nullptr);
+  for (int i = 0; i < kKeys && s.ok(); i++) {
+    if (i != kDeleted) s = raw->Put(WriteOptions(), Key(i), Value("new", i));
+  }
+  if (s.ok()) s = raw->Delete(WriteOptions(), Key(kDeleted));
+  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  return s;
+}
+
 // Values that stay put, and what an old database leaves that RepairDB
 // reads but cannot use, and that its old state needs until the commit: the
 // manifest; a WAL with a damaged record (puts of other keys than Check
@@ -744,22 +768,8 @@ TEST(RepairReplacedTest, KilledThenOpenedUnusableFilesKept) {
 // a value no meta file names (one whose death was committed). Returns ""
 // or what failed.
 std::string BuildWithLeftovers(const std::string& dbname) {
-  delsm::Tuning tuning = ManualTuning();
-  tuning.values_stay_put = true;
-  DB* raw = nullptr;
-  Status s = delsm::Open(DbOptions(), tuning, dbname, &raw);
-  if (!s.ok()) return "open: " + s.ToString();
-  std::unique_ptr<DB> db(raw);
-  for (int i = 0; i < kKeys && s.ok(); i++) {
-    s = db->Put(WriteOptions(), Key(i), Value("old", i));
-  }
-  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
-  if (s.ok()) s = Impl(raw)->TEST_CompactRange(0, nullptr, nullptr);
-  for (int i = 0; i < kKeys && s.ok(); i++) {
-    if (i != kDeleted) s = db->Put(WriteOptions(), Key(i), Value("new", i));
-  }
-  if (s.ok()) s = db->Delete(WriteOptions(), Key(kDeleted));
-  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  std::unique_ptr<DB> db;
+  Status s = OpenWithOldAndNewPuts(dbname, &db);
   for (int i = 0; i < 20 && s.ok(); i++) {
     s = db->Put(WriteOptions(), "wal" + std::to_string(i), Value("wal", i));
   }
@@ -821,22 +831,8 @@ TEST(RepairReplacedTest, KilledLeftoversKept) {
 // own KV file name. A few puts of other keys stay in the WAL, which the
 // repair converts into a directory of its own. Returns "" or what failed.
 std::string BuildWithDeadValuesInHome(const std::string& dbname) {
-  delsm::Tuning tuning = ManualTuning();
-  tuning.values_stay_put = true;
-  DB* raw = nullptr;
-  Status s = delsm::Open(DbOptions(), tuning, dbname, &raw);
-  if (!s.ok()) return "open: " + s.ToString();
-  std::unique_ptr<DB> db(raw);
-  for (int i = 0; i < kKeys && s.ok(); i++) {
-    s = db->Put(WriteOptions(), Key(i), Value("old", i));
-  }
-  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
-  if (s.ok()) s = Impl(raw)->TEST_CompactRange(0, nullptr, nullptr);
-  for (int i = 0; i < kKeys && s.ok(); i++) {
-    if (i != kDeleted) s = db->Put(WriteOptions(), Key(i), Value("new", i));
-  }
-  if (s.ok()) s = db->Delete(WriteOptions(), Key(kDeleted));
-  if (s.ok()) s = Impl(raw)->TEST_FlushMemTable();
+  std::unique_ptr<DB> db;
+  Status s = OpenWithOldAndNewPuts(dbname, &db);
   if (!s.ok()) return s.ToString();
   std::map<std::string, std::string> values;  // by path under dbname
   for (const std::string& home : delsm_test::ListDir(dbname + "/values")) {
@@ -846,8 +842,8 @@ std::string BuildWithDeadValuesInHome(const std::string& dbname) {
       values[path] = delsm_test::ReadWholeFile(dbname + "/" + path);
     }
   }
-  s = Impl(raw)->TEST_CompactRange(0, nullptr, nullptr);
-  if (s.ok()) s = Impl(raw)->TEST_WaitForBackgroundWork();
+  s = Impl(db.get())->TEST_CompactRange(0, nullptr, nullptr);
+  if (s.ok()) s = Impl(db.get())->TEST_WaitForBackgroundWork();
   for (int i = 0; i < 4 && s.ok(); i++) {
     s = db->Put(WriteOptions(), "wal" + std::to_string(i), Value("wal", i));
   }
