@@ -282,6 +282,11 @@ class DBImpl : public DB {
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Remove SST directories, logs and manifests no live version needs.
   void RemoveObsoleteFiles() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Ends a RemoveObsoleteFiles call, whichever way it ends: it no longer
+  // counts as in flight (waiters are woken), and its counts are added to
+  // the dentry statistics.
+  void EndRemovalPass(uint64_t unlinked, uint64_t dirs_removed)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // The clean-close marker (db_impl_clean_close.cc, docs/DESIGN.md "Open and
   // recovery"). Close writes it only when nothing is left for the open

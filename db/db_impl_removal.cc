@@ -118,10 +118,7 @@ void DBImpl::RemoveObsoleteFiles() {
   mutex_.Lock();
   if (!bg_error_.ok()) {
     // An edit failed meanwhile: as above, keep everything.
-    removals_in_flight_--;
-    background_cv_.SignalAll();
-    dentry_stats_.unlinks += unlinked;
-    dentry_stats_.dirs_removed += dirs_removed;
+    EndRemovalPass(unlinked, dirs_removed);
     return;
   }
   std::set<uint64_t> held_ssts, held_dirs;
@@ -233,6 +230,11 @@ void DBImpl::RemoveObsoleteFiles() {
     files_being_removed_.erase(f);
   }
   for (const auto& d : dirs_to_delete) dirs_being_removed_.erase(d.first);
+  EndRemovalPass(unlinked, dirs_removed);
+}
+
+void DBImpl::EndRemovalPass(uint64_t unlinked, uint64_t dirs_removed) {
+  mutex_.AssertHeld();
   removals_in_flight_--;
   background_cv_.SignalAll();
   dentry_stats_.unlinks += unlinked;
