@@ -102,9 +102,9 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
   }
   sst_options_.read_ahead_bytes = tuning_.read_ahead_bytes;
   sst_options_.read_ahead_files = tuning_.read_ahead_files;
-  table_cache_.reset(new TableCache(dbname_, sst_options_,
-                                    options_.max_open_files - 10,
-                                    tuning_.table_cache_bytes));
+  table_cache_.reset(
+      new TableCache(dbname_, sst_options_, options_.max_open_files - 10,
+                     tuning_.table_cache_bytes, tuning_.filter_cache_bytes));
   versions_.reset(new VersionSet(dbname_, &options_, tuning_,
                                  table_cache_.get(), &internal_comparator_));
 }

@@ -194,13 +194,15 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
     }
     if (in == Slice("approximate-memory-usage")) {
       // As LevelDB: memtables and the block (here: value) cache; plus the
-      // table cache's resident indexes and filters.
+      // table cache's resident indexes and filters, and the filters it
+      // keeps of SSTs it closed.
       size_t total = mem_->ApproximateMemoryUsage();
       for (const Immutable& imm : imms_) {
         total += imm.mem->ApproximateMemoryUsage();
       }
       total += value_cache_->TotalCharge();
       total += table_cache_->MemoryUsage();
+      total += table_cache_->FilterMemoryUsage();
       std::snprintf(buf, sizeof(buf), "%zu", total);
       *value = buf;
       return true;
@@ -242,6 +244,8 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
          static_cast<uint64_t>(table_cache_->MemoryUsage())},
         {"value-cache-memory",
          static_cast<uint64_t>(value_cache_->TotalCharge())},
+        {"filter-cache-memory",
+         static_cast<uint64_t>(table_cache_->FilterMemoryUsage())},
     };
     for (const auto& c : counters) {
       if (in == Slice(c.name)) {

@@ -27,6 +27,10 @@ void DeleteOpenSst(const Slice& key, void* value) {
   delete sst;
 }
 
+void DeleteFilter(const Slice& key, void* value) {
+  delete reinterpret_cast<std::string*>(value);
+}
+
 void ReleaseHandle(void* cache, void* handle) {
   reinterpret_cast<Cache*>(cache)->Release(
       reinterpret_cast<Cache::Handle*>(handle));
@@ -39,12 +43,16 @@ void ReleaseHandle(void* cache, void* handle) {
 constexpr size_t kCapacityUnits = size_t{1} << 30;
 
 TableCache::TableCache(const std::string& dbname, const SstDirOptions& options,
-                       int descriptors, uint64_t bytes)
+                       int descriptors, uint64_t bytes, uint64_t filter_bytes)
     : dbname_(dbname),
       options_(options),
       max_descriptors_(descriptors > 0 ? descriptors : 1),
       max_bytes_(bytes > 0 ? bytes : 1),
-      cache_(NewLRUCache(kCapacityUnits)) {}
+      cache_(NewLRUCache(kCapacityUnits)),
+      filters_(filter_bytes > 0 && options.filter_policy != nullptr
+                   ? NewLRUCache(static_cast<size_t>(std::min<uint64_t>(
+                         filter_bytes, std::numeric_limits<size_t>::max())))
+                   : nullptr) {}
 
 size_t TableCache::Charge(int descriptors, size_t memory) const {
   // An SST charged by the larger share makes every sum of charges within
@@ -60,7 +68,10 @@ size_t TableCache::Charge(int descriptors, size_t memory) const {
   return std::max<size_t>(1, static_cast<size_t>(units));
 }
 
-TableCache::~TableCache() { delete cache_; }
+TableCache::~TableCache() {
+  delete cache_;
+  delete filters_;
+}
 
 Status TableCache::Find(int level, uint64_t number, uint64_t dir_number,
                         Cache::Handle** handle) {
@@ -69,7 +80,11 @@ Status TableCache::Find(int level, uint64_t number, uint64_t dir_number,
   const Slice key(buf, sizeof(buf));
   *handle = cache_->Lookup(key);
   if (*handle != nullptr) return Status::OK();
+  return Open(level, number, dir_number, key, handle);
+}
 
+Status TableCache::Open(int level, uint64_t number, uint64_t dir_number,
+                        const Slice& key, Cache::Handle** handle) {
   const std::string meta_name = MetaFileName(number, dir_number);
   // A trivial move may have renamed the directory to another level since
   // the caller's version was made, or may rename it while it is cached.
@@ -87,6 +102,7 @@ Status TableCache::Find(int level, uint64_t number, uint64_t dir_number,
     if (i == 0 || !t.IsNotFound()) s = t;
   }
   if (!s.ok()) return s;
+  KeepFilter(key, *dir);
   // Two threads may open the same directory at once; the later Insert just
   // replaces the earlier entry, which is freed when its last handle goes.
   const size_t charge =
@@ -121,18 +137,47 @@ Status TableCache::Get(const ReadOptions& options, int level, uint64_t number,
                        uint64_t dir_number, const Slice& internal_key,
                        void* arg,
                        void (*handle)(void*, const Slice&, const Slice&)) {
-  Cache::Handle* h = nullptr;
-  Status s = Find(level, number, dir_number, &h);
-  if (!s.ok()) return s;
-  s = Value(h)->InternalGet(options, internal_key, arg, handle);
+  char buf[8];
+  EncodeFixed64(buf, number);
+  const Slice key(buf, sizeof(buf));
+  // An open SST asks its own filter; only a closed one asks the kept copy,
+  // so a read of open SSTs pays no second lookup.
+  Cache::Handle* h = cache_->Lookup(key);
+  if (h == nullptr) {
+    if (KeptFilterExcludes(key, internal_key)) return Status::OK();
+    Status s = Open(level, number, dir_number, key, &h);
+    if (!s.ok()) return s;
+  }
+  Status s = Value(h)->InternalGet(options, internal_key, arg, handle);
   Release(h);
   return s;
+}
+
+bool TableCache::KeptFilterExcludes(const Slice& key,
+                                    const Slice& internal_key) {
+  if (filters_ == nullptr || internal_key.size() < 8) return false;
+  Cache::Handle* h = filters_->Lookup(key);
+  if (h == nullptr) return false;
+  const auto* filter = reinterpret_cast<const std::string*>(filters_->Value(h));
+  const bool excludes = !options_.filter_policy->KeyMayMatch(
+      ExtractUserKey(internal_key), *filter);
+  filters_->Release(h);
+  return excludes;
+}
+
+void TableCache::KeepFilter(const Slice& key, const SstDir& dir) {
+  // SstDir::filter() is empty unless options_.filter_policy made it.
+  if (filters_ == nullptr || dir.filter().empty()) return;
+  auto* copy = new std::string(dir.filter().data(), dir.filter().size());
+  filters_->Release(
+      filters_->Insert(key, copy, copy->size() + sizeof(*copy), &DeleteFilter));
 }
 
 void TableCache::Evict(uint64_t number) {
   char buf[8];
   EncodeFixed64(buf, number);
   cache_->Erase(Slice(buf, sizeof(buf)));
+  if (filters_ != nullptr) filters_->Erase(Slice(buf, sizeof(buf)));
 }
 
 }  // namespace leveldb

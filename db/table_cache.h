@@ -3,7 +3,11 @@
 // number. Two bounds hold at once for the SSTs it keeps open beyond those in
 // use: their descriptors stay within `descriptors` (Options::max_open_files
 // - 10, as LevelDB's table cache) and their resident memory within `bytes`
-// (delsm::Tuning::table_cache_bytes). An SST is named by its
+// (delsm::Tuning::table_cache_bytes). Beside them it keeps the Bloom
+// filters of SSTs it has opened, within `filter_bytes`
+// (delsm::Tuning::filter_cache_bytes), after the SSTs themselves are
+// closed: a Get that would open an SST asks its kept filter first. An SST
+// is named by its
 // level, its number (which names its meta file) and its directory's number
 // (FileMetaData::dir). Thread-safe.
 //
@@ -29,7 +33,7 @@ namespace leveldb {
 class TableCache {
  public:
   TableCache(const std::string& dbname, const SstDirOptions& options,
-             int descriptors, uint64_t bytes);
+             int descriptors, uint64_t bytes, uint64_t filter_bytes = 0);
   ~TableCache();
   TableCache(const TableCache&) = delete;
   TableCache& operator=(const TableCache&) = delete;
@@ -41,7 +45,10 @@ class TableCache {
   Iterator* NewIterator(const ReadOptions& options, int level, uint64_t number,
                         uint64_t dir, SstDir** dirptr = nullptr);
 
-  // SstDir::InternalGet on SST `number` in directory `dir`.
+  // SstDir::InternalGet on SST `number` in directory `dir`. If the SST is
+  // not open and its kept filter excludes the key's user key, returns OK
+  // without opening it (the filter is the one SstDir::InternalGet would
+  // ask, so what the handler is called with does not change).
   Status Get(const ReadOptions& options, int level, uint64_t number,
              uint64_t dir, const Slice& internal_key, void* arg,
              void (*handle)(void*, const Slice&, const Slice&));
@@ -52,23 +59,40 @@ class TableCache {
   SstDir* Value(Cache::Handle* handle);
   void Release(Cache::Handle* handle);
 
-  // Drop SST `number` from the cache (no version uses it any more).
+  // Drop SST `number` and its kept filter (no version uses it any more).
   void Evict(uint64_t number);
 
   // Bytes of memory the open SSTs keep resident (SstDir::
   // ApproximateMemoryUsage summed over every open SST, cached or pinned).
   size_t MemoryUsage() const { return memory_.load(std::memory_order_relaxed); }
+  // Bytes of the kept filters (within filter_bytes).
+  size_t FilterMemoryUsage() const {
+    return filters_ == nullptr ? 0 : filters_->TotalCharge();
+  }
 
  private:
   // The cache's charge for an SST: the larger of its shares of the two
   // bounds, in units of which the cache holds kCapacityUnits.
   size_t Charge(int descriptors, size_t memory) const;
+  // Opens SST `number` and inserts it (and keeps its filter); *handle
+  // pins it. For Find after a missed lookup.
+  Status Open(int level, uint64_t number, uint64_t dir_number,
+              const Slice& cache_key, Cache::Handle** handle);
+  // True if the kept filter of SST `cache_key` excludes internal_key's
+  // user key; false when no filter is kept for it.
+  bool KeptFilterExcludes(const Slice& cache_key, const Slice& internal_key);
+  void KeepFilter(const Slice& cache_key, const SstDir& dir);
 
   const std::string dbname_;
   const SstDirOptions options_;
   const int max_descriptors_;  // >= 1
   const uint64_t max_bytes_;   // >= 1
   Cache* cache_;
+  // Filters of opened SSTs, each a std::string charged by its size; null
+  // when filter_bytes is 0 or there is no filter policy. Every entry is the
+  // filter of the SST its key names: SSTs are never rewritten, and a
+  // number is never given to another SST, so an entry is never stale.
+  Cache* filters_;
   // Updated as SSTs are opened and freed; read without a lock.
   std::atomic<size_t> memory_{0};
 };

@@ -170,6 +170,7 @@ const std::vector<Field>& Fields() {
       Integer("l1_entries", &Tuning::l1_entries, 1, kMaxEntries),
       Integer("l1_meta_bytes", &Tuning::l1_meta_bytes, 1, kMaxEntries),
       Integer("table_cache_bytes", &Tuning::table_cache_bytes, 1, 1ull << 48),
+      Integer("filter_cache_bytes", &Tuning::filter_cache_bytes, 0, 1ull << 48),
       Integer("flush_threads", &Tuning::flush_threads, 1,
               leveldb::config::kMaxImmutableMemtables),
       Flag("values_stay_put", &Tuning::values_stay_put),

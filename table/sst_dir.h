@@ -115,6 +115,9 @@ class SstDir {
   // Index of the first entry whose internal key is >= internal_key
   // (index().entries.size() if none is).
   size_t LowerBound(const Slice& internal_key) const;
+  // The Bloom filter InternalGet asks (made by options().filter_policy);
+  // empty when the SST has none, or one by another policy.
+  const Slice& filter() const { return filter_; }
   Directory* directory() const { return dir_.get(); }
   const std::string& meta_name() const { return meta_name_; }
   const SstDirOptions& options() const { return options_; }

@@ -118,6 +118,17 @@ struct DELSM_EXPORT Tuning {
   // included in leveldb.approximate-memory-usage. Range: 1 to 2^48.
   uint64_t table_cache_bytes = 256ull << 20;
 
+  // Memory the Bloom filters of SSTs no longer open may keep resident, in
+  // bytes (least recently used dropped first; 0: none kept). A read that
+  // would open such an SST asks its filter first and skips the SST when
+  // the filter excludes the key, so when a DB has more SSTs than the table
+  // cache holds, a read opens about one SST (the one holding its key)
+  // rather than one per level. About 1.3 bytes per entry at 10 bits per
+  // key: the default holds the filters of about 25M entries. Reported by
+  // delsm.filter-cache-memory and included in
+  // leveldb.approximate-memory-usage. Range: 0 to 2^48.
+  uint64_t filter_cache_bytes = 32ull << 20;
+
   // Immutable memtables flushed at once, each into its own L0 SST
   // directory by its own thread; they are committed in order. Range: 1 to 4.
   // One directory's creates are serialized by the file system, so
