@@ -44,35 +44,26 @@ for b in db_bench db_bench_leveldb; do
 done
 mkdir -p "$out"
 export LOOP_SIZE=${LOOP_SIZE:-32G}
+source benchmarks/engine_args.sh
 source benchmarks/loop_image.sh
 loop_image_mount fill-latency
 
 printf '%-10s %5s %9s %8s %8s %9s %9s %10s %8s\n' engine round 'us/op' P50 P99 P99.9 P99.99 max waits
 for r in $(seq 1 "$rounds"); do
   for e in "${engines[@]}"; do
-    name=${e%%=*}
-    flags=()
-    binary=$bin_dir/db_bench
-    if [ "$name" = leveldb ]; then
-      binary=$bin_dir/db_bench_leveldb
-    elif [ "$e" != "$name" ]; then
-      read -r -a flags <<< "${e#*=}"
-    elif [ "$name" != delsm ]; then
-      echo "fill_latency: unknown engine $e (delsm, leveldb or NAME=FLAGS)" >&2
-      exit 2
-    fi
-    log=$out/$name-r$r
-    "$binary" --benchmarks=fillrandom --num="$num" --value_size="$value_size" \
-      --bloom_bits=10 --histogram=1 "${flags[@]}" --db="$mnt/db" \
+    engine_args fill_latency "$e" "$bin_dir" || exit 2
+    log=$out/$engine_name-r$r
+    "$engine_binary" --benchmarks=fillrandom --num="$num" --value_size="$value_size" \
+      --bloom_bits=10 --histogram=1 "${engine_flags[@]}" --db="$mnt/db" \
       > "$log.out" 2> "$log.err"
     waits=-
-    if [ "$name" != leveldb ] && [ -f "$mnt/db/LOG" ]; then
+    if [ "$engine_name" != leveldb ] && [ -f "$mnt/db/LOG" ]; then
       cp "$mnt/db/LOG" "$log.LOG"
       waits=$(grep -c 'Waiting:' "$log.LOG" || true)
     fi
     rm -rf "$mnt/db"
     sync
-    awk -v e="$name" -v r="$r" -v w="$waits" '
+    awk -v e="$engine_name" -v r="$r" -v w="$waits" '
       /micros\/op/ { us = $3 }
       /^Percentiles:/ { p50 = $3; p99 = $7; p999 = $9; p9999 = $11 }
       /^Min:/ { max = $6 }

@@ -35,18 +35,9 @@ done
 [ "$(id -u)" -eq 0 ] || { echo "fill_stalls: needs root (loop device, perf sched)" >&2; exit 2; }
 command -v perf >/dev/null || { echo "fill_stalls: perf not found (Debian: linux-perf)" >&2; exit 2; }
 bin_dir=${BIN_DIR:-build-release/benchmarks}
-name=${engine%%=*}
-flags=()
-binary=$bin_dir/db_bench
-if [ "$name" = leveldb ]; then
-  binary=$bin_dir/db_bench_leveldb
-elif [ "$engine" != "$name" ]; then
-  read -r -a flags <<< "${engine#*=}"
-elif [ "$name" != delsm ]; then
-  echo "fill_stalls: unknown engine $engine (delsm, leveldb or NAME=FLAGS)" >&2
-  exit 2
-fi
-[ -x "$binary" ] || { echo "fill_stalls: no $binary (build a Release tree: scripts/setup.sh)" >&2; exit 1; }
+source benchmarks/engine_args.sh
+engine_args fill_stalls "$engine" "$bin_dir" || exit 2
+[ -x "$engine_binary" ] || { echo "fill_stalls: no $engine_binary (build a Release tree: scripts/setup.sh)" >&2; exit 1; }
 mkdir -p "$out"
 export LOOP_SIZE=${LOOP_SIZE:-32G}
 source benchmarks/loop_image.sh
@@ -55,8 +46,8 @@ loop_image_mount fill-stalls
 # The shell records its pid, which db_bench keeps by exec.
 perf sched record -g -o "$out/sched.data" -- \
   sh -c 'echo $$ > "$0"; exec "$@"' "$out/pid" \
-  "$binary" --benchmarks=fillrandom --num="$num" --value_size="$value_size" \
-  --bloom_bits=10 --histogram=1 "${flags[@]}" --db="$mnt/db" \
+  "$engine_binary" --benchmarks=fillrandom --num="$num" --value_size="$value_size" \
+  --bloom_bits=10 --histogram=1 "${engine_flags[@]}" --db="$mnt/db" \
   > "$out/db_bench.out" 2> "$out/perf.err"
 [ -f "$mnt/db/LOG" ] && cp "$mnt/db/LOG" "$out/LOG"
 pid=$(cat "$out/pid")

@@ -8,7 +8,7 @@
 // compaction (L1 into L2) wrote it into the existing directory as
 // META-<n>; then the key deleted and flushed to L0. Each disk call of the
 // first repair on the SST directories is in turn cut by a SIGKILL (a child
-// process on testing/power_loss_file_system.h), on a fresh copy; then a
+// process, tests/crash/kill_at_each_call.h), on a fresh copy; then a
 // second RepairDB runs to the end and the database must read as built.
 //
 // Also: a compaction killed after its commit, then the next Open killed at
@@ -32,7 +32,6 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -50,6 +49,7 @@
 #include "table/key_codec.h"
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
+#include "tests/crash/kill_at_each_call.h"
 #include "tests/db_options.h"
 #include "tests/file_bytes.h"
 #include "tests/sigkill_child.h"
@@ -213,20 +213,10 @@ Status OpenAndClose(const std::string& dbname) {
   return s;
 }
 
-// The child: RepairDB on DELSM_REPAIR_CHILD_DB, SIGKILLed at disk call
-// DELSM_REPAIR_CHILD_KILL_AT of the SST directories; a repair that ends
-// before it exits with status 4.
-TEST(RepairReplacedChild, Child) {
-  const char* db = std::getenv("DELSM_REPAIR_CHILD_DB");
-  const char* shadow = std::getenv("DELSM_REPAIR_CHILD_SHADOW");
-  const char* kill_at = std::getenv("DELSM_REPAIR_CHILD_KILL_AT");
-  if (db == nullptr || shadow == nullptr || kill_at == nullptr) return;
-  PowerLossFileSystem fs(FileSystem::Default(), shadow);
-  fs.set_real_syncs(false);  // a kill, not a power loss: the disk keeps all
-  fs.SetPowerCutHook([] { raise(SIGKILL); });
-  fs.CutPowerAtCall(std::strtoull(kill_at, nullptr, 10));
-  RepairDBWithFileSystem(db, DbOptions(), &fs);
-  _exit(4);
+// The child of every kill sweep here: a RepairDB or an Open, killed at a
+// disk call (tests/crash/kill_at_each_call.h).
+TEST(RepairReplacedKilledChild, Child) {
+  delsm_test::RunKilledChild(DbOptions(), ManualTuning());
 }
 
 // Builds the database (`build`), opens a copy of it first if `reopen` (an
@@ -284,32 +274,25 @@ void KillRepairAtEachCallThenRepairAgain(
   {
     const std::string copy = tmp.path() + "/measure";
     ASSERT_EQ("", delsm_test::CopyTree(pristine, copy));
-    PowerLossFileSystem fs(FileSystem::Default(), tmp.path() + "/shadow");
-    fs.set_real_syncs(false);
-    ASSERT_TRUE(RepairDBWithFileSystem(copy, DbOptions(), &fs).ok());
-    calls = fs.DiskCalls();
+    Status s = delsm_test::RunCountingDiskCalls(
+        delsm_test::KilledOperation::kRepairDB, DbOptions(), ManualTuning(),
+        copy, tmp.path() + "/shadow", &calls);
+    ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_EQ("", Check(copy)) << "after one uninterrupted repair";
     ASSERT_EQ("", CheckSetAside(copy, all, /*lost_only=*/true))
         << "after one uninterrupted repair";
     delsm_test::RemoveTree(copy);
-    delsm_test::RemoveTree(tmp.path() + "/shadow");
   }
   ASSERT_GT(calls, 0u);
 
-  std::vector<std::string> violations;
-  for (uint64_t kill_at = 1; kill_at <= calls; kill_at++) {
-    const std::string work = tmp.path() + "/work";
-    const std::string shadow = tmp.path() + "/child_shadow";
-    ASSERT_EQ("", delsm_test::CopyTree(pristine, work));
-    const pid_t pid = delsm_test::SpawnSelf(
-        "RepairReplacedChild.Child",
-        {{"DELSM_REPAIR_CHILD_DB", work},
-         {"DELSM_REPAIR_CHILD_SHADOW", shadow},
-         {"DELSM_REPAIR_CHILD_KILL_AT", std::to_string(kill_at)}});
-    ASSERT_GT(pid, 0);
-    const int status = delsm_test::WaitChild(pid);
-    ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
-        << "kill at call " << kill_at << ": child status " << status;
+  delsm_test::KillAtEachCall sweep;
+  sweep.child = "RepairReplacedKilledChild.Child";
+  sweep.operation = delsm_test::KilledOperation::kRepairDB;
+  sweep.pristine = pristine;
+  sweep.work = tmp.path() + "/work";
+  sweep.shadow = tmp.path() + "/child_shadow";
+  sweep.calls = calls;
+  const delsm_test::KillCheck check = [&](const std::string& work, uint64_t) {
     std::string problem = CheckSetAside(work, all, /*lost_only=*/false);
     const bool committed =
         delsm_test::ReadWholeFile(work + "/CURRENT") != current_as_built;
@@ -321,9 +304,13 @@ void KillRepairAtEachCallThenRepairAgain(
     }
     // The user runs RepairDB again, to the end (no real syncs: nothing
     // here is a power loss).
-    PowerLossFileSystem fs(FileSystem::Default(), tmp.path() + "/shadow");
-    fs.set_real_syncs(false);
-    Status s = RepairDBWithFileSystem(work, DbOptions(), &fs);
+    Status s;
+    {
+      PowerLossFileSystem fs(FileSystem::Default(), tmp.path() + "/shadow");
+      fs.set_real_syncs(false);
+      s = RepairDBWithFileSystem(work, DbOptions(), &fs);
+    }
+    delsm_test::RemoveTree(tmp.path() + "/shadow");
     if (problem.empty()) {
       problem = s.ok() ? Check(work) : "second RepairDB: " + s.ToString();
     }
@@ -339,23 +326,9 @@ void KillRepairAtEachCallThenRepairAgain(
     if (problem.empty() && (committed || !open_first)) {
       problem = CheckSetAside(work, leftovers, /*lost_only=*/true);
     }
-    if (!problem.empty()) {
-      violations.push_back("first RepairDB killed at disk call " +
-                           std::to_string(kill_at) + " of " +
-                           std::to_string(calls) + ": " + problem);
-    }
-    delsm_test::RemoveTree(work);
-    delsm_test::RemoveTree(shadow);
-    delsm_test::RemoveTree(tmp.path() + "/shadow");
-  }
-  std::printf("%llu kill points, %zu violations\n",
-              static_cast<unsigned long long>(calls), violations.size());
-  for (size_t i = 0; i < violations.size() && i < 5; i++) {
-    ADD_FAILURE() << violations[i];
-  }
-  if (violations.size() > 5) {
-    ADD_FAILURE() << violations.size() - 5 << " more kill points";
-  }
+    return problem;
+  };
+  delsm_test::RunKillAtEachCall(sweep, check, /*killed=*/nullptr);
 }
 
 // The old puts in an L1 directory whose META is damaged, and the new puts
@@ -448,25 +421,6 @@ TEST(RepairReplacedCompactionChild, Child) {
   raise(SIGKILL);
 }
 
-// The child that opens DELSM_RR_OPEN_DB, SIGKILLed at disk call
-// DELSM_RR_OPEN_KILL_AT of the SST directories; an Open that ends before
-// it exits with status 4.
-TEST(RepairReplacedOpenChild, Child) {
-  const char* dbname = std::getenv("DELSM_RR_OPEN_DB");
-  const char* shadow = std::getenv("DELSM_RR_OPEN_SHADOW");
-  const char* kill_at = std::getenv("DELSM_RR_OPEN_KILL_AT");
-  if (dbname == nullptr || shadow == nullptr || kill_at == nullptr) return;
-  PowerLossFileSystem fs(FileSystem::Default(), shadow);
-  fs.set_real_syncs(false);
-  fs.SetPowerCutHook([] { raise(SIGKILL); });
-  fs.CutPowerAtCall(std::strtoull(kill_at, nullptr, 10));
-  DB* raw = nullptr;
-  if (OpenWithFileSystem(DbOptions(), ManualTuning(), dbname, &fs, &raw).ok()) {
-    Impl(raw)->TEST_WaitForBackgroundWork();
-  }
-  _exit(4);
-}
-
 // "" if every third key is deleted and every other reads its new value.
 std::string CheckAfterCompaction(const std::string& dbname) {
   return CheckKeys(dbname, kCompactionKeys,
@@ -490,45 +444,24 @@ TEST(RepairReplacedTest, CompactionKilledAfterCommitThenOpenKilledThenRepair) {
     delsm_test::RemoveTree(copy);
   }
 
-  std::vector<std::string> violations;
-  int opens_cut = 0;
-  for (uint64_t kill_at = 1;; kill_at++) {
-    const std::string work = tmp.path() + "/work";
-    const std::string shadow = tmp.path() + "/child_shadow";
-    ASSERT_EQ("", delsm_test::CopyTree(pristine, work));
-    const pid_t pid = delsm_test::SpawnSelf(
-        "RepairReplacedOpenChild.Child",
-        {{"DELSM_RR_OPEN_DB", work},
-         {"DELSM_RR_OPEN_SHADOW", shadow},
-         {"DELSM_RR_OPEN_KILL_AT", std::to_string(kill_at)}});
-    ASSERT_GT(pid, 0);
-    const int status = delsm_test::WaitChild(pid);
-    const bool killed = WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL;
-    ASSERT_TRUE(killed || (WIFEXITED(status) && WEXITSTATUS(status) == 4))
-        << "kill at call " << kill_at << ": child status " << status;
-    if (killed) {
-      opens_cut++;
-      Status s = RepairDB(work, DbOptions());
-      const std::string problem =
-          s.ok() ? CheckAfterCompaction(work) : "RepairDB: " + s.ToString();
-      if (!problem.empty()) {
-        violations.push_back("Open killed at disk call " +
-                             std::to_string(kill_at) +
-                             ", then RepairDB: " + problem);
-      }
-    }
-    delsm_test::RemoveTree(work);
-    delsm_test::RemoveTree(shadow);
-    if (!killed) break;  // the Open (and its background work) ended first
-  }
-  std::printf("%d Opens cut, %zu violations\n", opens_cut, violations.size());
-  ASSERT_GT(opens_cut, 0);
-  for (size_t i = 0; i < violations.size() && i < 5; i++) {
-    ADD_FAILURE() << violations[i];
-  }
-  if (violations.size() > 5) {
-    ADD_FAILURE() << violations.size() - 5 << " more kill points";
-  }
+  delsm_test::KillAtEachCall sweep;
+  sweep.child = "RepairReplacedKilledChild.Child";
+  sweep.operation = delsm_test::KilledOperation::kOpen;
+  sweep.pristine = pristine;
+  sweep.work = tmp.path() + "/work";
+  sweep.shadow = tmp.path() + "/child_shadow";
+  sweep.calls = 0;  // until an Open (and its background work) ends first
+  uint64_t opens_cut = 0;
+  ASSERT_NO_FATAL_FAILURE(delsm_test::RunKillAtEachCall(
+      sweep,
+      [](const std::string& work, uint64_t) -> std::string {
+        Status s = RepairDB(work, DbOptions());
+        if (!s.ok()) return "RepairDB: " + s.ToString();
+        const std::string problem = CheckAfterCompaction(work);
+        return problem.empty() ? "" : "after RepairDB, " + problem;
+      },
+      &opens_cut));
+  ASSERT_GT(opens_cut, 0u);
 }
 
 // The same, with Open's sweep of L1 failing (every unlink there EIO)
