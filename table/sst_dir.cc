@@ -130,25 +130,15 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   // AddLinked), and the index's checksum, verified by DecodeMetaIndex,
   // shows that these are the bytes it wrote.
   const auto& entries = sst->index_.entries;
-  sst->bytes_before_.resize(entries.size() + 1);
-  sst->bytes_before_[0] = 0;
-  for (size_t i = 0; i < entries.size(); i++) {
-    sst->bytes_before_[i + 1] =
-        sst->bytes_before_[i] + KvFileAllocatedBytes(entries[i]);
-  }
-  // The meta file's blocks are spread over the entries evenly.
-  for (size_t i = 1; i <= entries.size(); i++) {
-    sst->bytes_before_[i] += meta_allocated * i / entries.size();
-  }
+  sst->meta_allocated_ = meta_allocated;
   if (sst->user_comparator_ == BytewiseComparator()) {
     sst->windows_.Build(entries.size(), [&entries](size_t i) {
       return ExtractUserKey(entries[i].internal_key);
     });
   }
-  sst->memory_usage_ =
-      sizeof(SstDir) + entries.capacity() * sizeof(MetaIndexEntry) +
-      sst->windows_.MemoryUsage() +
-      sst->bytes_before_.capacity() * sizeof(uint64_t) + range.size;
+  sst->memory_usage_ = sizeof(SstDir) +
+                       entries.capacity() * sizeof(MetaIndexEntry) +
+                       sst->windows_.MemoryUsage() + range.size;
   *result = std::move(sst);
   return Status::OK();
 }
@@ -410,7 +400,12 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
 }
 
 uint64_t SstDir::ApproximateBytesBefore(const Slice& internal_key) const {
-  return bytes_before_[LowerBound(internal_key)];
+  const auto& entries = index_.entries;
+  const size_t before = LowerBound(internal_key);
+  uint64_t bytes = 0;
+  for (size_t i = 0; i < before; i++) bytes += KvFileAllocatedBytes(entries[i]);
+  if (!entries.empty()) bytes += meta_allocated_ * before / entries.size();
+  return bytes;
 }
 
 }  // namespace leveldb

@@ -121,8 +121,11 @@ class SstDir {
   Directory* directory() const { return dir_.get(); }
   const std::string& meta_name() const { return meta_name_; }
   const SstDirOptions& options() const { return options_; }
-  // Approximate bytes on disk of the entries whose key is < internal_key
-  // (see bytes_before_).
+  // Approximate bytes on disk of the entries whose key is < internal_key:
+  // their KV files' AllocatedBytes plus their share of the meta file's,
+  // which is spread over the entries evenly. Linear in the entries before
+  // the key (GetApproximateSizes is rare; an array kept for it would cost
+  // every open of an SST a pass over its entries and 8 bytes per entry).
   uint64_t ApproximateBytesBefore(const Slice& internal_key) const;
   // File descriptors held open (the directory, and an unmapped meta file
   // with inline values). A mapped meta file holds none.
@@ -170,9 +173,8 @@ class SstDir {
   // The filter bytes within index_.filter; empty when there is none or it
   // was made by another policy than options_.filter_policy.
   Slice filter_;
-  // bytes_before_[i]: bytes on disk of entries [0, i): their KV files'
-  // AllocatedBytes plus i/n of the meta file's.
-  std::vector<uint64_t> bytes_before_;
+  // AllocatedBytes of the meta file.
+  uint64_t meta_allocated_ = 0;
   // Format 2: the end of the value section (the index's offset), for reads
   // of an unmapped meta file.
   uint64_t values_end_ = 0;
