@@ -75,9 +75,17 @@ class DestroyDbDirectoryTest : public testing::TestWithParam<bool> {
       EXPECT_FALSE(Exists(dbname_ + "/CURRENT"));
       return;
     }
-    ASSERT_TRUE(Exists(dbname_ + "/CURRENT"))
-        << "DestroyDB failed (" << s.ToString()
-        << ") after removing CURRENT: the database is gone";
+    if (!Exists(dbname_ + "/CURRENT")) {
+      // The contract's fallback for a removal failing partway: a second
+      // DestroyDB finishes. Here it fails the same way, every time.
+      const leveldb::Status again =
+          leveldb::DestroyDB(dbname_, leveldb::Options());
+      ADD_FAILURE() << "DestroyDB failed (" << s.ToString()
+                    << ") after removing CURRENT: the database is gone; a "
+                       "second DestroyDB: "
+                    << again.ToString();
+      return;
+    }
     ExpectKvFileDatabase(dbname_, tuning_);
   }
 
