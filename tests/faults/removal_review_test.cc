@@ -18,7 +18,6 @@
 
 namespace {
 
-using delsm_test::ExpectKvFileDatabase;
 using delsm_test::ListDir;
 using delsm_test::MakeKvFileDatabase;
 using delsm_test::TempDir;
@@ -34,106 +33,6 @@ std::vector<std::string> SstDirs(const std::string& dbname) {
   }
   return dirs;
 }
-
-// Makes `dir`, a directory of the user's, holding notes.txt.
-void MakeUserDirectory(const std::string& dir) {
-  ASSERT_EQ(0, mkdir(dir.c_str(), 0755));
-  std::FILE* f = std::fopen((dir + "/notes.txt").c_str(), "w");
-  ASSERT_NE(nullptr, f);
-  std::fputs("the user's", f);
-  std::fclose(f);
-}
-
-bool Exists(const std::string& path) {
-  struct stat st;
-  return lstat(path.c_str(), &st) == 0;
-}
-
-class DestroyDbDirectoryTest : public testing::TestWithParam<bool> {
- protected:
-  DestroyDbDirectoryTest()
-      : tmp_("delsm_review"), dbname_(tmp_.path() + "/db") {
-    tuning_.values_stay_put = GetParam();
-    tuning_.inline_threshold = 0;  // every value a KV file
-  }
-
-  void SetUp() override {
-    ASSERT_FALSE(tmp_.path().empty());
-    ASSERT_NO_FATAL_FAILURE(MakeKvFileDatabase(dbname_, tuning_));
-    ASSERT_FALSE(SstDirs(dbname_).empty());
-  }
-
-  // DestroyDB's contract for what it cannot remove (destroy.cc): it fails
-  // having removed nothing (the database opens with every key), or it
-  // succeeds and leaves the user's directory. It never fails after CURRENT
-  // has gone, which leaves a database that no longer opens and that no
-  // later DestroyDB gets past.
-  void ExpectNoHalfRemoval(const std::string& foreign) {
-    const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
-    EXPECT_EQ(std::vector<std::string>{"notes.txt"}, ListDir(foreign));
-    if (s.ok()) {
-      EXPECT_FALSE(Exists(dbname_ + "/CURRENT"));
-      return;
-    }
-    if (!Exists(dbname_ + "/CURRENT")) {
-      // The contract's fallback for a removal failing partway: a second
-      // DestroyDB finishes. Here it fails the same way, every time.
-      const leveldb::Status again =
-          leveldb::DestroyDB(dbname_, leveldb::Options());
-      ADD_FAILURE() << "DestroyDB failed (" << s.ToString()
-                    << ") after removing CURRENT: the database is gone; a "
-                       "second DestroyDB: "
-                    << again.ToString();
-      return;
-    }
-    ExpectKvFileDatabase(dbname_, tuning_);
-  }
-
-  TempDir tmp_;
-  const std::string dbname_;
-  delsm::Tuning tuning_;
-};
-
-// A directory of the user's inside an SST directory, under a name DeLSM
-// gives its own entries (a meta file's, META-<n>): the plan
-// (PlanDirectory) checks for a directory only among names DeLSM never
-// gives, so this one passes the plan, and RemoveSstDirectory's unlink of it
-// fails (EISDIR) after CURRENT has gone.
-TEST_P(DestroyDbDirectoryTest, DirectoryAtAMetaFileNameInAnSstDirectory) {
-  const std::string foreign =
-      dbname_ + "/" + SstDirs(dbname_).front() + "/META-999999";
-  MakeUserDirectory(foreign);
-  if (HasFatalFailure()) return;
-  ExpectNoHalfRemoval(foreign);
-}
-
-// The same at a KV file's name.
-TEST_P(DestroyDbDirectoryTest, DirectoryAtAKvFileNameInAnSstDirectory) {
-  const std::string foreign =
-      dbname_ + "/" + SstDirs(dbname_).front() + "/user@00000000000001";
-  MakeUserDirectory(foreign);
-  if (HasFatalFailure()) return;
-  ExpectNoHalfRemoval(foreign);
-}
-
-// The same at the name of the conversion's PLAN in a staging directory
-// (leveldb-conversion/, which Open leaves alone when it holds no readable
-// plan): PlanDirectory takes the name for the file without checking it is
-// one.
-TEST_P(DestroyDbDirectoryTest, DirectoryAtThePlanNameInTheStagingDirectory) {
-  ASSERT_EQ(0, mkdir((dbname_ + "/leveldb-conversion").c_str(), 0755));
-  const std::string foreign = dbname_ + "/leveldb-conversion/PLAN";
-  MakeUserDirectory(foreign);
-  if (HasFatalFailure()) return;
-  // The database opens as it is (the staging directory is left alone).
-  ASSERT_NO_FATAL_FAILURE(ExpectKvFileDatabase(dbname_, tuning_));
-  ExpectNoHalfRemoval(foreign);
-}
-
-INSTANTIATE_TEST_SUITE_P(Modes, DestroyDbDirectoryTest, testing::Bool(),
-                         [](const testing::TestParamInfo<bool>& info) {
-                           return info.param ? "ValuesStayPut" : "Default";
-                         });
 
 }  // namespace
 
