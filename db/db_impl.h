@@ -634,7 +634,8 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 // holding it: the user's own files, lost/ (which both engines' repairs
 // fill for the user, and LevelDB's DestroyDB keeps too), an entry of a
 // level directory or of values/ under a name DeLSM never gives (such as
-// "5.sst" or "5"), a directory under one of the files' names. The call still
+// "5.sst" or "5"), a directory under one of the files' names (in the
+// database directory, or a PLAN in leveldb-conversion/). The call still
 // returns OK then, as LevelDB's does when it leaves files it does not
 // recognise: what stays is no part of the database, none of which is left (Open
 // finds no database there).
@@ -649,11 +650,11 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 // be listed as a directory of its own (a symbolic link, at an SST
 // directory's, a home's or one of DeLSM's directories' place: nothing is
 // followed out of the database directory; a file where a directory
-// belongs), or a directory inside an SST directory or a home under a name
-// DeLSM never gives its files there (an unlink cannot remove it). Removal
-// then starts with CURRENT. A removal that fails (EIO
-// on an unlink) stops there and fails the call: a failure to remove
-// CURRENT leaves the database whole; a later one leaves a directory in
+// belongs), or a directory inside an SST directory or a home, under any
+// name (DeLSM makes only files there, and an unlink cannot remove a
+// directory); the Status names it. Removal then starts with CURRENT. A removal
+// that fails (EIO on an unlink) stops there and fails the call: a failure to
+// remove CURRENT leaves the database whole; a later one leaves a directory in
 // which Open finds no database, only the rest of the database's files and
 // directories (and the LOCK), which a second DestroyDB removes.
 Status DestroyDBWithFileSystem(const std::string& dbname,

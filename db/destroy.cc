@@ -3,6 +3,7 @@
 // passes: the plan lists everything it will remove and fails, having
 // removed nothing, on anything it cannot classify; only a whole plan is
 // carried out.
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -16,8 +17,6 @@
 #include "fs/mem_file_system.h"
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
-#include "table/key_codec.h"
-#include "table/meta_file.h"
 
 namespace leveldb {
 
@@ -56,52 +55,51 @@ bool IsDatabaseFile(const std::string& child) {
          child == kCleanCloseMarkerName;
 }
 
-// Whether `name`, an entry of an SST directory or a home, is named as
-// DeLSM names the files it writes there: a KV file, a meta or LONGKEYS
-// file.
-bool IsSstEntryName(const std::string& name) {
-  std::string user_key;
-  uint64_t number;
-  bool hashed, compressed;
-  return ParseKvStoredFileName(name, &user_key, &number, &hashed,
-                               &compressed) ||
-         ParseMetaFileName(name, 0, &number) ||
-         ParseLongKeysFileName(name, 0, &number);
-}
-
 // Lists the directory at `dir` (one of DeLSM's, which exists) into *out.
 // An entry named as the database's names it (an SST directory, a home)
-// is listed too, which fails on a symbolic link (file_system.h), on a
-// file that is not a directory and on a directory that cannot be read:
-// an entry of the database's that cannot be listed cannot be removed
-// whole, and a plan that cannot remove it whole removes nothing. So does
-// a directory inside one (under a name DeLSM never gives its files: one
-// of the user's), which an unlink cannot remove.
+// is opened and its directories listed, which fails on a symbolic link
+// (file_system.h), on a file that is not a directory and on a directory
+// that cannot be read: an entry of the database's that cannot be listed
+// cannot be removed whole, and a plan that cannot remove it whole removes
+// nothing. So does a directory inside one, whatever its name: DeLSM makes
+// only files there, so it is the user's, and the unlink that removes the
+// directory's entries cannot remove it. The conversion's PLAN in the
+// staging directory is removed only as a file; a directory under its name
+// is the user's and stays, as a directory under a database file's name in
+// the database directory does (MakePlan).
 Status PlanDirectory(FileSystem* fs, const std::string& dir, bool homes,
                      bool staging, PlannedDir* out) {
   out->path = dir;
+  std::unique_ptr<Directory> listed;
+  Status s = fs->OpenDirectory(dir, &listed);
   std::vector<std::string> names;
-  Status s = fs->ListDirectory(dir, &names);
+  if (s.ok()) s = listed->List(&names);
   if (!s.ok()) return s;
   for (const std::string& name : names) {
     const std::string path = dir + "/" + name;
     uint64_t number;
     if (homes ? ParseHomeDirName(name, &number)
               : ParseSstDirName(name, &number)) {
-      std::vector<std::string> entries;
-      s = fs->ListDirectory(path, &entries);
+      std::unique_ptr<Directory> sst_dir;
+      s = fs->OpenDirectory(path, &sst_dir);
+      std::vector<std::string> subdirs;
+      if (s.ok()) s = sst_dir->ListDirectories(&subdirs);
       if (!s.ok()) return s;
-      for (const std::string& entry : entries) {
-        std::vector<std::string> unused;
-        if (!IsSstEntryName(entry) &&
-            fs->ListDirectory(path + "/" + entry, &unused).ok()) {
-          return Status::IOError(path + "/" + entry,
-                                 "a directory, not the database's");
-        }
+      if (!subdirs.empty()) {
+        return Status::IOError(
+            path + "/" + subdirs.front(),
+            "a directory, not the database's (DeLSM keeps only files here)");
       }
       out->sst_dirs.push_back(path);
     } else if (staging && name == "PLAN") {
-      out->files.push_back(path);
+      KvFileInfo info;
+      s = listed->Stat(name, &info);
+      if (!s.ok()) return s;
+      if (info.directory) {
+        out->keeps_foreign = true;
+      } else {
+        out->files.push_back(path);
+      }
     } else {
       out->keeps_foreign = true;
     }

@@ -70,7 +70,13 @@ Status SalvageSstDir(Directory* src, const std::vector<std::string>& names,
       if (StoredInFile(e.storage)) {
         std::string name = KvStoredFileName(
             k.user_key, k.sequence, e.storage == ValueStorage::kFileSnappy);
-        if (present.count(name) == 0) continue;  // removed since
+        // Its value is not in the directory: the file was lost (damage),
+        // or never linked (the output of a compaction killed before its
+        // commit). No file holds it here, so there is nothing to take back
+        // or to set aside in lost/; the entry alone would fail the merge's
+        // link and every read. An older version of its key, if an SST
+        // holds one, answers for it, as when a whole SST is lost.
+        if (present.count(name) == 0) continue;
         named.insert(std::move(name));
       }
       if (StoredInHome(e.storage) && !homes->Present(e)) continue;

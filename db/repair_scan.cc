@@ -298,9 +298,10 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     s = SstDir::Open(sst_options_, d.path, result);
     // Its inline values must be readable too (the index's checksum does
     // not cover them), or the merge would fail on them; so must the
-    // files its entries name in homes be there.
+    // files its entries name in homes and in the directory be there.
     if (s.ok()) s = CheckInlineValues(result->get());
     if (s.ok()) s = homes_.CheckPresent((*result)->index());
+    if (s.ok()) s = CheckKvFilesListed((*result)->index(), names, d.path);
     if (s.ok()) {
       replaced_.push_back({d.level, d.number});
       homes_.NoteAllUsed((*result)->index());
@@ -313,11 +314,13 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     }
     result->reset();
     if (!s.ok() && !s.IsCorruption() && !s.IsNotFound()) {
-      return s;  // not damage (NotFound: a value in a home is gone)
+      return s;  // not damage (NotFound: a value in a home or a KV file
+                 // of the directory is gone)
     }
     // Rebuilt from the listing and from META itself: an index that
-    // loads still gives every entry but the damaged inline values (and
-    // the tombstones), which a listing alone would lose.
+    // loads still gives every entry but the damaged inline values and
+    // those whose values are gone (and the tombstones), which a listing
+    // alone would lose.
     Log(options_.info_log, "RepairDB: %s: %s; rebuilding\n", d.path.c_str(),
         s.ToString().c_str());
   }
@@ -390,6 +393,22 @@ Status Repairer::CheckInlineValues(const SstDir* dir) {
     if (!s.ok()) return s;
   }
   return Status::OK();
+}
+
+Status Repairer::CheckKvFilesListed(const MetaIndex& index,
+                                    const std::vector<std::string>& names,
+                                    const std::string& path) {
+  const std::set<std::string> listed(names.begin(), names.end());
+  std::string first_missing;
+  size_t missing = 0;
+  for (const std::string& name : KvFileNamesOf(index)) {
+    if (listed.count(name) > 0) continue;
+    if (missing++ == 0) first_missing = name;
+  }
+  if (missing == 0) return Status::OK();
+  return Status::NotFound(path + "/" + first_missing,
+                          "a KV file its META names is missing (" +
+                              std::to_string(missing) + " missing)");
 }
 
 Status Repairer::RebuildDirectory(

@@ -162,7 +162,9 @@ class Repairer {
   Status LoadDirectories();
 
   // A directory holding just its own META is used as it is (*result).
-  // Otherwise (a compaction added SSTs to it, or its META is unusable) its
+  // Otherwise (a compaction added SSTs to it, or its META is unusable: it
+  // does not load, an inline value does not read, a value it names in a
+  // home or a KV file it names in the directory is gone) its
   // readable meta files and its listing are returned in *rebuild, for
   // RebuildDirectory to gather its entries into a new directory. A
   // directory an earlier RepairDB merged is neither (both left null): it
@@ -179,6 +181,14 @@ class Repairer {
 
   // OK if every inline value of `dir` reads.
   static Status CheckInlineValues(const SstDir* dir);
+
+  // OK if every KV file `index` names is among `names`, the listing of its
+  // directory at `path`; else NotFound naming the first missing file and
+  // how many are. A directory used as it is gives the merge links of its
+  // KV files, and one that is not there fails the merge.
+  static Status CheckKvFilesListed(const MetaIndex& index,
+                                   const std::vector<std::string>& names,
+                                   const std::string& path);
 
   // Build a new directory from what SalvageSstDir takes back of `src`,
   // linking its KV files in, and open the result. Adds to *used the names

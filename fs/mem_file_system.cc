@@ -365,6 +365,7 @@ Status MemDirectory::Stat(const std::string& name, KvFileInfo* info) {
   if (it == node_->entries.end()) return PosixError(Join(name), ENOENT, true);
   const Node& n = *it->second;
   info->inode = n.inode;
+  info->directory = n.is_dir;
   if (n.is_dir) {
     uint64_t subdirs = 0;
     for (const auto& e : n.entries) subdirs += e.second->is_dir ? 1 : 0;

@@ -330,41 +330,16 @@ class PosixDirectory final : public Directory {
     info->inode = static_cast<uint64_t>(st.st_ino);
     info->links = static_cast<uint64_t>(st.st_nlink);
     info->blocks_512 = static_cast<uint64_t>(st.st_blocks);
+    info->directory = S_ISDIR(st.st_mode);
     return Status::OK();
   }
 
   Status List(std::vector<std::string>* names) override {
-    names->clear();
-    if (symlink_) return NotFollowed(path_);
-    // A fresh open file description (not dup(), which would share the read
-    // offset) so concurrent List calls do not disturb one another.
-    int fd = OpenSelf(O_RDONLY);
-    if (fd < 0) return PosixError(path_, errno, false, fd_);
-    DIR* d = fdopendir(fd);
-    if (d == nullptr) {
-      int err = errno;
-      close(fd);
-      return PosixError(path_, err, false, fd_);
-    }
-    int err = 0;
-    while (true) {
-      errno = 0;
-      struct dirent* e = readdir(d);
-      if (e == nullptr) {
-        err = errno;
-        break;
-      }
-      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
-        continue;
-      }
-      names->emplace_back(e->d_name);
-    }
-    closedir(d);  // also closes fd
-    if (err != 0) {
-      names->clear();
-      return PosixError(path_, err, false, fd_);
-    }
-    return Status::OK();
+    return ReadEntries(false, names);
+  }
+
+  Status ListDirectories(std::vector<std::string>* names) override {
+    return ReadEntries(true, names);
   }
 
   Status Sync() override {
@@ -419,6 +394,53 @@ class PosixDirectory final : public Directory {
         return r;
       }
     }
+  }
+
+  // The names of this directory's entries but "." and "..", or with
+  // `directories_only` those of its entries that are directories: the kind
+  // readdir gives, else (DT_UNKNOWN) an fstatat's, not following a link.
+  Status ReadEntries(bool directories_only, std::vector<std::string>* names) {
+    names->clear();
+    if (symlink_) return NotFollowed(path_);
+    // A fresh open file description (not dup(), which would share the read
+    // offset) so concurrent List calls do not disturb one another.
+    int fd = OpenSelf(O_RDONLY);
+    if (fd < 0) return PosixError(path_, errno, false, fd_);
+    DIR* d = fdopendir(fd);
+    if (d == nullptr) {
+      int err = errno;
+      close(fd);
+      return PosixError(path_, err, false, fd_);
+    }
+    int err = 0;
+    while (true) {
+      errno = 0;
+      struct dirent* e = readdir(d);
+      if (e == nullptr) {
+        err = errno;
+        break;
+      }
+      if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) {
+        continue;
+      }
+      if (directories_only && e->d_type != DT_DIR) {
+        if (e->d_type != DT_UNKNOWN) continue;
+        struct stat st;
+        if (fstatat(fd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+          if (errno == ENOENT) continue;  // gone since the listing
+          err = errno;
+          break;
+        }
+        if (!S_ISDIR(st.st_mode)) continue;
+      }
+      names->emplace_back(e->d_name);
+    }
+    closedir(d);  // also closes fd
+    if (err != 0) {
+      names->clear();
+      return PosixError(path_, err, false, fd_);
+    }
+    return Status::OK();
   }
 
   // A new descriptor of this directory, opened with `flags`.

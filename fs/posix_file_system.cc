@@ -115,6 +115,21 @@ Status FileSystem::GetSpace(const std::string& path, FileSystemSpace* space) {
   return GetFileSystemSpace(path, space);
 }
 
+Status Directory::ListDirectories(std::vector<std::string>* names) {
+  names->clear();
+  std::vector<std::string> all;
+  Status s = List(&all);
+  if (!s.ok()) return s;
+  for (const std::string& name : all) {
+    KvFileInfo info;
+    s = Stat(name, &info);
+    if (s.IsNotFound()) continue;
+    if (!s.ok()) return s;
+    if (info.directory) names->push_back(name);
+  }
+  return Status::OK();
+}
+
 int RemoveTreeAt(const std::string& path) {
   struct stat st;
   if (lstat(path.c_str(), &st) != 0) return errno == ENOENT ? 0 : errno;

@@ -145,6 +145,39 @@ TEST_P(FileSystemContractTest, ListSkipsDots) {
   EXPECT_EQ(again.size(), 4u);
 }
 
+// ListDirectories names the entries an unlink cannot remove, and only
+// those: directories, under any name, not files, and (POSIX) not a
+// symbolic link to a directory, which an unlink removes. Stat says which
+// an entry is.
+TEST_P(FileSystemContractTest, ListDirectoriesNamesOnlyDirectories) {
+  auto dir = MakeDir("d");
+  std::vector<std::string> names;
+  ASSERT_TRUE(dir->ListDirectories(&names).ok());
+  EXPECT_TRUE(names.empty());
+  for (const char* n : {"META", "a@00000000000001", "x"}) {
+    ASSERT_TRUE(dir->WriteFile(n, n, false).ok());
+  }
+  ASSERT_TRUE(fs_->CreateDir(root_ + "/d/META-000009", false).ok());
+  ASSERT_TRUE(fs_->CreateDir(root_ + "/d/sub", false).ok());
+  ASSERT_TRUE(fs_->CreateDir(root_ + "/elsewhere", false).ok());
+  if (GetParam() == "posix") {
+    ASSERT_EQ(0, symlink((root_ + "/elsewhere").c_str(),
+                         (root_ + "/d/link@00000000000001").c_str()));
+  }
+  ASSERT_TRUE(dir->ListDirectories(&names).ok());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"META-000009", "sub"}));
+  KvFileInfo info;
+  ASSERT_TRUE(dir->Stat("sub", &info).ok());
+  EXPECT_TRUE(info.directory);
+  ASSERT_TRUE(dir->Stat("x", &info).ok());
+  EXPECT_FALSE(info.directory);
+  if (GetParam() == "posix") {
+    ASSERT_TRUE(dir->Stat("link@00000000000001", &info).ok());
+    EXPECT_FALSE(info.directory);
+  }
+}
+
 TEST_P(FileSystemContractTest, RenamedDirectoryStaysUsable) {
   ASSERT_TRUE(fs_->CreateDir(root_ + "/L0", false).ok());
   ASSERT_TRUE(fs_->CreateDir(root_ + "/L1", false).ok());

@@ -380,34 +380,59 @@ TEST_P(DestroyDbPlanTest, DirectoryAtADatabaseFileNameIsNotAHalfRemoval) {
   }
 }
 
-// The same for a directory of the user's inside an SST directory (or a
-// home): it cannot be unlinked as an entry. DestroyDB either fails having
-// removed nothing or leaves it (with the SST directory holding it) and
-// removes the rest; either way the user's file inside stays.
-TEST_P(DestroyDbPlanTest, DirectoryInsideAnSstDirectoryIsNotAHalfRemoval) {
-  std::vector<std::string> rels = {SstDirs(dbname_).back()};
+// A directory of the user's inside an SST directory (or a home), where
+// DeLSM makes only files: the unlinks that remove the directory's entries
+// cannot remove it, whatever its name, including one DeLSM gives its own
+// files there (a meta file's, META-<n>, or a KV file's, key@sequence).
+// Had DestroyDB removed CURRENT before meeting it, the database would be
+// gone and every later DestroyDB would fail on it the same way. It fails
+// naming the directory, having removed nothing: the database opens with
+// every key, and once the user moves the directory away a second
+// DestroyDB removes the database.
+TEST_P(DestroyDbPlanTest, DirectoryInsideAnSstDirectoryFailsAndRemovesNothing) {
+  std::vector<std::string> rels = {SstDirs(dbname_).front(),
+                                   SstDirs(dbname_).back()};
   if (GetParam()) rels.push_back("values/" + ListDir(dbname_ + "/values")[0]);
   for (const std::string& rel : rels) {
-    SCOPED_TRACE(rel);
-    const std::string foreign = dbname_ + "/" + rel + "/mine";
-    MakeUserDirectory(foreign);
-    if (HasFatalFailure()) return;
-    const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
-    EXPECT_EQ(std::vector<std::string>{"notes.txt"}, ListDir(foreign));
-    if (s.ok()) {
-      struct stat st;
-      EXPECT_NE(0, lstat((dbname_ + "/CURRENT").c_str(), &st));
-      return;
+    for (const char* name : {"mine", "META-999999", "user@00000000000001"}) {
+      SCOPED_TRACE(rel + "/" + name);
+      const std::string foreign = dbname_ + "/" + rel + "/" + name;
+      MakeUserDirectory(foreign);
+      if (HasFatalFailure()) return;
+      const std::map<std::string, std::string> before = TreeSnapshot(dbname_);
+      const leveldb::Status s = leveldb::DestroyDB(dbname_, leveldb::Options());
+      EXPECT_TRUE(s.IsIOError()) << s.ToString();
+      EXPECT_NE(std::string::npos, s.ToString().find(foreign)) << s.ToString();
+      EXPECT_TRUE(TreeSnapshot(dbname_) == before)
+          << "the failed DestroyDB changed the database directory";
+      ASSERT_NO_FATAL_FAILURE(ExpectKvFileDatabase(dbname_, tuning_));
+      ASSERT_EQ(0, unlink((foreign + "/notes.txt").c_str()));
+      ASSERT_EQ(0, rmdir(foreign.c_str()));
     }
-    struct stat st;
-    ASSERT_EQ(0, lstat((dbname_ + "/CURRENT").c_str(), &st))
-        << "DestroyDB failed (" << s.ToString()
-        << ") after removing CURRENT: the database is gone, and no second "
-           "DestroyDB gets past the directory to remove the rest";
-    ExpectKvFileDatabase(dbname_, tuning_);
-    ASSERT_EQ(0, unlink((foreign + "/notes.txt").c_str()));
-    ASSERT_EQ(0, rmdir(foreign.c_str()));
   }
+  ASSERT_OK(leveldb::DestroyDB(dbname_, leveldb::Options()));
+  struct stat st;
+  EXPECT_NE(0, lstat(dbname_.c_str(), &st)) << "DestroyDB left the directory";
+}
+
+// A directory of the user's at the name of a conversion's PLAN in the
+// staging directory (leveldb-conversion/, which Open leaves alone when it
+// holds no plan that reads): DeLSM writes PLAN only as a file, so this is
+// not the database's, and stays, as a directory under a database file's
+// name does. DestroyDB removes the database and returns OK; had it taken
+// the directory for the file, its unlink would have failed after CURRENT
+// had gone, on every later call too.
+TEST_P(DestroyDbPlanTest, DirectoryAtThePlanNameInTheStagingDirectoryStays) {
+  ASSERT_EQ(0, mkdir((dbname_ + "/leveldb-conversion").c_str(), 0755));
+  const std::string foreign = dbname_ + "/leveldb-conversion/PLAN";
+  MakeUserDirectory(foreign);
+  if (HasFatalFailure()) return;
+  ASSERT_NO_FATAL_FAILURE(ExpectKvFileDatabase(dbname_, tuning_));
+  ASSERT_OK(leveldb::DestroyDB(dbname_, leveldb::Options()));
+  EXPECT_EQ(std::vector<std::string>{"notes.txt"}, ListDir(foreign));
+  EXPECT_EQ(std::vector<std::string>{"leveldb-conversion"}, ListDir(dbname_));
+  EXPECT_EQ(std::vector<std::string>{"PLAN"},
+            ListDir(dbname_ + "/leveldb-conversion"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Modes, DestroyDbPlanTest, testing::Bool(),

@@ -16,6 +16,7 @@
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
+#include "tests/faults/kv_file_database.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -391,6 +392,90 @@ TEST_F(RepairTest, UnnamedLinkOfADamagedNamedKvFileIsNotServed) {
   }
   delete db;
 }
+
+// One KV file lost from an SST directory that holds just its own META and
+// KV files (a directory RepairDB otherwise uses as it is), or, with values
+// that stay put, from a home, is damage to one value, not to the
+// database: RepairDB succeeds, and so does a second RepairDB. It rebuilds
+// the SST directory naming the value from its META and its listing, so
+// the entry whose file is gone is dropped (its key had no other version,
+// and reads NotFound) and every other key reads its value; the LOG names
+// the missing file. Used as it was, the directory would give the merge a
+// link of the missing file, and RepairDB would fail on it every time.
+class RepairLostKvFileTest : public testing::TestWithParam<bool> {};
+
+TEST_P(RepairLostKvFileTest, OneLostKvFileLosesOnlyItsKey) {
+  TempDir tmp("delsm_repair");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  delsm::Tuning tuning;
+  tuning.values_stay_put = GetParam();
+  tuning.inline_threshold = 0;  // every value a KV file
+  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname, tuning));
+  // A KV file in a home, or in a directory holding META and KV files and
+  // no META-<n>; it goes.
+  std::vector<std::string> candidates;
+  if (GetParam()) {
+    for (const std::string& h : ListDir(dbname + "/values")) {
+      candidates.push_back(dbname + "/values/" + h);
+    }
+  } else {
+    for (int level = 0; level < 7; level++) {
+      const std::string ldir = dbname + "/L" + std::to_string(level);
+      for (const std::string& d : ListDir(ldir)) {
+        candidates.push_back(ldir + "/" + d);
+      }
+    }
+  }
+  std::string victim_dir, victim;
+  for (const std::string& dir : candidates) {
+    bool only_meta = true;
+    std::string kv;
+    for (const std::string& n : ListDir(dir)) {
+      if (n.rfind("META-", 0) == 0) only_meta = false;
+      if (n.find('@') != std::string::npos) kv = n;
+    }
+    if (only_meta && !kv.empty()) {
+      victim_dir = dir;
+      victim = kv;
+      break;
+    }
+  }
+  ASSERT_FALSE(victim.empty());
+  ASSERT_EQ(0, unlink((victim_dir + "/" + victim).c_str()));
+  const std::string lost_key = victim.substr(0, victim.find('@'));
+
+  for (int repair = 0; repair < 2; repair++) {
+    SCOPED_TRACE(repair == 0 ? "first RepairDB" : "second RepairDB");
+    const Status s = RepairDB(dbname, Options());
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    if (repair == 0) {
+      const std::string log = ReadAll(dbname + "/LOG");
+      EXPECT_NE(log.find(victim_dir + "/" + victim), std::string::npos) << log;
+    }
+    DB* db = nullptr;
+    ASSERT_OK(delsm::Open(Options(), tuning, dbname, &db));
+    std::unique_ptr<DB> guard(db);
+    bool lost_key_seen = false;
+    for (int i = 0; i < delsm_test::kKvFileKeys; i++) {
+      std::string v;
+      const Status r = db->Get(ReadOptions(), delsm_test::Key(i), &v);
+      if (delsm_test::Key(i) == lost_key) {
+        lost_key_seen = true;
+        EXPECT_TRUE(r.IsNotFound()) << lost_key << ": " << r.ToString();
+        continue;
+      }
+      ASSERT_TRUE(r.ok()) << delsm_test::Key(i) << ": " << r.ToString();
+      EXPECT_EQ(delsm_test::KvFileValue(i, 0), v) << delsm_test::Key(i);
+    }
+    EXPECT_TRUE(lost_key_seen) << lost_key;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, RepairLostKvFileTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return info.param ? "ValuesStayPut" : "Default";
+                         });
 
 }  // namespace
 }  // namespace leveldb
