@@ -131,25 +131,45 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   // shows that these are the bytes it wrote.
   const auto& entries = sst->index_.entries;
   sst->meta_allocated_ = meta_allocated;
-  if (sst->user_comparator_ == BytewiseComparator()) {
-    sst->windows_.Build(entries.size(), [&entries](size_t i) {
-      return ExtractUserKey(entries[i].internal_key);
-    });
-  }
+  // Charged as if the windows were built (8 bytes per entry), which they
+  // may be at any lookup.
   sst->memory_usage_ = sizeof(SstDir) +
                        entries.capacity() * sizeof(MetaIndexEntry) +
-                       sst->windows_.MemoryUsage() + range.size;
+                       entries.size() * sizeof(uint64_t) + range.size;
   *result = std::move(sst);
   return Status::OK();
 }
 
 size_t SstDir::ApproximateMemoryUsage() const { return memory_usage_; }
 
+// Lookups of an SST before its key windows are built: enough to tell an
+// SST read once or twice after an open from one that stays in use, few
+// enough that the pass over the entries is soon paid back.
+constexpr uint32_t kWindowsAfterLookups = 16;
+
+const KeyWindows* SstDir::Windows() const {
+  if (windows_built_.load(std::memory_order_acquire)) return &windows_;
+  if (user_comparator_ != BytewiseComparator() ||
+      lookups_.fetch_add(1, std::memory_order_relaxed) + 1 <
+          kWindowsAfterLookups) {
+    return nullptr;
+  }
+  std::call_once(windows_once_, [this] {
+    const auto& entries = index_.entries;
+    windows_.Build(entries.size(), [&entries](size_t i) {
+      return ExtractUserKey(entries[i].internal_key);
+    });
+    windows_built_.store(true, std::memory_order_release);
+  });
+  return &windows_;
+}
+
 size_t SstDir::LowerBound(const Slice& internal_key) const {
   const auto& entries = index_.entries;
   size_t lo = 0, hi = entries.size();
-  if (internal_key.size() >= 8) {
-    windows_.Narrow(ExtractUserKey(internal_key), &lo, &hi);
+  const KeyWindows* windows = Windows();
+  if (windows != nullptr && internal_key.size() >= 8) {
+    windows->Narrow(ExtractUserKey(internal_key), &lo, &hi);
   }
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;

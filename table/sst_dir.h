@@ -7,8 +7,10 @@
 #ifndef DELSM_TABLE_SST_DIR_H_
 #define DELSM_TABLE_SST_DIR_H_
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -147,6 +149,8 @@ class SstDir {
          std::string meta_name);
 
   std::string CacheKey(size_t index) const;
+  // windows_, once built; null before (or under another comparator).
+  const KeyWindows* Windows() const;
   std::string InlineWhere(size_t index) const;
 
   // All fields are set by Open() and never change afterwards.
@@ -167,9 +171,19 @@ class SstDir {
   // as this object and are never modified.
   MetaIndex index_;
   const Comparator* user_comparator_ = nullptr;  // compares user keys
-  // The entries' user-key windows, under the bytewise comparator only
-  // (empty otherwise): LowerBound searches them before whole keys.
-  KeyWindows windows_;
+  // The entries' user-key windows, under the bytewise comparator only:
+  // LowerBound searches them before whole keys once they are built. They
+  // are built by the kWindowsAfterLookups-th LowerBound, under
+  // windows_once_, and never change afterwards; LowerBound reads them only
+  // after seeing windows_built_ (release/acquire). An SST opened for a read
+  // or two (a DB with more SSTs than the table cache holds) so never pays
+  // a pass over its entries for them.
+  mutable KeyWindows windows_;
+  mutable std::once_flag windows_once_;
+  mutable std::atomic<bool> windows_built_{false};
+  // LowerBound calls before the windows were built (relaxed: a count that
+  // only decides when to build).
+  mutable std::atomic<uint32_t> lookups_{0};
   // The filter bytes within index_.filter; empty when there is none or it
   // was made by another policy than options_.filter_policy.
   Slice filter_;

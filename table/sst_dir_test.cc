@@ -5,9 +5,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "db/dbformat.h"
@@ -63,6 +65,49 @@ TEST_F(SstDirTest, GetFindsNewestVersionAtOrBelowSequence) {
   EXPECT_FALSE(Get(dir.get(), "bb", 100).found);
   EXPECT_FALSE(Get(dir.get(), "zzz", 100).found);
   EXPECT_EQ(Get(dir.get(), "c", 2).value, "c2");
+}
+
+// The key windows that speed up lookups are built only after an SST's first
+// lookups, by whichever thread gets there first, while others look up
+// through the plain search: every lookup, before, during and after the
+// build, from any thread, finds what a search of the whole index finds.
+TEST_F(SstDirTest, LookupsAgreeBeforeDuringAndAfterTheKeyWindowsAreBuilt) {
+  const std::string path = Path("000001.sst");
+  constexpr int kKeys = 300;
+  std::vector<std::pair<std::string, std::string>> kvs;
+  auto user_key = [](int i) {
+    char buf[32];
+    std::snprintf(buf, sizeof(buf), "user-%06d", i * 2);  // odd: absent
+    return std::string(buf);
+  };
+  for (int i = 0; i < kKeys; i++) {
+    kvs.push_back({IKey(user_key(i), 20, kTypeValue), "new" + user_key(i)});
+    kvs.push_back({IKey(user_key(i), 10, kTypeValue), "old" + user_key(i)});
+  }
+  Build(path, kvs);
+  auto dir = OpenDir(path);
+  ASSERT_NE(dir, nullptr);
+  std::vector<std::thread> readers;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 4; t++) {
+    readers.emplace_back([&, t] {
+      for (int n = 0; n < kKeys; n++) {
+        const int i = (n * 7 + t * 61) % kKeys;
+        GetResult now = Get(dir.get(), user_key(i), 30);
+        GetResult then = Get(dir.get(), user_key(i), 15);
+        std::string absent = user_key(i);
+        absent.back()++;
+        if (!now.found || now.value != "new" + user_key(i) || !then.found ||
+            then.value != "old" + user_key(i) ||
+            Get(dir.get(), absent, 30).found ||
+            Get(dir.get(), user_key(i), 5).found) {
+          mismatches++;
+        }
+      }
+    });
+  }
+  for (auto& r : readers) r.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST_F(SstDirTest, FourKiBValueFillsOneBlockAndDeletesMakeNoFile) {
