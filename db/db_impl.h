@@ -282,6 +282,10 @@ class DBImpl : public DB {
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Remove SST directories, logs and manifests no live version needs.
   void RemoveObsoleteFiles() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Removes `name`, a file of the DB directory that a RemoveObsoleteFiles
+  // call listed and holds in files_being_removed_, unless it is gone
+  // already. Called without mutex_.
+  void RemoveListedFile(const std::string& name) LOCKS_EXCLUDED(mutex_);
   // Ends a RemoveObsoleteFiles call, whichever way it ends: it no longer
   // counts as in flight (waiters are woken), and its counts are added to
   // the dentry statistics.

@@ -188,10 +188,7 @@ void DBImpl::RemoveObsoleteFiles() {
                        &dirs_removed);
   std::vector<RetiredSst> retired_failed =
       RemoveRetiredSsts(retired, &unlinked);
-  for (const std::string& f : files_to_delete) {
-    Log(options_.info_log, "Delete %s\n", f.c_str());
-    env_->RemoveFile(dbname_ + "/" + f);
-  }
+  for (const std::string& f : files_to_delete) RemoveListedFile(f);
   for (const auto& d : dirs_to_delete) {
     // Dead: no version holds its number, and no edit that may commit or
     // may have committed names it. An edit being written holds its outputs
@@ -215,10 +212,7 @@ void DBImpl::RemoveObsoleteFiles() {
   // older manifests go only once every dead directory has gone: after
   // them (a kill in between leaves both), and not at all if one stays.
   if (!dead_dir_failed) {
-    for (const std::string& f : manifests_to_delete) {
-      Log(options_.info_log, "Delete %s\n", f.c_str());
-      env_->RemoveFile(dbname_ + "/" + f);
-    }
+    for (const std::string& f : manifests_to_delete) RemoveListedFile(f);
   }
   mutex_.Lock();
   if (dead_dir_failed) left_for_open_sweep_ = true;
@@ -231,6 +225,18 @@ void DBImpl::RemoveObsoleteFiles() {
   }
   for (const auto& d : dirs_to_delete) dirs_being_removed_.erase(d.first);
   EndRemovalPass(unlinked, dirs_removed);
+}
+
+void DBImpl::RemoveListedFile(const std::string& name) {
+  const std::string path = dbname_ + "/" + name;
+  // The pass's listing was read before it took what decides removal:
+  // another pass may have removed the file in between (and let go of its
+  // files_being_removed_ entry). This pass's entry keeps every other pass
+  // off the name from its decision on, and numbers are never reused, so a
+  // file gone now stays gone: found gone, it is not removed a second time.
+  if (!env_->FileExists(path)) return;
+  Log(options_.info_log, "Delete %s\n", name.c_str());
+  env_->RemoveFile(path);  // errors just leave the file for a later pass
 }
 
 void DBImpl::EndRemovalPass(uint64_t unlinked, uint64_t dirs_removed) {

@@ -10,8 +10,8 @@
 // the failing call still does (nothing; a short write; data written but
 // fsync failed; the file closed anyway). For every point:
 //  * the fault fires (the workload is deterministic up to the fault, but
-//    for the number of background cleanup calls: a point is tried up to
-//    three times);
+//    for how many removal passes the background threads run: a point is
+//    tried up to three times);
 //  * unless the call only cleans up (unlink, rmdir, readdir, remove), the
 //    error reaches the caller: a write, flush, open or
 //    TEST_WaitForBackgroundWork returns it;
@@ -431,10 +431,12 @@ class DurabilitySweepTest : public testing::TestWithParam<Durability> {
                                "/" + f.name + "/" + std::to_string(n);
         if (only != nullptr && id != only) continue;
         std::string e = RunPoint(f, n, nullptr);
-        // Background cleanup (obsolete-file removal after a grouped syncfs
-        // or a compaction) can make a call or two fewer when threads
-        // interleave differently: a point that did not fire is run again,
-        // and must fire in one of three runs.
+        // Each dead file is removed by one call, whichever removal passes
+        // overlap, but how many passes run (each lists the level
+        // directories) can depend on how the background threads
+        // interleave: a durability round that ends while a flush commits
+        // leaves one pass where there are otherwise two. A point that did
+        // not fire is run again, and must fire in one of three runs.
         for (int retry = 0; retry < 2 && e == "the fault never fired";
              retry++) {
           e = RunPoint(f, n, nullptr);
