@@ -11,7 +11,6 @@
 //     kept, where without them each opens one per level;
 //   - the kept filters are reported and stay within their budget.
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
@@ -28,6 +27,7 @@
 
 namespace {
 
+using delsm_test::Key;
 using delsm_test::TempDir;
 using leveldb::DB;
 using leveldb::FaultInjectionFileSystem;
@@ -39,12 +39,6 @@ using leveldb::Status;
 using leveldb::WriteOptions;
 
 constexpr int kKeys = 20000;
-
-std::string Key(int i) {
-  char buf[32];
-  std::snprintf(buf, sizeof(buf), "key%08d", i);
-  return buf;
-}
 
 std::string Value(int i, int round) {
   std::string v = Key(i) + "/" + std::to_string(round);
