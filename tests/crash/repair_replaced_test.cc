@@ -215,6 +215,21 @@ Status OpenAndClose(const std::string& dbname) {
 
 // The child of every kill sweep here: a RepairDB or an Open, killed at a
 // disk call (tests/crash/kill_at_each_call.h).
+// A sweep of `operation` killed in RepairReplacedKilledChild.Child, from
+// `pristine`, working under `tmp`.
+delsm_test::KillAtEachCall Sweep(delsm_test::KilledOperation operation,
+                                 const std::string& pristine,
+                                 const std::string& tmp, uint64_t calls) {
+  delsm_test::KillAtEachCall sweep;
+  sweep.child = "RepairReplacedKilledChild.Child";
+  sweep.operation = operation;
+  sweep.pristine = pristine;
+  sweep.work = tmp + "/work";
+  sweep.shadow = tmp + "/child_shadow";
+  sweep.calls = calls;
+  return sweep;
+}
+
 TEST(RepairReplacedKilledChild, Child) {
   delsm_test::RunKilledChild(DbOptions(), ManualTuning());
 }
@@ -285,13 +300,8 @@ void KillRepairAtEachCallThenRepairAgain(
   }
   ASSERT_GT(calls, 0u);
 
-  delsm_test::KillAtEachCall sweep;
-  sweep.child = "RepairReplacedKilledChild.Child";
-  sweep.operation = delsm_test::KilledOperation::kRepairDB;
-  sweep.pristine = pristine;
-  sweep.work = tmp.path() + "/work";
-  sweep.shadow = tmp.path() + "/child_shadow";
-  sweep.calls = calls;
+  const delsm_test::KillAtEachCall sweep = Sweep(
+      delsm_test::KilledOperation::kRepairDB, pristine, tmp.path(), calls);
   const delsm_test::KillCheck check = [&](const std::string& work, uint64_t) {
     std::string problem = CheckSetAside(work, all, /*lost_only=*/false);
     const bool committed =
@@ -444,13 +454,9 @@ TEST(RepairReplacedTest, CompactionKilledAfterCommitThenOpenKilledThenRepair) {
     delsm_test::RemoveTree(copy);
   }
 
-  delsm_test::KillAtEachCall sweep;
-  sweep.child = "RepairReplacedKilledChild.Child";
-  sweep.operation = delsm_test::KilledOperation::kOpen;
-  sweep.pristine = pristine;
-  sweep.work = tmp.path() + "/work";
-  sweep.shadow = tmp.path() + "/child_shadow";
-  sweep.calls = 0;  // until an Open (and its background work) ends first
+  // calls 0: until an Open (and its background work) ends first.
+  const delsm_test::KillAtEachCall sweep =
+      Sweep(delsm_test::KilledOperation::kOpen, pristine, tmp.path(), 0);
   uint64_t opens_cut = 0;
   ASSERT_NO_FATAL_FAILURE(delsm_test::RunKillAtEachCall(
       sweep,
