@@ -90,8 +90,10 @@ class TableCache {
   Cache* cache_;
   // Filters of opened SSTs, each a std::string charged by its size; null
   // when filter_bytes is 0 or there is no filter policy. Every entry is the
-  // filter of the SST its key names: SSTs are never rewritten, and a
-  // number is never given to another SST, so an entry is never stale.
+  // filter of the SST its key names: SSTs are never rewritten, and within a
+  // process an SST number is never given to another SST (only a WAL's
+  // number is handed back, VersionSet::ReuseFileNumber), so an entry is
+  // never stale. Set by Open, dropped by Evict or the LRU bound.
   Cache* filters_;
   // Updated as SSTs are opened and freed; read without a lock.
   std::atomic<size_t> memory_{0};
