@@ -36,15 +36,18 @@ while [ $# -gt 0 ]; do
 done
 [ ${#engines[@]} -gt 0 ] || engines=(delsm leveldb)
 bin_dir=${BIN_DIR:-build-release/benchmarks}
-for b in db_bench db_bench_leveldb; do
-  if [ ! -x "$bin_dir/$b" ]; then
-    echo "fill_latency: no $bin_dir/$b (build a Release tree: scripts/setup.sh)" >&2
+source benchmarks/engine_args.sh
+# Every engine named and its binary, before anything is mounted or run: a
+# typo in the last engine would otherwise end a run of several rounds.
+for e in "${engines[@]}"; do
+  engine_args fill_latency "$e" "$bin_dir" || exit 2
+  if [ ! -x "$engine_binary" ]; then
+    echo "fill_latency: no $engine_binary (build a Release tree: scripts/setup.sh)" >&2
     exit 1
   fi
 done
 mkdir -p "$out"
 export LOOP_SIZE=${LOOP_SIZE:-32G}
-source benchmarks/engine_args.sh
 source benchmarks/loop_image.sh
 loop_image_mount fill-latency
 
