@@ -18,11 +18,13 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "db/db_impl.h"
@@ -69,6 +71,17 @@ class Event {
   bool set_ = false;  // guarded by mu_
 };
 
+// A fault on the first listing of a path under L6: it runs `hold`, then
+// fails that listing with EIO.
+FaultSpec HoldListingOfL6(std::function<void()> hold) {
+  FaultSpec spec;
+  spec.nth = 1;
+  spec.err = EIO;
+  spec.path_contains = "/L6";
+  spec.before_failing = std::move(hold);
+  return spec;
+}
+
 TEST(SlowListingTest, PutCompletesWhileARemovalListingIsHeld) {
   TempDir dir("slow-listing");
   const std::string dbname = dir.path() + "/db";
@@ -87,15 +100,10 @@ TEST(SlowListingTest, PutCompletesWhileARemovalListingIsHeld) {
   Event listing_held;
   Event put_done;
   std::atomic<bool> put_done_while_held{false};
-  FaultSpec spec;
-  spec.nth = 1;
-  spec.err = EIO;
-  spec.path_contains = "/L6";
-  spec.before_failing = [&] {
-    listing_held.Set();
-    put_done_while_held = put_done.Wait();
-  };
-  fs.Arm(FsOp::kReaddir, spec);
+  fs.Arm(FsOp::kReaddir, HoldListingOfL6([&] {
+           listing_held.Set();
+           put_done_while_held = put_done.Wait();
+         }));
 
   // The flush commits and starts a removal pass in the flush thread; the
   // flush call returns only once that pass has let go of the listing.
@@ -164,15 +172,10 @@ TEST(SlowListingTest, OverlappingPassesRemoveEachDeadWalOnce) {
 
   Event listing_held;
   Event second_flush_done;
-  FaultSpec spec;
-  spec.nth = 1;
-  spec.err = EIO;
-  spec.path_contains = "/L6";
-  spec.before_failing = [&] {
-    listing_held.Set();
-    second_flush_done.Wait();
-  };
-  fs.Arm(FsOp::kReaddir, spec);
+  fs.Arm(FsOp::kReaddir, HoldListingOfL6([&] {
+           listing_held.Set();
+           second_flush_done.Wait();
+         }));
 
   // The first flush frees the WAL the open made (W1) and switches to W2;
   // its pass lists the DB directory (W1, W2) and is held at L6.
