@@ -301,15 +301,17 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     // files its entries name in homes and in the directory be there.
     if (s.ok()) s = CheckInlineValues(result->get());
     if (s.ok()) s = homes_.CheckPresent((*result)->index());
-    if (s.ok()) s = CheckKvFilesListed((*result)->index(), names, d.path);
+    std::vector<std::string> kv_files;
+    if (s.ok()) {
+      kv_files = KvFileNamesOf((*result)->index());
+      s = CheckKvFilesListed(kv_files, names, d.path);
+    }
     if (s.ok()) {
       replaced_.push_back({d.level, d.number});
       homes_.NoteAllUsed((*result)->index());
       old->used.insert(kMetaFileName);
       old->used.insert(kLongKeysFileName);
-      for (std::string& name : KvFileNamesOf((*result)->index())) {
-        old->used.insert(std::move(name));
-      }
+      for (std::string& name : kv_files) old->used.insert(std::move(name));
       return s;
     }
     result->reset();
@@ -395,13 +397,13 @@ Status Repairer::CheckInlineValues(const SstDir* dir) {
   return Status::OK();
 }
 
-Status Repairer::CheckKvFilesListed(const MetaIndex& index,
+Status Repairer::CheckKvFilesListed(const std::vector<std::string>& kv_files,
                                     const std::vector<std::string>& names,
                                     const std::string& path) {
   const std::set<std::string> listed(names.begin(), names.end());
   std::string first_missing;
   size_t missing = 0;
-  for (const std::string& name : KvFileNamesOf(index)) {
+  for (const std::string& name : kv_files) {
     if (listed.count(name) > 0) continue;
     if (missing++ == 0) first_missing = name;
   }

@@ -182,11 +182,12 @@ class Repairer {
   // OK if every inline value of `dir` reads.
   static Status CheckInlineValues(const SstDir* dir);
 
-  // OK if every KV file `index` names is among `names`, the listing of its
-  // directory at `path`; else NotFound naming the first missing file and
-  // how many are. A directory used as it is gives the merge links of its
-  // KV files, and one that is not there fails the merge.
-  static Status CheckKvFilesListed(const MetaIndex& index,
+  // OK if every name of `kv_files` (the KV files an index names,
+  // KvFileNamesOf) is among `names`, the listing of their directory at
+  // `path`; else NotFound naming the first missing file and how many are.
+  // A directory used as it is gives the merge links of its KV files, and
+  // one that is not there fails the merge.
+  static Status CheckKvFilesListed(const std::vector<std::string>& kv_files,
                                    const std::vector<std::string>& names,
                                    const std::string& path);
 

@@ -213,8 +213,6 @@ Status OpenAndClose(const std::string& dbname) {
   return s;
 }
 
-// The child of every kill sweep here: a RepairDB or an Open, killed at a
-// disk call (tests/crash/kill_at_each_call.h).
 // A sweep of `operation` killed in RepairReplacedKilledChild.Child, from
 // `pristine`, working under `tmp`.
 delsm_test::KillAtEachCall Sweep(delsm_test::KilledOperation operation,
@@ -230,6 +228,8 @@ delsm_test::KillAtEachCall Sweep(delsm_test::KilledOperation operation,
   return sweep;
 }
 
+// The child of every kill sweep here: a RepairDB or an Open, killed at a
+// disk call (tests/crash/kill_at_each_call.h).
 TEST(RepairReplacedKilledChild, Child) {
   delsm_test::RunKilledChild(DbOptions(), ManualTuning());
 }
