@@ -49,6 +49,9 @@ PAPER_CLAIMS = [
 def main():
     ap = paper.arg_parser(__doc__.split("\n\n")[0], PAPER_N)
     ap.add_argument("--value-sizes", default=",".join(str(v) for v in VALUE_SIZES))
+    ap.add_argument("--reads", type=int, default=None,
+                    help="reads per readseq/readrandom run (default: the pairs, "
+                    "as the paper's db_bench; fewer samples the same database)")
     args = ap.parse_args()
     started = time.monotonic()
     sizes = [int(v) for v in args.value_sizes.split(",") if v]
@@ -61,12 +64,14 @@ def main():
     try:
         rows = paper.run_compare(bins, os.path.join(out, "compare"), store.root,
                                  engines, [w for _, w in PANELS], sizes, num,
-                                 args.seed, args.timeout, trim=store.trims)
+                                 args.seed, args.timeout, trim=store.trims,
+                                 reads=args.reads)
     finally:
         store.close()
 
     header = ["Figure 5 of the paper (db_bench, 16-byte keys), %s pairs "
-              "(--scale %g of the paper's 10M)" % (format(num, ","), args.scale),
+              "(--scale %g of the paper's 10M)" % (format(num, ","), args.scale)
+              + ("; %s reads per read run" % format(args.reads, ",") if args.reads else ""),
               "databases on " + store.where,
               "binaries: " + bins,
               "micros/op per engine, lower is better; 'vs X' = X's time / "

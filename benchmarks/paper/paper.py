@@ -298,9 +298,10 @@ def pyplot():
 
 
 def run_compare(bins, out, db_root, engines_, workloads, value_sizes, num, seed,
-                timeout, extra="", trim=False):
+                timeout, extra="", trim=False, reads=None):
     """Runs benchmarks/compare and returns the rows of its results.csv;
-    `trim`: compare's --trim (Storage.trims)."""
+    `trim`: compare's --trim (Storage.trims); `reads`: compare's --reads
+    (reads per read run; None: as many as the pairs, db_bench's default)."""
     argv = [sys.executable, os.path.join(REPO, "benchmarks", "compare"),
             "--bin-dir", bins, "--out", out, "--db-root", db_root,
             "--engines", ",".join(engines_), "--workloads", ",".join(workloads),
@@ -312,6 +313,8 @@ def run_compare(bins, out, db_root, engines_, workloads, value_sizes, num, seed,
         argv += ["--timeout", str(timeout)]
     if trim:
         argv.append("--trim")
+    if reads:
+        argv += ["--reads", str(reads)]
     start = time.monotonic()
     with open(os.path.join(out + ".log"), "w") as f:
         r = subprocess.run(argv, stdout=f)
