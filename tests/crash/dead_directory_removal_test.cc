@@ -17,6 +17,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
@@ -162,6 +163,42 @@ TEST_F(DeadDirectoryRemovalTest,
     fs_.Disarm();
   }
   Status s = Repair();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Check()) << "after RepairDB";
+}
+
+// As above, but the Open's removal pass cannot list L0 (EIO): it does not
+// know the dead directories are there and has not removed them. The
+// previous manifest, the only record that their SSTs were replaced, must
+// stay as it does when their removal fails: here the Close's pass then
+// removes the directory holding the tombstones and fails on the one
+// holding the puts, and RepairDB must not merge those puts again.
+TEST_F(DeadDirectoryRemovalTest,
+       OpenKeepsThePreviousManifestWhenALevelDoesNotList) {
+  FaultSpec every_unlink;
+  every_unlink.sticky = true;
+  ASSERT_EQ("", BuildAndCompact(every_unlink));
+  std::unique_ptr<DB> db;
+  // The first listing of L0 is recovery's (it must succeed for the Open to
+  // go on), the second the removal pass's.
+  FaultSpec level0_listing;
+  level0_listing.nth = 2;
+  level0_listing.path_contains = std::string(kDbName) + "/L0";
+  fs_.Arm(FsOp::kReaddir, level0_listing);
+  Status s = Open(&db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(
+      static_cast<DBImpl*>(db.get())->TEST_WaitForBackgroundWork().ok());
+  ASSERT_TRUE(fs_.Fired()) << "the Open's listing of L0 did not fail";
+  FaultSpec kv_files;
+  kv_files.sticky = true;
+  kv_files.path_contains = "/key";
+  fs_.Arm(FsOp::kUnlink, kv_files);
+  db.reset();
+  ASSERT_TRUE(fs_.Fired()) << "the Close's removal of the dead directory "
+                              "was not cut";
+  fs_.Disarm();
+  s = Repair();
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ("", Check()) << "after RepairDB";
 }
