@@ -109,11 +109,19 @@ void DBImpl::RemoveObsoleteFiles() {
   // entry or found gone.
   std::vector<std::string> children;
   std::vector<std::vector<std::string>> level_children(config::kNumLevels);
+  // A level directory that does not list may hold dead directories this
+  // pass cannot see: then it counts as a dead directory not removed (the
+  // older manifests stay, below).
+  bool levels_listed = true;
   mutex_.Unlock();
   env_->GetChildren(dbname_, &children);  // errors just leave files behind
   for (int level = 0; level < config::kNumLevels; level++) {
     // Errors leave directories behind.
-    fs_->ListDirectory(LevelDirName(dbname_, level), &level_children[level]);
+    if (!fs_->ListDirectory(LevelDirName(dbname_, level),
+                            &level_children[level])
+             .ok()) {
+      levels_listed = false;
+    }
   }
   mutex_.Lock();
   if (!bg_error_.ok()) {
@@ -182,7 +190,7 @@ void DBImpl::RemoveObsoleteFiles() {
   discarded_homes.swap(discarded_homes_);
 
   mutex_.Unlock();
-  bool dead_dir_failed = false;
+  bool dead_dir_failed = !levels_listed;
   std::vector<uint64_t> homes_failed;
   RemoveDiscardedHomes(discarded_homes, &homes_failed, &unlinked,
                        &dirs_removed);
@@ -210,7 +218,8 @@ void DBImpl::RemoveObsoleteFiles() {
   // Open wrote holds no history); merged again by RepairDB, they would
   // bring back the puts whose tombstones that compaction dropped. So the
   // older manifests go only once every dead directory has gone: after
-  // them (a kill in between leaves both), and not at all if one stays.
+  // them (a kill in between leaves both), and not at all if one stays or
+  // a level directory could not be listed (it may hold one).
   if (!dead_dir_failed) {
     for (const std::string& f : manifests_to_delete) RemoveListedFile(f);
   }
