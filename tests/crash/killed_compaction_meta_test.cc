@@ -1,0 +1,156 @@
+// A compaction killed (SIGKILL) after writing its new meta file META-<n>
+// into an existing SST directory of the output level, before its commit,
+// leaves META-<n>, a meta file no manifest records. The next Open's sweep
+// removes it; when that sweep cannot (here: the directory does not list
+// once), it stays while the database runs on. Later deletes, compacted
+// into that directory, drop their tombstones at the base level; RepairDB
+// must still not merge the stale META-<n> as live data, or it brings back
+// the deleted keys.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "fs/file_system.h"
+#include "leveldb/db.h"
+#include "leveldb/options.h"
+#include "testing/fault_injection_file_system.h"
+#include "tests/db_options.h"
+#include "tests/test_support.h"
+
+namespace leveldb {
+namespace {
+
+using delsm_test::Key;
+
+constexpr int kKeys = 10;
+constexpr int kDeleted = 5;  // keys 0 .. kDeleted-1 are deleted at the end
+constexpr char kDbVar[] = "DELSM_KILLED_COMPACTION_DB";
+constexpr int kChildFinished = 4;
+
+// Small: inline values, held in the meta files themselves.
+std::string OldValue(int i) { return "old" + std::to_string(i); }
+std::string NewValue(int i) { return "new" + std::to_string(i); }
+
+Options DbOptions() {
+  Options o;
+  o.create_if_missing = true;
+  return o;
+}
+
+Status OpenOn(const std::string& dbname, FileSystem* fs,
+              std::unique_ptr<DB>* db) {
+  DB* raw = nullptr;
+  Status s = OpenWithFileSystem(DbOptions(), delsm_test::ManualCompactionOnly(),
+                                dbname, fs, &raw);
+  db->reset(raw);
+  return s;
+}
+
+// The meta files in `dir` other than its own META.
+std::vector<std::string> AddedMetaFiles(const std::string& dir) {
+  std::vector<std::string> metas;
+  for (const std::string& name : delsm_test::ListDir(dir)) {
+    if (name.rfind("META-", 0) == 0) metas.push_back(name);
+  }
+  return metas;
+}
+
+// The child: opens the database and compacts L0 into L1, killing itself
+// when the compaction makes its outputs durable (after META-<n> is
+// written, before the commit).
+TEST(KilledCompactionMetaTest, Child) {
+  const char* dbname = std::getenv(kDbVar);
+  if (dbname == nullptr) return;
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  std::unique_ptr<DB> db;
+  if (!OpenOn(dbname, &fs, &db).ok()) _exit(2);
+  FaultSpec kill;
+  kill.before_failing = [] { raise(SIGKILL); };
+  fs.Arm(FsOp::kSyncfs, kill);
+  static_cast<DBImpl*>(db.get())->TEST_CompactRange(0, nullptr, nullptr);
+  _exit(kChildFinished);
+}
+
+TEST(KilledCompactionMetaTest, RepairDoesNotMergeAStaleMetaFile) {
+  delsm_test::TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  // L1: one SST directory holding the old values; L0: the new ones.
+  {
+    std::unique_ptr<DB> db;
+    ASSERT_TRUE(OpenOn(dbname, FileSystem::Default(), &db).ok());
+    DBImpl* impl = static_cast<DBImpl*>(db.get());
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), OldValue(i)).ok());
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), NewValue(i)).ok());
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+  }
+  const std::vector<std::string> l1 = delsm_test::ListDir(dbname + "/L1");
+  ASSERT_EQ(1u, l1.size());
+  const std::string target = dbname + "/L1/" + l1[0];
+
+  // The compaction of L0 into the target is killed before its commit.
+  const pid_t pid = delsm_test::SpawnSelf("KilledCompactionMetaTest.Child",
+                                          {{kDbVar, dbname}});
+  ASSERT_GT(pid, 0);
+  const int status = delsm_test::WaitChild(pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "the child was not killed in the compaction (status " << status << ")";
+  const std::vector<std::string> stale = AddedMetaFiles(target);
+  ASSERT_EQ(1u, stale.size()) << "the killed compaction left no META-<n>";
+
+  // The next Open cannot list the target once (its sweep); the keys are
+  // deleted and compacted into the target, which drops the tombstones.
+  {
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    FaultSpec listing;
+    listing.path_contains = target;
+    fs.Arm(FsOp::kReaddir, listing);
+    std::unique_ptr<DB> db;
+    Status s = OpenOn(dbname, &fs, &db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE(fs.Fired()) << "the Open's sweep of the target was not cut";
+    fs.Disarm();
+    DBImpl* impl = static_cast<DBImpl*>(db.get());
+    for (int i = 0; i < kDeleted; i++) {
+      ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    s = impl->TEST_CompactRange(0, nullptr, nullptr);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    s = impl->TEST_WaitForBackgroundWork();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  Status s = RepairDB(dbname, DbOptions());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db;
+  s = OpenOn(dbname, FileSystem::Default(), &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (i < kDeleted) {
+      EXPECT_TRUE(s.IsNotFound())
+          << "deleted key " << Key(i) << " came back as " << v;
+    } else {
+      EXPECT_TRUE(s.ok() && v == NewValue(i))
+          << Key(i) << ": " << s.ToString() << " " << v;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace leveldb
