@@ -131,6 +131,7 @@ Status Repairer::FindRetiredSsts() {
         live.insert({add.first, add.second.number});
         added.insert(add.second.number);
         ever_added.insert(add.second.number);
+        ever_added_.insert(add.second.number);
       }
     }
     std::set<uint64_t> live_numbers;
@@ -239,10 +240,12 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     uint64_t sst_number;
     if (ParseMetaFileName(name, d.number, &sst_number)) {
       NoteNumberUsed(sst_number);
-      (retired_.count(sst_number) > 0 ? retired_metas : metas).push_back(name);
-      if (retired_.count(sst_number) > 0) {
-        replaced_.push_back({d.level, sst_number});
-      }
+      // Left out as a replaced SST's is: one no manifest committed holds
+      // only what its inputs or their successors hold.
+      const bool replaced = retired_.count(sst_number) > 0 ||
+                            UncommittedAddition(d.number, sst_number);
+      (replaced ? retired_metas : metas).push_back(name);
+      if (replaced) replaced_.push_back({d.level, sst_number});
     }
   }
   // A directory a committed RepairDB was given (its manifest records the
@@ -290,8 +293,8 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
       return m;
     }
     Log(options_.info_log,
-        "RepairDB: %s/%s: replaced by a committed compaction, not merged "
-        "(%s)\n",
+        "RepairDB: %s/%s: replaced by a committed compaction, or added by "
+        "one never committed; not merged (%s)\n",
         d.path.c_str(), meta.c_str(), m.ToString().c_str());
   }
   if (metas.size() == 1 && metas[0] == kMetaFileName && retired_metas.empty()) {

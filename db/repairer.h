@@ -127,6 +127,25 @@ class Repairer {
     return number >= committed_bound_;
   }
 
+  // Whether META-<number> in the SST directory numbered `dir` is the meta
+  // file of an SST that a compaction added to that directory and no
+  // manifest committed: a compaction killed before its commit, or one
+  // whose outputs were not undone, leaves it, and an Open whose sweep of
+  // the directory failed lets the database run on past its number, so
+  // NeverCommitted cannot tell. Evidence: a compaction's SST added to an
+  // existing directory is live only once a manifest record adds it; the
+  // manifest CURRENT names, read whole, holds every live SST (in its
+  // snapshot or a later record); and one replaced since then is recorded
+  // in the manifest that was current then, kept while its meta file may
+  // be on disk (db_impl_removal.cc). So an SST no manifest read records as
+  // added holds nothing that is not in the SSTs it was merged from or
+  // their successors; merged, it brings back the keys deleted since.
+  // False without that evidence (no CURRENT, a damaged manifest).
+  bool UncommittedAddition(uint64_t dir, uint64_t number) const {
+    return number != dir && committed_bound_ != UINT64_MAX &&
+           ever_added_.count(number) == 0;
+  }
+
   // ---- Finding what survives (db/repair_scan.cc) ----
 
   // Lists the WALs, manifests, SST directories and homes; creates the
@@ -304,6 +323,8 @@ class Repairer {
   // The WALs and manifests SetAsideEnvFiles linked into lost/, by name.
   std::set<std::string> env_files_set_aside_;
   std::set<uint64_t> retired_;  // SSTs a manifest records as replaced
+  // SSTs a manifest records as added (UncommittedAddition).
+  std::set<uint64_t> ever_added_;
   // Numbers a manifest records as removed without having added them: a
   // RepairDB's record of the SSTs and directories its merge was given
   // (and of its intermediate directories).
