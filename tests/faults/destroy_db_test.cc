@@ -380,6 +380,31 @@ TEST_P(DestroyDbPlanTest, DirectoryAtADatabaseFileNameIsNotAHalfRemoval) {
   }
 }
 
+// The same directory, which cannot be opened while DestroyDB plans
+// (EMFILE injected beneath it): whether it is a directory, to stay, or a
+// file, to go, cannot be told. DestroyDB fails having removed nothing; had
+// it taken it for a file, it would have removed CURRENT and then failed
+// on it, leaving a database that no longer opens.
+TEST_P(DestroyDbPlanTest, UnopenableEntryAtADatabaseFileNameRemovesNothing) {
+  const std::string foreign = dbname_ + "/999999.dbtmp";
+  MakeUserDirectory(foreign);
+  if (HasFatalFailure()) return;
+  const std::map<std::string, std::string> db_before = TreeSnapshot(dbname_);
+  leveldb::FaultInjectionFileSystem fs(leveldb::FileSystem::Default());
+  leveldb::FaultSpec fault;
+  fault.err = EMFILE;
+  fault.sticky = true;
+  fault.path_contains = foreign;
+  fs.Arm(leveldb::FsOp::kOpen, fault);
+  const leveldb::Status s =
+      leveldb::DestroyDBWithFileSystem(dbname_, leveldb::Options(), &fs);
+  ASSERT_TRUE(fs.Fired()) << foreign << " was not opened";
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(TreeSnapshot(dbname_) == db_before)
+      << "DestroyDB (" << s.ToString() << ") changed the database directory";
+  ExpectKvFileDatabase(dbname_, tuning_);
+}
+
 // A directory of the user's inside an SST directory (or a home), where
 // DeLSM makes only files: the unlinks that remove the directory's entries
 // cannot remove it, whatever its name, including one DeLSM gives its own
