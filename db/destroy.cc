@@ -3,6 +3,8 @@
 // passes: the plan lists everything it will remove and fails, having
 // removed nothing, on anything it cannot classify; only a whole plan is
 // carried out.
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -119,7 +121,19 @@ Status MakePlan(FileSystem* fs, const std::string& dbname,
     // entry does. Removed as a file, it would fail after CURRENT had gone,
     // on every later call too.
     std::vector<std::string> unused;
-    if (fs->ListDirectory(dbname + "/" + child, &unused).ok()) continue;
+    Status s = fs->ListDirectory(dbname + "/" + child, &unused);
+    if (s.ok()) continue;
+    // A file: the listing fails as on a file (ENOTDIR), a link (not
+    // followed) or a name this FileSystem does not hold (a memory Env's
+    // files are the Env's). Any other error (EMFILE, EIO) leaves it
+    // unknown whether it is a directory, which the unlink would fail on
+    // after CURRENT had gone: fail, having removed nothing.
+    const std::string text = s.ToString();
+    if (!s.IsNotFound() &&
+        text.find(std::strerror(ENOTDIR)) == std::string::npos &&
+        text.find("a symbolic link, not followed") == std::string::npos) {
+      return s;
+    }
     if (child == "CURRENT") {
       plan->files.insert(plan->files.begin(), dbname + "/" + child);
     } else {
