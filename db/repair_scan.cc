@@ -131,7 +131,7 @@ Status Repairer::FindRetiredSsts() {
         live.insert({add.first, add.second.number});
         added.insert(add.second.number);
         ever_added.insert(add.second.number);
-        ever_added_.insert(add.second.number);
+        ever_added_.insert({add.second.dir, add.second.number});
       }
     }
     std::set<uint64_t> live_numbers;

@@ -140,10 +140,14 @@ class Repairer {
   // be on disk (db_impl_removal.cc). So an SST no manifest read records as
   // added holds nothing that is not in the SSTs it was merged from or
   // their successors; merged, it brings back the keys deleted since.
+  // The record must name this directory: the number of an SST never
+  // committed is not marked used by an Open that could not list its
+  // directory, so the database may since have given the same number to
+  // an SST elsewhere (its own directory, or META-<number> in another).
   // False without that evidence (no CURRENT, a damaged manifest).
   bool UncommittedAddition(uint64_t dir, uint64_t number) const {
     return number != dir && committed_bound_ != UINT64_MAX &&
-           ever_added_.count(number) == 0;
+           ever_added_.count({dir, number}) == 0;
   }
 
   // ---- Finding what survives (db/repair_scan.cc) ----
@@ -323,8 +327,9 @@ class Repairer {
   // The WALs and manifests SetAsideEnvFiles linked into lost/, by name.
   std::set<std::string> env_files_set_aside_;
   std::set<uint64_t> retired_;  // SSTs a manifest records as replaced
-  // SSTs a manifest records as added (UncommittedAddition).
-  std::set<uint64_t> ever_added_;
+  // SSTs a manifest records as added, as (directory, SST number)
+  // (UncommittedAddition).
+  std::set<std::pair<uint64_t, uint64_t>> ever_added_;
   // Numbers a manifest records as removed without having added them: a
   // RepairDB's record of the SSTs and directories its merge was given
   // (and of its intermediate directories).

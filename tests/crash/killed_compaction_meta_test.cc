@@ -8,6 +8,7 @@
 // the deleted keys.
 #include <gtest/gtest.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -16,10 +17,12 @@
 #include <vector>
 
 #include "db/db_impl.h"
+#include "db/filename.h"
 #include "delsm/delsm.h"
 #include "fs/file_system.h"
 #include "leveldb/db.h"
 #include "leveldb/options.h"
+#include "table/meta_file.h"
 #include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
 #include "tests/test_support.h"
@@ -32,6 +35,11 @@ using delsm_test::Key;
 constexpr int kKeys = 10;
 constexpr int kDeleted = 5;  // keys 0 .. kDeleted-1 are deleted at the end
 constexpr char kDbVar[] = "DELSM_KILLED_COMPACTION_DB";
+// Set: the child writes kUnflushed keys before it compacts, so the next
+// Open replays them into a new L0 SST.
+constexpr char kUnflushedVar[] = "DELSM_KILLED_COMPACTION_UNFLUSHED";
+constexpr int kUnflushed = 3;
+std::string UnflushedKey(int i) { return "unflushed" + std::to_string(i); }
 constexpr int kChildFinished = 4;
 
 // Small: inline values, held in the meta files themselves.
@@ -71,6 +79,11 @@ TEST(KilledCompactionMetaTest, Child) {
   FaultInjectionFileSystem fs(FileSystem::Default());
   std::unique_ptr<DB> db;
   if (!OpenOn(dbname, &fs, &db).ok()) _exit(2);
+  if (std::getenv(kUnflushedVar) != nullptr) {
+    for (int i = 0; i < kUnflushed; i++) {
+      if (!db->Put(WriteOptions(), UnflushedKey(i), "v").ok()) _exit(3);
+    }
+  }
   FaultSpec kill;
   kill.before_failing = [] { raise(SIGKILL); };
   fs.Arm(FsOp::kSyncfs, kill);
@@ -78,7 +91,11 @@ TEST(KilledCompactionMetaTest, Child) {
   _exit(kChildFinished);
 }
 
-TEST(KilledCompactionMetaTest, RepairDoesNotMergeAStaleMetaFile) {
+// The sequence above; `unflushed`: the child leaves WAL data, so the Open
+// after the kill writes an L0 SST, which takes the number of the stale
+// META-<n> (that number was never committed, and the Open could not see
+// it): RepairDB must tell the two apart by their directories.
+void KillCompactDeleteRepair(bool unflushed) {
   delsm_test::TempDir tmp;
   ASSERT_FALSE(tmp.path().empty());
   const std::string dbname = tmp.path() + "/db";
@@ -102,8 +119,10 @@ TEST(KilledCompactionMetaTest, RepairDoesNotMergeAStaleMetaFile) {
   const std::string target = dbname + "/L1/" + l1[0];
 
   // The compaction of L0 into the target is killed before its commit.
-  const pid_t pid = delsm_test::SpawnSelf("KilledCompactionMetaTest.Child",
-                                          {{kDbVar, dbname}});
+  std::vector<std::pair<std::string, std::string>> env = {{kDbVar, dbname}};
+  if (unflushed) env.push_back({kUnflushedVar, "1"});
+  const pid_t pid =
+      delsm_test::SpawnSelf("KilledCompactionMetaTest.Child", env);
   ASSERT_GT(pid, 0);
   const int status = delsm_test::WaitChild(pid);
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
@@ -123,12 +142,25 @@ TEST(KilledCompactionMetaTest, RepairDoesNotMergeAStaleMetaFile) {
     ASSERT_TRUE(s.ok()) << s.ToString();
     ASSERT_TRUE(fs.Fired()) << "the Open's sweep of the target was not cut";
     fs.Disarm();
+    if (unflushed) {
+      uint64_t stale_number = 0;
+      ASSERT_TRUE(ParseMetaFileName(stale[0], 0, &stale_number));
+      struct stat st;
+      ASSERT_EQ(0,
+                stat((SstDirName(dbname, 0, stale_number) + "/" + kMetaFileName)
+                         .c_str(),
+                     &st))
+          << "the replayed WAL's SST did not take the number of " << stale[0];
+    }
     DBImpl* impl = static_cast<DBImpl*>(db.get());
     for (int i = 0; i < kDeleted; i++) {
       ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
     }
     ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
-    s = impl->TEST_CompactRange(0, nullptr, nullptr);
+    // Only the SSTs holding the deleted keys: the replayed one stays live.
+    const std::string first = Key(0), last = Key(kDeleted - 1);
+    const Slice begin(first), end(last);
+    s = impl->TEST_CompactRange(0, &begin, &end);
     ASSERT_TRUE(s.ok()) << s.ToString();
     s = impl->TEST_WaitForBackgroundWork();
     ASSERT_TRUE(s.ok()) << s.ToString();
@@ -150,6 +182,20 @@ TEST(KilledCompactionMetaTest, RepairDoesNotMergeAStaleMetaFile) {
           << Key(i) << ": " << s.ToString() << " " << v;
     }
   }
+  for (int i = 0; unflushed && i < kUnflushed; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), UnflushedKey(i), &v);
+    EXPECT_TRUE(s.ok() && v == "v") << UnflushedKey(i) << ": " << s.ToString();
+  }
+}
+
+TEST(KilledCompactionMetaTest, RepairDoesNotMergeAStaleMetaFile) {
+  KillCompactDeleteRepair(/*unflushed=*/false);
+}
+
+TEST(KilledCompactionMetaTest,
+     RepairDoesNotMergeAStaleMetaFileWhoseNumberAnSstTookSince) {
+  KillCompactDeleteRepair(/*unflushed=*/true);
 }
 
 }  // namespace
