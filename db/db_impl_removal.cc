@@ -67,6 +67,9 @@ class PinnedSsts {
     Status s = cache_->Find(level, number, dir, &h);
     if (!s.ok()) return s;
     handles_.push_back(h);
+    // Every entry it names, every group of it checked.
+    s = cache_->Value(h)->LoadIndex();
+    if (!s.ok()) return s;
     ssts_.push_back({&cache_->Value(h)->index(), MetaFileName(number, dir),
                      LongKeysFileName(number, dir)});
     return s;
@@ -352,7 +355,7 @@ std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
       }
     } else {
       std::unique_ptr<SstDir> old;
-      s = SstDir::Open(sst_options_, path, old_meta, &old);
+      s = SstDir::OpenWhole(sst_options_, path, old_meta, &old);
       if (s.IsNotFound() && fs_->Exists(path)) {
         // Its meta file goes last (RemoveRetiredSst): an earlier attempt
         // finished the removal. (A directory renamed by a trivial move
@@ -605,6 +608,11 @@ static Status ForEachHomeEntry(Version* v, TableCache* cache, Fn fn) {
       Cache::Handle* h = nullptr;
       Status s = cache->Find(level, f->number, f->dir, &h);
       if (!s.ok()) return s;
+      s = cache->Value(h)->LoadIndex();
+      if (!s.ok()) {
+        cache->Release(h);
+        return s;
+      }
       for (const MetaIndexEntry& e : cache->Value(h)->index().entries) {
         if (StoredInHome(e.storage)) fn(e);
       }

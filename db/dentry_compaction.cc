@@ -34,6 +34,13 @@ Status DentryCompaction::Run(const std::vector<SstDir*>& inputs,
         "dentry compaction: one directory number "
         "per input required");
   }
+  // Every entry of every input is merged: each input's whole index, every
+  // group of it checked (a damaged one fails the compaction, which must
+  // not drop the entries it holds).
+  for (SstDir* input : inputs) {
+    Status s = input->LoadIndex();
+    if (!s.ok()) return s;
+  }
   inputs_ = inputs;
   last_internal_key_ = Slice();
   input_dirs_ = input_dirs;

@@ -107,7 +107,7 @@ class DentryCompactionUnitTest : public testing::Test {
     Status s = b.Finish();
     EXPECT_TRUE(s.ok()) << s.ToString();
     std::unique_ptr<SstDir> dir;
-    s = SstDir::Open(options_, DirPath(number), &dir);
+    s = SstDir::OpenWhole(options_, DirPath(number), kMetaFileName, &dir);
     EXPECT_TRUE(s.ok()) << s.ToString();
     inputs_.push_back(std::move(dir));
     return inputs_.back().get();
@@ -132,8 +132,8 @@ class DentryCompactionUnitTest : public testing::Test {
     for (const DentryCompaction::Output& out : dc.outputs()) {
       std::unique_ptr<SstDir> dir;
       Status s =
-          SstDir::Open(options_, out.path,
-                       MetaFileName(out.meta.number, out.meta.dir), &dir);
+          SstDir::OpenWhole(options_, out.path,
+                            MetaFileName(out.meta.number, out.meta.dir), &dir);
       EXPECT_TRUE(s.ok()) << s.ToString();
       if (!s.ok()) continue;
       for (size_t i = 0; i < dir->index().entries.size(); i++) {

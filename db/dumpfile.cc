@@ -204,7 +204,7 @@ Status DumpSst(FileSystem* fs, const std::string& dir,
     options.comparator = &icmp;
     options.fs = fs;
     options.homes = &homes;
-    s = SstDir::Open(options, dir, meta_name, &sst);
+    s = SstDir::OpenWhole(options, dir, meta_name, &sst);
     if (s.IsIOError()) return s;  // a failed read, not damage
     if (!s.ok()) sst.reset();
   }

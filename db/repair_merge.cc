@@ -58,7 +58,7 @@ Status Repairer::BuildSstOf(std::vector<MetaEntry>* entries, Directory* src,
     return s;
   }
   new_dirs_.push_back({number, path});
-  return SstDir::Open(sst_options_, path, result);
+  return SstDir::OpenWhole(sst_options_, path, kMetaFileName, result);
 }
 
 Status Repairer::ConvertLogs() {
@@ -146,7 +146,7 @@ Status Repairer::ConvertLog(uint64_t log_number) {
   }
   new_dirs_.push_back({number, path});
   std::unique_ptr<SstDir> dir;
-  s = SstDir::Open(sst_options_, path, &dir);
+  s = SstDir::OpenWhole(sst_options_, path, kMetaFileName, &dir);
   // WAL data is newer than any directory: order it first.
   if (s.ok()) AddInput(std::move(dir), UINT64_MAX - log_number);
   return s;

@@ -261,7 +261,7 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     bool own_meta_reads = false;
     for (const std::string& meta : metas) {
       std::unique_ptr<SstDir> sst;
-      Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
+      Status m = SstDir::OpenWhole(sst_options_, d.path, meta, &sst);
       if (m.ok()) {
         own_meta_reads = true;
         break;
@@ -281,7 +281,7 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
   for (const std::string& meta : retired_metas) {
     retired_names.insert(meta);
     std::unique_ptr<SstDir> sst;
-    Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
+    Status m = SstDir::OpenWhole(sst_options_, d.path, meta, &sst);
     if (m.ok()) {
       for (std::string& name : KvFileNamesOf(sst->index())) {
         retired_names.insert(std::move(name));
@@ -298,7 +298,7 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
         d.path.c_str(), meta.c_str(), m.ToString().c_str());
   }
   if (metas.size() == 1 && metas[0] == kMetaFileName && retired_metas.empty()) {
-    s = SstDir::Open(sst_options_, d.path, result);
+    s = SstDir::OpenWhole(sst_options_, d.path, kMetaFileName, result);
     // Its inline values must be readable too (the index's checksum does
     // not cover them), or the merge would fail on them; so must the
     // files its entries name in homes and in the directory be there.
@@ -345,7 +345,7 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     uint64_t sst_number = 0;
     ParseMetaFileName(meta, d.number, &sst_number);
     std::unique_ptr<SstDir> sst;
-    Status m = SstDir::Open(sst_options_, d.path, meta, &sst);
+    Status m = SstDir::OpenWhole(sst_options_, d.path, meta, &sst);
     if (m.ok()) {
       replaced_.push_back({d.level, sst_number});
       loaded.push_back(std::move(sst));

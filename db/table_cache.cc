@@ -14,16 +14,18 @@ namespace leveldb {
 
 namespace {
 
-// What the cache holds per SST.
+// What the cache holds per SST. A recharged SST (TableCache::Recharge) is
+// held by two entries for as long as a handle on the older one lives.
 struct OpenSst {
-  std::unique_ptr<SstDir> dir;
+  std::shared_ptr<SstDir> dir;
   std::atomic<size_t>* memory;  // the owning TableCache's total
+  size_t charged;               // dir's ApproximateMemoryUsage when inserted
+  uint64_t number;              // the SST's, its key
 };
 
 void DeleteOpenSst(const Slice& key, void* value) {
   auto* sst = reinterpret_cast<OpenSst*>(value);
-  sst->memory->fetch_sub(sst->dir->ApproximateMemoryUsage(),
-                         std::memory_order_relaxed);
+  sst->memory->fetch_sub(sst->charged, std::memory_order_relaxed);
   delete sst;
 }
 
@@ -105,19 +107,49 @@ Status TableCache::Open(int level, uint64_t number, uint64_t dir_number,
   KeepFilter(key, *dir);
   // Two threads may open the same directory at once; the later Insert just
   // replaces the earlier entry, which is freed when its last handle goes.
-  const size_t charge =
-      Charge(dir->OpenDescriptors(), dir->ApproximateMemoryUsage());
-  memory_.fetch_add(dir->ApproximateMemoryUsage(), std::memory_order_relaxed);
-  *handle = cache_->Insert(key, new OpenSst{std::move(dir), &memory_}, charge,
-                           &DeleteOpenSst);
+  const size_t memory = dir->ApproximateMemoryUsage();
+  const size_t charge = Charge(dir->OpenDescriptors(), memory);
+  memory_.fetch_add(memory, std::memory_order_relaxed);
+  *handle =
+      cache_->Insert(key,
+                     new OpenSst{std::shared_ptr<SstDir>(std::move(dir)),
+                                 &memory_, memory, DecodeFixed64(key.data())},
+                     charge, &DeleteOpenSst);
   return Status::OK();
+}
+
+void TableCache::Recharge(Cache::Handle* handle) {
+  auto* sst = reinterpret_cast<OpenSst*>(cache_->Value(handle));
+  const size_t memory = sst->dir->ApproximateMemoryUsage();
+  if (memory == sst->charged) return;  // the common case: one load
+  // The cache cannot change an entry's charge: the SST is inserted again
+  // under its key, with its new charge, and the older entry goes when its
+  // last handle does. Only while the SST is still the key's entry (not
+  // evicted, not replaced): under recharge_mu_, which Evict holds too, so
+  // an evicted SST never comes back.
+  std::lock_guard<std::mutex> l(recharge_mu_);
+  char buf[8];
+  EncodeFixed64(buf, sst->number);
+  const Slice key(buf, sizeof(buf));
+  Cache::Handle* current = cache_->Lookup(key);
+  if (current == nullptr) return;
+  if (cache_->Value(current) == sst) {
+    memory_.fetch_add(memory, std::memory_order_relaxed);
+    cache_->Release(cache_->Insert(
+        key, new OpenSst{sst->dir, &memory_, memory, sst->number},
+        Charge(sst->dir->OpenDescriptors(), memory), &DeleteOpenSst));
+  }
+  cache_->Release(current);
 }
 
 SstDir* TableCache::Value(Cache::Handle* handle) {
   return reinterpret_cast<OpenSst*>(cache_->Value(handle))->dir.get();
 }
 
-void TableCache::Release(Cache::Handle* handle) { cache_->Release(handle); }
+void TableCache::Release(Cache::Handle* handle) {
+  Recharge(handle);
+  cache_->Release(handle);
+}
 
 Iterator* TableCache::NewIterator(const ReadOptions& options, int level,
                                   uint64_t number, uint64_t dir_number,
@@ -127,7 +159,8 @@ Iterator* TableCache::NewIterator(const ReadOptions& options, int level,
   Status s = Find(level, number, dir_number, &handle);
   if (!s.ok()) return NewErrorIterator(s);
   SstDir* dir = Value(handle);
-  Iterator* it = dir->NewIterator(options);
+  Iterator* it = dir->NewIterator(options);  // loads the whole index
+  Recharge(handle);
   it->RegisterCleanup(&ReleaseHandle, cache_, handle);
   if (dirptr != nullptr) *dirptr = dir;
   return it;
@@ -176,6 +209,7 @@ void TableCache::KeepFilter(const Slice& key, const SstDir& dir) {
 void TableCache::Evict(uint64_t number) {
   char buf[8];
   EncodeFixed64(buf, number);
+  std::lock_guard<std::mutex> l(recharge_mu_);  // see Recharge
   cache_->Erase(Slice(buf, sizeof(buf)));
   if (filters_ != nullptr) filters_->Erase(Slice(buf, sizeof(buf)));
 }

@@ -20,6 +20,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "leveldb/cache.h"
@@ -54,7 +55,8 @@ class TableCache {
              void (*handle)(void*, const Slice&, const Slice&));
 
   // Pin SST `number` (in directory `dir`) in the cache. Release with
-  // Release().
+  // Release(), which also charges the cache for what the SST came to hold
+  // meanwhile (SstDir::LoadIndex, which a user of the whole index calls).
   Status Find(int level, uint64_t number, uint64_t dir, Cache::Handle** handle);
   SstDir* Value(Cache::Handle* handle);
   void Release(Cache::Handle* handle);
@@ -76,6 +78,11 @@ class TableCache {
   size_t Charge(int descriptors, size_t memory) const;
   // Opens SST `number` and inserts it (and keeps its filter); *handle
   // pins it. For Find after a missed lookup.
+  // An SST is charged what it holds when opened; one whose memory has
+  // grown since (its whole index loaded) is inserted again, charged
+  // anew, by this, which every release of a handle and every new
+  // iterator calls.
+  void Recharge(Cache::Handle* handle);
   Status Open(int level, uint64_t number, uint64_t dir_number,
               const Slice& cache_key, Cache::Handle** handle);
   // True if the kept filter of SST `cache_key` excludes internal_key's
@@ -95,8 +102,10 @@ class TableCache {
   // number is handed back, VersionSet::ReuseFileNumber), so an entry is
   // never stale. Set by Open, dropped by Evict or the LRU bound.
   Cache* filters_;
-  // Updated as SSTs are opened and freed; read without a lock.
+  // Updated as SSTs are opened, recharged and freed; read without a lock.
   std::atomic<size_t> memory_{0};
+  // Orders Recharge's re-insertion against Evict.
+  std::mutex recharge_mu_;
 };
 
 }  // namespace leveldb

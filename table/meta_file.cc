@@ -16,14 +16,19 @@ constexpr char kMagic[] = "DLSMMETA";
 constexpr char kEndMagic[] = "DLSMEND2";
 constexpr char kEndMagicV1[] = "DLSMEND!";
 constexpr size_t kMagicLength = 8;
-constexpr uint32_t kFormatVersion = 2;
+constexpr uint32_t kFormatVersion2 = 2;
 // Format 2 plus the home kinds (meta_file.h).
 constexpr uint32_t kFormatVersionHomes = 3;
+// Grouped entries and a trailer (meta_file.h); the version written.
+constexpr uint32_t kFormatVersionGroups = 4;
 // Format 1's trailer: masked crc32c, then the end magic.
 constexpr size_t kTrailerLength = 4 + kMagicLength;
 // Smallest possible encoded entry: a 1-byte length prefix and an 8-byte tag,
 // the storage byte, two 1-byte varints and the crc.
 constexpr size_t kMinEntryLength = 1 + 8 + 1 + 1 + 1 + 4;
+// Smallest possible description of a group in the trailer: two 1-byte
+// varints and a first key of a 1-byte length prefix and an 8-byte tag.
+constexpr size_t kMinGroupLength = 1 + 1 + 1 + 8;
 
 bool IsValidStorage(uint8_t b, uint32_t version) {
   return b <= static_cast<uint8_t>(version >= kFormatVersionHomes
@@ -83,11 +88,16 @@ bool ParseLongKeysFileName(const std::string& name, uint64_t dir_number,
 
 MetaFileEncoder::MetaFileEncoder() {
   file_.append(kMagic, kMagicLength);
-  PutFixed32(&file_, kFormatVersion);  // 3 instead, set by Finish, if homes
+  PutFixed32(&file_, kFormatVersionGroups);
 }
 
 void MetaFileEncoder::Add(const Slice& internal_key, const ValueRecord& entry,
                           const Slice& inline_stored) {
+  const bool opens_group = num_entries_ % kMetaGroupEntries == 0;
+  if (opens_group) {
+    group_offset_ = entries_.size();
+    group_value_offset_ = file_.size() - kMetaValuesOffset;
+  }
   if (StoredInline(entry.storage)) {
     file_.append(inline_stored.data(), inline_stored.size());
   }
@@ -112,43 +122,58 @@ void MetaFileEncoder::Add(const Slice& internal_key, const ValueRecord& entry,
   p = EncodeVarint64(p, entry.stored_size);
   EncodeFixed32(p, entry.stored_crc);
   p += 4;
-  if (StoredInHome(entry.storage)) {
-    p = EncodeVarint64(p, entry.home);
-    has_home_ = true;
-  }
+  if (StoredInHome(entry.storage)) p = EncodeVarint64(p, entry.home);
   entries_.append(buf, p - buf);
   last_key_offset_ = key_offset;
   last_key_size_ = internal_key.size();
+  if (opens_group) {
+    group_key_offset_ = key_offset;
+    group_key_size_ = internal_key.size();
+  }
   num_entries_++;
+  if (num_entries_ % kMetaGroupEntries == 0) CloseGroup();
+}
+
+void MetaFileEncoder::CloseGroup() {
+  const uint32_t crc = crc32c::Value(entries_.data() + group_offset_,
+                                     entries_.size() - group_offset_);
+  PutFixed32(&entries_, crc32c::Mask(crc));
+  PutVarint64(&groups_, entries_.size() - group_offset_);
+  PutVarint64(&groups_, group_value_offset_);
+  PutLengthPrefixedSlice(
+      &groups_, Slice(entries_.data() + group_key_offset_, group_key_size_));
 }
 
 void MetaFileEncoder::Finish(const Slice& comparator_name, const Slice& filter,
                              const Slice& smallest, const Slice& largest,
                              std::string* out) {
+  if (num_entries_ % kMetaGroupEntries != 0) CloseGroup();  // the last one
   std::string& f = file_;
-  const uint32_t version = has_home_ ? kFormatVersionHomes : kFormatVersion;
-  EncodeFixed32(&f[kMagicLength], version);
-  const uint64_t index_offset = f.size();
-  // One allocation for the whole file: the index's parts, at most 10 bytes
-  // of length prefix each, and the footer.
-  f.reserve(f.size() + comparator_name.size() + 10 + 10 + entries_.size() +
-            filter.size() + 10 + smallest.size() + 10 + largest.size() + 10 +
-            kMetaTailLength);
+  const uint64_t values_size = f.size() - kMetaValuesOffset;
+  // One allocation for the whole file: the groups, the trailer's parts (at
+  // most 10 bytes of length prefix or varint each) and the footer.
+  f.reserve(f.size() + entries_.size() + comparator_name.size() + 10 + 10 + 10 +
+            groups_.size() + filter.size() + 10 + smallest.size() + 10 +
+            largest.size() + 10 + kMetaTailLength);
+  f.append(entries_);
+  const uint64_t trailer_offset = f.size();
   PutLengthPrefixedSlice(&f, comparator_name);
   PutVarint64(&f, num_entries_);
-  f.append(entries_);
+  PutVarint64(&f, values_size);
+  f.append(groups_);
   PutLengthPrefixedSlice(&f, filter);
   PutLengthPrefixedSlice(&f, smallest);
   PutLengthPrefixedSlice(&f, largest);
   const uint32_t crc =
-      crc32c::Value(f.data() + index_offset, f.size() - index_offset);
-  PutFixed64(&f, index_offset);
+      crc32c::Value(f.data() + trailer_offset, f.size() - trailer_offset);
+  PutFixed64(&f, trailer_offset);
   PutFixed32(&f, crc32c::Mask(crc));
-  PutFixed32(&f, version);
+  PutFixed32(&f, kFormatVersionGroups);
   f.append(kEndMagic, kMagicLength);
   out->swap(f);
   std::string().swap(f);
   std::string().swap(entries_);
+  std::string().swap(groups_);
 }
 
 MetaEntry CopyOfEntry(const MetaIndexEntry& entry) {
@@ -200,12 +225,68 @@ inline bool ReadVarint64(const char** p, const char* limit, uint64_t* v) {
   return *p != nullptr;
 }
 
-// Decodes the index proper (comparator name through key range) from `in`,
-// which must be consumed exactly, into *result, pointing into `in`. In
-// format 1 each inline value follows its entry, and its inline_offset is
-// its distance from `file_start` (the file's first byte); in format 2
-// inline entries get the offset of their bytes in the value section, which
-// starts at kMetaValuesOffset and is `values_size` bytes long.
+// Decodes the record at *p, which ends before `limit`, into *e and moves
+// *p past it (inline_offset is left alone); false, with *error saying what
+// is wrong, if it is malformed.
+bool DecodeRecord(const char** p, const char* limit, uint32_t version,
+                  MetaIndexEntry* e, std::string* error) {
+  uint32_t key_size;
+  if (!ReadVarint32(p, limit, &key_size) ||
+      key_size > static_cast<uint64_t>(limit - *p)) {
+    *error = "bad internal key";
+    return false;
+  }
+  if (key_size < 8) {
+    *error = "internal key too short";
+    return false;
+  }
+  e->internal_key = Slice(*p, key_size);
+  *p += key_size;
+  if (*p == limit) {
+    *error = "truncated";
+    return false;
+  }
+  const uint8_t storage = static_cast<uint8_t>(*(*p)++);
+  if (!IsValidStorage(storage, version)) {
+    *error = "bad value storage kind " + std::to_string(storage);
+    return false;
+  }
+  e->storage = static_cast<ValueStorage>(storage);
+  if (!ReadVarint64(p, limit, &e->value_size) ||
+      !ReadVarint64(p, limit, &e->stored_size) || limit - *p < 4) {
+    *error = "truncated";
+    return false;
+  }
+  e->stored_crc = DecodeFixed32(*p);
+  *p += 4;
+  e->home = 0;
+  if (StoredInHome(e->storage) &&
+      (!ReadVarint64(p, limit, &e->home) || e->home == 0)) {
+    *error = "bad home number";
+    return false;
+  }
+  if (e->storage == ValueStorage::kNone &&
+      (e->value_size != 0 || e->stored_size != 0)) {
+    *error = "tombstone with a value";
+    return false;
+  }
+  if ((e->storage == ValueStorage::kFile ||
+       e->storage == ValueStorage::kInline ||
+       e->storage == ValueStorage::kHomeFile) &&
+      e->value_size != e->stored_size) {
+    *error = "stored size differs from value size";
+    return false;
+  }
+  return true;
+}
+
+// Decodes the index proper (comparator name through key range) of a format
+// 1 to 3 file from `in`, which must be consumed exactly, into *result,
+// pointing into `in`. In format 1 each inline value follows its entry, and
+// its inline_offset is its distance from `file_start` (the file's first
+// byte); in formats 2 and 3 inline entries get the offset of their bytes in
+// the value section, which starts at kMetaValuesOffset and is `values_size`
+// bytes long.
 Status DecodeIndexBody(Slice in, uint32_t version, uint64_t values_size,
                        const char* file_start,
                        const std::string& path_for_errors, MetaIndex* result) {
@@ -232,42 +313,11 @@ Status DecodeIndexBody(Slice in, uint32_t version, uint64_t values_size,
   const char* p = in.data();
   const char* const limit = p + in.size();
   uint64_t value_offset = kMetaValuesOffset;
+  std::string error;
   for (uint64_t i = 0; i < count; i++) {
     MetaIndexEntry& e = index.entries[i];
-    uint32_t key_size;
-    if (!ReadVarint32(&p, limit, &key_size) ||
-        key_size > static_cast<uint64_t>(limit - p)) {
-      return corrupt_entry(i, "bad internal key");
-    }
-    if (key_size < 8) return corrupt_entry(i, "internal key too short");
-    e.internal_key = Slice(p, key_size);
-    p += key_size;
-    if (p == limit) return corrupt_entry(i, "truncated");
-    const uint8_t storage = static_cast<uint8_t>(*p++);
-    if (!IsValidStorage(storage, version)) {
-      return corrupt_entry(i,
-                           "bad value storage kind " + std::to_string(storage));
-    }
-    e.storage = static_cast<ValueStorage>(storage);
-    if (!ReadVarint64(&p, limit, &e.value_size) ||
-        !ReadVarint64(&p, limit, &e.stored_size) || limit - p < 4) {
-      return corrupt_entry(i, "truncated");
-    }
-    e.stored_crc = DecodeFixed32(p);
-    p += 4;
-    if (StoredInHome(e.storage) &&
-        (!ReadVarint64(&p, limit, &e.home) || e.home == 0)) {
-      return corrupt_entry(i, "bad home number");
-    }
-    if (e.storage == ValueStorage::kNone &&
-        (e.value_size != 0 || e.stored_size != 0)) {
-      return corrupt_entry(i, "tombstone with a value");
-    }
-    if ((e.storage == ValueStorage::kFile ||
-         e.storage == ValueStorage::kInline ||
-         e.storage == ValueStorage::kHomeFile) &&
-        e.value_size != e.stored_size) {
-      return corrupt_entry(i, "stored size differs from value size");
+    if (!DecodeRecord(&p, limit, version, &e, &error)) {
+      return corrupt_entry(i, error);
     }
     if (!StoredInline(e.storage)) continue;
     if (version == 1) {
@@ -367,7 +417,8 @@ Status DecodeMetaFooter(const Slice& tail, uint64_t file_size,
   const char* footer = tail.data() + tail.size() - kMetaTailLength;
   const uint64_t offset = DecodeFixed64(footer);
   const uint32_t version = DecodeFixed32(footer + 12);
-  if (version != kFormatVersion && version != kFormatVersionHomes) {
+  if (version != kFormatVersion2 && version != kFormatVersionHomes &&
+      version != kFormatVersionGroups) {
     return corrupt("unsupported meta file version " + std::to_string(version));
   }
   if (offset < kMetaValuesOffset || offset > file_size - kMetaTailLength) {
@@ -390,11 +441,189 @@ Status DecodeMetaIndex(const Slice& index, const MetaIndexRange& range,
   if (range.version == 1) {
     return DecodeVersion1(index, path_for_errors, result);
   }
+  if (range.version == kFormatVersionGroups) {
+    return Status::InvalidArgument(path_for_errors,
+                                   "format 4 has a trailer, not an index");
+  }
   if (crc32c::Value(index.data(), index.size()) != range.index_crc) {
     return Status::Corruption(path_for_errors, "meta file checksum mismatch");
   }
   return DecodeIndexBody(index, range.version, range.offset - kMetaValuesOffset,
                          nullptr, path_for_errors, result);
+}
+
+Status DecodeMetaTrailer(const Slice& trailer, const MetaIndexRange& range,
+                         const std::string& path_for_errors,
+                         MetaTrailer* result) {
+  *result = MetaTrailer();
+  auto corrupt = [&](const std::string& what) {
+    return Status::Corruption(path_for_errors, what);
+  };
+  if (range.version != kFormatVersionGroups) {
+    return Status::InvalidArgument(path_for_errors,
+                                   "only format 4 has a trailer");
+  }
+  if (trailer.size() != range.size) {
+    return corrupt("meta file trailer truncated");
+  }
+  if (crc32c::Value(trailer.data(), trailer.size()) != range.index_crc) {
+    return corrupt("meta file trailer checksum mismatch");
+  }
+  Slice in = trailer;
+  MetaTrailer t;
+  uint64_t values_size;
+  if (!GetLengthPrefixedSlice(&in, &t.comparator_name)) {
+    return corrupt("bad comparator name");
+  }
+  if (!GetVarint64(&in, &t.num_entries) || !GetVarint64(&in, &values_size)) {
+    return corrupt("bad entry count or value section size");
+  }
+  if (values_size > range.offset - kMetaValuesOffset) {
+    return corrupt("value section runs past the trailer");
+  }
+  t.groups_offset = kMetaValuesOffset + values_size;
+  const uint64_t num_groups = t.num_entries / kMetaGroupEntries +
+                              (t.num_entries % kMetaGroupEntries != 0 ? 1 : 0);
+  // Bound the count by what the bytes could hold before allocating for it.
+  if (num_groups > in.size() / kMinGroupLength) {
+    return corrupt("entry count " + std::to_string(t.num_entries) +
+                   " exceeds the trailer's size");
+  }
+  t.groups.resize(num_groups);
+  uint64_t offset = t.groups_offset;
+  // The groups' descriptions are most of what an open decodes: read with
+  // the short-varint fast path, in place.
+  const char* p = in.data();
+  const char* const limit = p + in.size();
+  for (uint64_t g = 0; g < num_groups; g++) {
+    MetaGroup& group = t.groups[g];
+    uint64_t value_offset;
+    uint32_t key_size;
+    if (!ReadVarint64(&p, limit, &group.size) ||
+        !ReadVarint64(&p, limit, &value_offset) ||
+        !ReadVarint32(&p, limit, &key_size) ||
+        key_size > static_cast<uint64_t>(limit - p)) {
+      return corrupt("group " + std::to_string(g) + ": truncated");
+    }
+    group.first_key = Slice(p, key_size);
+    p += key_size;
+    if (group.size < 4 + t.EntriesIn(g) * kMinEntryLength ||
+        group.size > range.offset - offset) {
+      return corrupt("group " + std::to_string(g) + ": bad size");
+    }
+    if (value_offset > values_size ||
+        (g > 0 &&
+         kMetaValuesOffset + value_offset < t.groups[g - 1].value_offset)) {
+      return corrupt("group " + std::to_string(g) + ": bad value offset");
+    }
+    if (group.first_key.size() < 8) {
+      return corrupt("group " + std::to_string(g) + ": bad first key");
+    }
+    group.offset = offset;
+    group.value_offset = kMetaValuesOffset + value_offset;
+    if (g > 0) t.groups[g - 1].value_end = group.value_offset;
+    offset += group.size;
+  }
+  in = Slice(p, static_cast<size_t>(limit - p));
+  if (num_groups > 0) t.groups.back().value_end = t.groups_offset;
+  if (num_groups == 0 && values_size != 0) {
+    return corrupt("value section given for an empty directory");
+  }
+  if (offset != range.offset) {
+    return corrupt("groups do not end at the trailer");
+  }
+  if (!GetLengthPrefixedSlice(&in, &t.filter)) return corrupt("bad filter");
+  if (!GetLengthPrefixedSlice(&in, &t.smallest) ||
+      !GetLengthPrefixedSlice(&in, &t.largest)) {
+    return corrupt("bad key range");
+  }
+  if (!in.empty()) {
+    return corrupt(std::to_string(in.size()) +
+                   " unexpected trailing bytes in the trailer");
+  }
+  if (num_groups > 0 && t.smallest != t.groups[0].first_key) {
+    return corrupt("key range does not match the entries");
+  }
+  if (num_groups == 0 && (!t.smallest.empty() || !t.largest.empty())) {
+    return corrupt("key range given for an empty directory");
+  }
+  *result = std::move(t);
+  return Status::OK();
+}
+
+Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
+                       const std::string& path_for_errors,
+                       MetaIndexEntry* out) {
+  auto corrupt = [&](const std::string& what) {
+    return Status::Corruption(path_for_errors,
+                              "group " + std::to_string(g) + ": " + what);
+  };
+  const MetaGroup& m = trailer.groups[g];
+  if (group.size() != m.size || group.size() < 4) return corrupt("truncated");
+  const size_t records = group.size() - 4;
+  if (crc32c::Value(group.data(), records) !=
+      crc32c::Unmask(DecodeFixed32(group.data() + records))) {
+    return corrupt("checksum mismatch");
+  }
+  const uint64_t n = trailer.EntriesIn(g);
+  const char* p = group.data();
+  const char* const limit = p + records;
+  uint64_t value_offset = m.value_offset;
+  std::string error;
+  for (uint64_t i = 0; i < n; i++) {
+    MetaIndexEntry& e = out[i];
+    if (!DecodeRecord(&p, limit, kFormatVersionGroups, &e, &error)) {
+      return corrupt("entry " + std::to_string(g * kMetaGroupEntries + i) +
+                     ": " + error);
+    }
+    e.inline_offset = 0;
+    if (!StoredInline(e.storage)) continue;
+    if (e.stored_size > m.value_end - value_offset) {
+      return corrupt("entry " + std::to_string(g * kMetaGroupEntries + i) +
+                     ": inline value runs past its group's values");
+    }
+    e.inline_offset = value_offset;
+    value_offset += e.stored_size;
+  }
+  if (p != limit) return corrupt("unexpected trailing bytes");
+  if (value_offset != m.value_end) {
+    return corrupt("inline values do not fill the group's values");
+  }
+  if (out[0].internal_key != m.first_key) {
+    return corrupt("first key differs from the trailer's");
+  }
+  return Status::OK();
+}
+
+Status DecodeMetaGroups(const Slice& groups, const MetaTrailer& trailer,
+                        const std::string& path_for_errors, MetaIndex* result) {
+  *result = MetaIndex();
+  const uint64_t end = trailer.groups.empty() ? trailer.groups_offset
+                                              : trailer.groups.back().offset +
+                                                    trailer.groups.back().size;
+  if (groups.size() != end - trailer.groups_offset) {
+    return Status::Corruption(path_for_errors, "meta file groups truncated");
+  }
+  MetaIndex index;
+  index.entries.resize(trailer.num_entries);
+  for (size_t g = 0; g < trailer.groups.size(); g++) {
+    const MetaGroup& m = trailer.groups[g];
+    Status s = DecodeMetaGroup(
+        Slice(groups.data() + (m.offset - trailer.groups_offset), m.size),
+        trailer, g, path_for_errors, &index.entries[g * kMetaGroupEntries]);
+    if (!s.ok()) return s;
+  }
+  if (!index.entries.empty() &&
+      trailer.largest != index.entries.back().internal_key) {
+    return Status::Corruption(path_for_errors,
+                              "key range does not match the entries");
+  }
+  index.comparator_name = trailer.comparator_name;
+  index.filter = trailer.filter;
+  index.smallest = trailer.smallest;
+  index.largest = trailer.largest;
+  *result = std::move(index);
+  return Status::OK();
 }
 
 Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
@@ -409,11 +638,21 @@ Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
     return Status::Corruption(path_for_errors, "bad meta file magic");
   }
   MetaIndex index;
-  s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size), range,
-                      path_for_errors, &index);
+  if (range.version == kFormatVersionGroups) {
+    MetaTrailer trailer;
+    s = DecodeMetaTrailer(Slice(data.data() + range.offset, range.size), range,
+                          path_for_errors, &trailer);
+    if (!s.ok()) return s;
+    s = DecodeMetaGroups(Slice(data.data() + trailer.groups_offset,
+                               range.offset - trailer.groups_offset),
+                         trailer, path_for_errors, &index);
+  } else {
+    s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size), range,
+                        path_for_errors, &index);
+  }
   if (!s.ok()) return s;
   // The whole file is here: copy what `index` points to, and load the
-  // inline values (an inline_offset is an offset in the file in either
+  // inline values (an inline_offset is an offset in the file in every
   // format), checking each.
   MetaFileContents result;
   result.comparator_name = index.comparator_name.ToString();

@@ -3,45 +3,78 @@
 // depends on readdir order), the values small enough to live inline, a
 // Bloom filter over the user keys and the key range.
 //
-// Layout, format versions 2 and 3 (integers little-endian / varint per
-// util/coding.h):
-//   head:    "DLSMMETA" fixed32(format version = 2 or 3)
+// Layout, format version 4, the one written (integers little-endian /
+// varint per util/coding.h):
+//   head:    "DLSMMETA" fixed32(4)
 //   values:  the stored bytes of every inline value, in entry order
-//   index:   length-prefixed comparator name
+//   groups:  the entries in groups of kMetaGroupEntries, in order (the last
+//            group holds the rest; none when there are no entries); a group:
+//              its entries' records, each:
+//                length-prefixed internal key (user key + 8-byte tag)
+//                byte ValueStorage
+//                varint64 value size (user bytes, uncompressed)
+//                varint64 stored size (bytes in the KV file or inline)
+//                fixed32 crc32c of the stored bytes (masked)
+//                home kinds only: varint64 home number
+//              fixed32 masked crc32c of those records
+//   trailer: length-prefixed comparator name
 //            varint64 entry count
-//            entries, each:
-//              length-prefixed internal key (user key + 8-byte tag)
-//              byte ValueStorage
-//              varint64 value size (user bytes, uncompressed)
-//              varint64 stored size (bytes in the KV file or inline)
-//              fixed32 crc32c of the stored bytes (masked)
-//              version 3, home kinds only: varint64 home number
+//            varint64 size of the value section (the groups start at
+//              kMetaValuesOffset plus it)
+//            for each group, in order:
+//              varint64 size of the group (its records and its crc)
+//              varint64 offset in the value section of the group's first
+//                inline value (where it would be if the group has none)
+//              length-prefixed internal key of its first entry
 //            length-prefixed filter (FilterPolicy::CreateFilter over user keys)
 //            length-prefixed smallest internal key, length-prefixed largest
-//   footer:  fixed64 offset of the index, fixed32 masked crc32c of the
-//            index, fixed32(format version), "DLSMEND2"
+//   footer:  fixed64 offset of the trailer, fixed32 masked crc32c of the
+//            trailer, fixed32(4), "DLSMEND2"
+// A group starts where the one before it ends (the first at the end of
+// the value section) and the last ends at the trailer. An inline entry's
+// stored bytes follow those of the inline entries before it in its group,
+// from its group's value offset; a group's inline values end exactly where
+// the next group's begin (the last group's at the value section's end).
 //
-// Format 3 is format 2 plus the home kinds (values_stay_put, DESIGN.md
-// section 5): the entry's KV file is not in the SST's directory but in
-// home directory <db>/values/<home>/ (table/home_dirs.h), under the same
-// name. A meta file is written as version 3 only if it holds a home entry,
-// so a database that never used the mode writes exactly the files it
-// wrote before; an older reader refuses a version-3 file as an unsupported
-// version rather than misreading it. A home kind in a version-2 file, a
-// kind above kHomeFileSnappy, or a home number of 0 is Corruption.
+// Why groups: a reader opening the file reads and checks the footer and the
+// trailer only (a few KB: one key per group, the filter), whatever the
+// number of entries; a point lookup searches the groups' first keys,
+// decodes and checks one group and searches it; an iterator, a compaction
+// or a check of the whole file decodes every group, checking each crc.
+// Every kind, the home kinds included (values_stay_put, DESIGN.md section
+// 5), may appear in a version-4 file: a reader that knows version 4 knows
+// them, and an older reader refuses the version whole.
 //
-// Why this order: a reader needs the index (keys, sizes, filter) resident
-// but only the odd inline value, so it maps or reads the footer and the
-// index (decoding the index in place, MetaIndex) and leaves the value
-// section on disk; an inline value is then one read (in a mapping, a memory
-// access) at an offset that follows from the stored sizes of the inline
-// entries before it (the value section starts right after the head and
-// holds nothing else, so the offsets need not be stored). A scan reads the
-// value section sequentially in large pieces; a compaction copies it the
-// same way.
-// Integrity: the index has its own checksum; each inline value is checked
-// against its entry's crc when read; the sum of the inline stored sizes must
-// equal the value section's length.
+// Integrity: the trailer has its own checksum and each group its own; a
+// group's records must agree with the trailer (its first key, its inline
+// values filling exactly its share of the value section); each inline value
+// is checked against its entry's crc when read. A reader that uses a group
+// without checking its crc never exists: a damaged group is Corruption for
+// whoever reads it, never entries skipped.
+//
+// Format versions 2 and 3 (still read, no longer written) have the same
+// head, value section and footer (which points at the index instead of the
+// trailer, and holds the index's crc):
+//   index:   length-prefixed comparator name
+//            varint64 entry count
+//            entries, each a record as in version 4 (the home number only
+//              in version 3)
+//            length-prefixed filter
+//            length-prefixed smallest internal key, length-prefixed largest
+// in which inline values follow each other from the value section's start
+// in entry order, and the whole index is under the footer's crc. Format 3
+// is format 2 plus the home kinds; a home kind in a version-2 file, a kind
+// above kHomeFileSnappy, or a home number of 0 is Corruption in every
+// version.
+//
+// Why the values come first: a reader needs the index (keys, sizes, filter)
+// resident but only the odd inline value, so it maps or reads the footer and
+// the index (decoding it in place, MetaIndex, MetaTrailer) and leaves the
+// value section on disk; an inline value is then one read (in a mapping, a
+// memory access) at an offset that follows from the stored sizes of the
+// inline entries before it, so the offsets need not be stored per entry. A
+// scan reads the value section sequentially in large pieces; a compaction
+// copies it the same way.
 //
 // Format version 1 (still read, never written) had the values interleaved
 // with the entries, a checksum over the whole file and "DLSMEND!" at the end;
@@ -49,6 +82,7 @@
 #ifndef DELSM_TABLE_META_FILE_H_
 #define DELSM_TABLE_META_FILE_H_
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -169,8 +203,7 @@ struct MetaFileContents {
   std::string largest;
 };
 
-// Encodes in format version 2, or 3 when some entry is of a home kind;
-// inline entries must hold inline_value.
+// Encodes in format version 4; inline entries must hold inline_value.
 std::string EncodeMetaFile(const MetaFileContents& contents);
 
 // A meta file's index as a reader holds it, decoded in place: every key,
@@ -198,8 +231,7 @@ MetaEntry CopyOfEntry(const MetaIndexEntry& entry);
 // keep a MetaEntry (and its strings) per entry: each entry's index record
 // and inline bytes are appended to two growing buffers, so an entry costs
 // no allocation of its own. Produces exactly the bytes EncodeMetaFile
-// produces for the same entries (format 3 when one is of a home kind).
-// Not thread-safe.
+// produces for the same entries. Not thread-safe.
 class MetaFileEncoder {
  public:
   MetaFileEncoder();
@@ -227,15 +259,25 @@ class MetaFileEncoder {
               const Slice& smallest, const Slice& largest, std::string* out);
 
  private:
+  // Appends the crc of the open group's records to entries_ and the
+  // group's description to groups_.
+  void CloseGroup();
+
   std::string file_;     // head and value section so far
-  std::string entries_;  // the entries' index records so far
+  std::string entries_;  // the closed groups, and the open one's records
+  std::string groups_;   // the trailer's description of the closed groups
   uint64_t num_entries_ = 0;
   size_t last_key_offset_ = 0;  // where last_key() is in entries_
   size_t last_key_size_ = 0;
-  bool has_home_ = false;  // some entry is of a home kind: format 3
+  // The open group: where it starts in entries_, where its first key is in
+  // entries_, and its value offset (in the value section).
+  size_t group_offset_ = 0;
+  size_t group_key_offset_ = 0;
+  size_t group_key_size_ = 0;
+  uint64_t group_value_offset_ = 0;
 };
 
-// Decodes a whole meta file of either version into entries that own
+// Decodes a whole meta file of any version into entries that own
 // their bytes, inline values included (in inline_value, each checked
 // against its crc). Corruption naming `path_for_errors` on any damage (bad
 // magic, version, checksum, truncated or trailing bytes).
@@ -244,29 +286,92 @@ Status DecodeMetaFile(const Slice& data, const std::string& path_for_errors,
 
 // Reading the index alone: a reader passes the file's last
 // min(size, kMetaTailLength) bytes to DecodeMetaFooter, which says which
-// byte range to pass to DecodeMetaIndex. For a format-1 file the range is
-// the whole file.
+// byte range to pass to DecodeMetaIndex (formats 1 to 3) or to
+// DecodeMetaTrailer (format 4). For a format-1 file the range is the whole
+// file.
 constexpr size_t kMetaTailLength = 24;
 struct MetaIndexRange {
   uint32_t version = 0;
-  uint64_t offset = 0;  // of the index (0 for format 1: the whole file)
+  // Of the index, or format 4 the trailer (0 for format 1: the whole file).
+  uint64_t offset = 0;
   uint64_t size = 0;
-  uint32_t index_crc = 0;  // format 2: the index's masked crc
+  uint32_t index_crc = 0;  // formats 2 to 4: its crc (unmasked)
 };
 Status DecodeMetaFooter(const Slice& tail, uint64_t file_size,
                         const std::string& path_for_errors,
                         MetaIndexRange* range);
+// Formats 1 to 3 (format 4: InvalidArgument, see DecodeMetaTrailer):
 // `index` holds the bytes of `range`; *result points into them (see
 // MetaIndex). The index's checksum is verified (format 1: the whole
 // file's), and every entry's fields; the order of the keys is not (see
 // SstDir::Open). Entries of inline kinds get their inline_offset, the
-// offset of their stored bytes in the meta file: for format 2 in the value
-// section, which the reader reads or maps; for format 1 within `index`
-// itself (the whole file).
+// offset of their stored bytes in the meta file: for formats 2 and 3 in
+// the value section, which the reader reads or maps; for format 1 within
+// `index` itself (the whole file).
 Status DecodeMetaIndex(const Slice& index, const MetaIndexRange& range,
                        const std::string& path_for_errors, MetaIndex* result);
-// Format 2: the offset at which the value section starts (the head's size).
+// Formats 2 to 4: the offset at which the value section starts (the head's
+// size).
 constexpr uint64_t kMetaValuesOffset = 12;
+
+// Format 4: entries per group. A point lookup decodes and checks one group
+// (16 records of a short key are about 600 bytes: a couple of thousand
+// instructions, against some 110 per entry to decode a whole index), while
+// the trailer an open reads and keeps holds one key per group, a sixteenth
+// of the index's keys. Halving the group would double the trailer's keys
+// for little: the lookup's cost is then mostly the search and the value.
+constexpr uint64_t kMetaGroupEntries = 16;
+
+// Format 4: one group as the trailer describes it.
+struct MetaGroup {
+  Slice first_key;      // internal key of its first entry, into the trailer
+  uint64_t offset = 0;  // of its records, in the file
+  uint64_t size = 0;    // its records and their crc
+  // In the file: where its first inline value is (or would be), and where
+  // its inline values end (the next group's value offset).
+  uint64_t value_offset = 0;
+  uint64_t value_end = 0;
+};
+
+// Format 4: the trailer decoded in place (its Slices point into the
+// trailer's bytes, which whoever decodes it keeps alive, as for MetaIndex).
+struct MetaTrailer {
+  Slice comparator_name;
+  uint64_t num_entries = 0;
+  uint64_t groups_offset = 0;  // where the groups start (the values end)
+  std::vector<MetaGroup> groups;
+  Slice filter;
+  Slice smallest;  // internal keys; empty when there are no entries
+  Slice largest;
+
+  // The number of entries in group g.
+  uint64_t EntriesIn(size_t g) const {
+    const uint64_t first = g * kMetaGroupEntries;
+    return std::min<uint64_t>(kMetaGroupEntries, num_entries - first);
+  }
+};
+
+// Format 4: `trailer` holds the bytes of `range`. Checks the trailer's crc
+// and that its groups tile the file between the value section and the
+// trailer; Corruption naming `path_for_errors` otherwise. No group is
+// read.
+Status DecodeMetaTrailer(const Slice& trailer, const MetaIndexRange& range,
+                         const std::string& path_for_errors,
+                         MetaTrailer* result);
+// Format 4: decodes group g of `trailer` from `group` (exactly its bytes,
+// trailer.groups[g].size of them) into out[0 .. trailer.EntriesIn(g)),
+// pointing into `group`. Checks its crc, every entry's fields, that its
+// first key is the one the trailer gives and that its inline values fill
+// its share of the value section; Corruption otherwise.
+Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
+                       const std::string& path_for_errors, MetaIndexEntry* out);
+// Format 4: decodes every group from `groups` (the file's bytes from
+// trailer.groups_offset to the trailer) into a whole MetaIndex whose keys
+// point into `groups` and whose comparator name, filter and key range
+// point into the trailer's bytes. Every group's crc is checked, and that
+// the key range is the first and the last entry's.
+Status DecodeMetaGroups(const Slice& groups, const MetaTrailer& trailer,
+                        const std::string& path_for_errors, MetaIndex* result);
 
 }  // namespace leveldb
 

@@ -1,10 +1,12 @@
 #include "table/meta_file.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 
 #include "gtest/gtest.h"
 #include "tests/meta_file_v1.h"
+#include "tests/meta_file_v2.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -75,56 +77,86 @@ void ExpectSame(const MetaFileContents& x, const MetaFileContents& y) {
 
 TEST(MetaFileTest, RoundTrip) {
   const MetaFileContents in = Sample();
-  const std::string data = EncodeMetaFile(in);
-  EXPECT_EQ(data.substr(0, 8), "DLSMMETA");
-  EXPECT_EQ(data.substr(data.size() - 8), "DLSMEND2");
-  MetaFileContents out;
-  Status s = DecodeMetaFile(data, "/db/L0/000001.sst/META", &out);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  ExpectSame(in, out);
+  // Format 4, and format 2 (still read).
+  for (const std::string& data :
+       {EncodeMetaFile(in), delsm_test::EncodeMetaFileVersion2(in)}) {
+    EXPECT_EQ(data.substr(0, 8), "DLSMMETA");
+    EXPECT_EQ(data.substr(data.size() - 8), "DLSMEND2");
+    MetaFileContents out;
+    Status s = DecodeMetaFile(data, "/db/L0/000001.sst/META", &out);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ExpectSame(in, out);
+  }
 }
 
-// The bytes on disk are format version 2 exactly as meta_file.h lays it
+// The bytes on disk are format version 4 exactly as meta_file.h lays it
 // out, so files written before and after a change of the encoder read the
 // same. The expected file is spelled out here from the layout.
-TEST(MetaFileTest, EncodingFollowsTheDocumentedLayout) {
-  const MetaFileContents c = Sample();
+std::string DocumentedLayout(const MetaFileContents& c) {
   std::string want("DLSMMETA", 8);
-  PutFixed32(&want, 2);
-  want.append("tiny");  // the inline values, in entry order
-  want.append("zz");
-  const uint64_t index_offset = want.size();
-  EXPECT_EQ(index_offset, kMetaValuesOffset + 6);
+  PutFixed32(&want, 4);
+  for (const MetaEntry& e : c.entries) {
+    if (StoredInline(e.storage)) want.append(e.inline_value);
+  }
+  const uint64_t values_size = want.size() - kMetaValuesOffset;
+  std::string groups;  // the trailer's part
+  uint64_t value_offset = 0;
+  for (size_t first = 0; first < c.entries.size(); first += 16) {
+    const size_t start = want.size();
+    const uint64_t group_value_offset = value_offset;
+    for (size_t i = first; i < c.entries.size() && i < first + 16; i++) {
+      const MetaEntry& e = c.entries[i];
+      PutLengthPrefixedSlice(&want, e.internal_key);
+      want.push_back(static_cast<char>(e.storage));
+      PutVarint64(&want, e.value_size);
+      PutVarint64(&want, e.stored_size);
+      PutFixed32(&want, e.stored_crc);
+      if (StoredInHome(e.storage)) PutVarint64(&want, e.home);
+      if (StoredInline(e.storage)) value_offset += e.stored_size;
+    }
+    PutFixed32(&want, crc32c::Mask(crc32c::Value(want.data() + start,
+                                                 want.size() - start)));
+    PutVarint64(&groups, want.size() - start);
+    PutVarint64(&groups, group_value_offset);
+    PutLengthPrefixedSlice(&groups, c.entries[first].internal_key);
+  }
+  const uint64_t trailer_offset = want.size();
   PutLengthPrefixedSlice(&want, c.comparator_name);
   PutVarint64(&want, c.entries.size());
-  for (const MetaEntry& e : c.entries) {
-    PutLengthPrefixedSlice(&want, e.internal_key);
-    want.push_back(static_cast<char>(e.storage));
-    PutVarint64(&want, e.value_size);
-    PutVarint64(&want, e.stored_size);
-    PutFixed32(&want, e.stored_crc);
-  }
+  PutVarint64(&want, values_size);
+  want.append(groups);
   PutLengthPrefixedSlice(&want, c.filter);
   PutLengthPrefixedSlice(&want, c.smallest);
   PutLengthPrefixedSlice(&want, c.largest);
-  const uint32_t crc = crc32c::Mask(
-      crc32c::Value(want.data() + index_offset, want.size() - index_offset));
-  PutFixed64(&want, index_offset);
+  const uint32_t crc = crc32c::Mask(crc32c::Value(
+      want.data() + trailer_offset, want.size() - trailer_offset));
+  PutFixed64(&want, trailer_offset);
   PutFixed32(&want, crc);
-  PutFixed32(&want, 2);
+  PutFixed32(&want, 4);
   want.append("DLSMEND2");
-  EXPECT_EQ(EncodeMetaFile(c), want);
+  return want;
+}
 
-  // The incremental encoder writes the same bytes.
+// The incremental encoder's bytes for `c`.
+std::string Incremental(const MetaFileContents& c) {
   MetaFileEncoder encoder;
   for (const MetaEntry& e : c.entries) {
     encoder.Add(e.internal_key, e, e.inline_value);
+    EXPECT_EQ(encoder.last_key(), Slice(e.internal_key));
   }
   EXPECT_EQ(encoder.num_entries(), c.entries.size());
   std::string got;
   encoder.Finish(c.comparator_name, c.filter, c.smallest, c.largest, &got);
-  EXPECT_EQ(got, want);
   EXPECT_EQ(encoder.num_entries(), c.entries.size());
+  return got;
+}
+
+TEST(MetaFileTest, EncodingFollowsTheDocumentedLayout) {
+  const MetaFileContents c = Sample();
+  const std::string want = DocumentedLayout(c);
+  EXPECT_EQ(EncodeMetaFile(c), want);
+  // The incremental encoder writes the same bytes.
+  EXPECT_EQ(Incremental(c), want);
 }
 
 TEST(MetaFileTest, EmptyRoundTrip) {
@@ -135,13 +167,16 @@ TEST(MetaFileTest, EmptyRoundTrip) {
   ExpectSame(in, out);
 }
 
-// A reader decodes the index in place: every key, the comparator name,
-// the filter and the key range are slices of the index's bytes (nothing
-// copied), and each inline entry says where its stored bytes are in the
-// file.
+// A reader of a format-2 file (still read) decodes its index in place:
+// every key, the comparator name, the filter and the key range are slices
+// of the index's bytes (nothing copied), and each inline entry says where
+// its stored bytes are in the file.
 TEST(MetaFileTest, DecodedIndexPointsIntoTheIndexBytes) {
   const MetaFileContents in = Sample();
-  const std::string data = EncodeMetaFile(in);
+  const std::string data = delsm_test::EncodeMetaFileVersion2(in);
+  MetaFileContents whole;
+  ASSERT_TRUE(DecodeMetaFile(data, "META", &whole).ok());
+  ExpectSame(in, whole);
   MetaIndexRange range;
   const size_t tail = std::min<size_t>(data.size(), kMetaTailLength);
   ASSERT_TRUE(DecodeMetaFooter(Slice(data.data() + data.size() - tail, tail),
@@ -231,29 +266,87 @@ TEST(MetaFileTest, Version1IsReadWithItsValuesInPlace) {
   }
 }
 
+// Sample() and `n` more entries of every kind in turn (so several groups of
+// format 4), keys in order.
+MetaFileContents Longer(size_t n) {
+  MetaFileContents c = Sample();
+  c.entries.pop_back();  // "elder" sorts after the keys added below
+  for (size_t i = 0; i < n; i++) {
+    MetaEntry e;
+    char key[16];
+    std::snprintf(key, sizeof(key), "d%06zu", i);
+    e.internal_key = IKey(key, 100 + i, i % 5 == 0 ? 0 : 1);
+    switch (i % 5) {
+      case 0:
+        e.storage = ValueStorage::kNone;
+        break;
+      case 1:
+      case 3:
+        e.storage =
+            i % 10 == 1 ? ValueStorage::kInline : ValueStorage::kInlineSnappy;
+        e.inline_value = std::string(i % 7, static_cast<char>('a' + i % 26));
+        e.stored_size = e.inline_value.size();
+        e.value_size =
+            e.storage == ValueStorage::kInline ? e.stored_size : 3 * i + 1;
+        e.stored_crc = crc32c::Mask(
+            crc32c::Value(e.inline_value.data(), e.inline_value.size()));
+        break;
+      case 2:
+        e.storage = ValueStorage::kFile;
+        e.value_size = e.stored_size = 5000 + i;
+        e.stored_crc = static_cast<uint32_t>(i);
+        break;
+      case 4:
+        e.storage = i % 10 == 4 ? ValueStorage::kHomeFile
+                                : ValueStorage::kHomeFileSnappy;
+        e.stored_size = 9000 + i;
+        e.value_size =
+            e.storage == ValueStorage::kHomeFile ? e.stored_size : 20000 + i;
+        e.stored_crc = static_cast<uint32_t>(7 * i);
+        e.home = 1 + i;
+        break;
+    }
+    c.entries.push_back(e);
+  }
+  c.entries.push_back(Sample().entries.back());
+  std::sort(c.entries.begin(), c.entries.end(),
+            [](const MetaEntry& a, const MetaEntry& b) {
+              return Slice(a.internal_key).compare(b.internal_key) < 0;
+            });
+  c.smallest = c.entries.front().internal_key;
+  c.largest = c.entries.back().internal_key;
+  return c;
+}
+
 TEST(MetaFileTest, EverySingleByteFlipIsCorruption) {
-  const std::string good = EncodeMetaFile(Sample());
   const std::string path = "/db/L1/000007.sst/META";
-  for (size_t i = 0; i < good.size(); i++) {
-    for (int bit : {0x01, 0x80, 0xff}) {
-      std::string bad = good;
-      bad[i] = static_cast<char>(bad[i] ^ bit);
-      MetaFileContents out;
-      Status s = DecodeMetaFile(bad, path, &out);
-      ASSERT_TRUE(s.IsCorruption()) << "byte " << i << ": " << s.ToString();
-      EXPECT_NE(s.ToString().find(path), std::string::npos) << s.ToString();
-      EXPECT_TRUE(out.entries.empty());
+  for (const std::string& good :
+       {EncodeMetaFile(Sample()), EncodeMetaFile(Longer(40)),
+        delsm_test::EncodeMetaFileVersion2(Sample())}) {
+    for (size_t i = 0; i < good.size(); i++) {
+      for (int bit : {0x01, 0x80, 0xff}) {
+        std::string bad = good;
+        bad[i] = static_cast<char>(bad[i] ^ bit);
+        MetaFileContents out;
+        Status s = DecodeMetaFile(bad, path, &out);
+        ASSERT_TRUE(s.IsCorruption()) << "byte " << i << ": " << s.ToString();
+        EXPECT_NE(s.ToString().find(path), std::string::npos) << s.ToString();
+        EXPECT_TRUE(out.entries.empty());
+      }
     }
   }
 }
 
 TEST(MetaFileTest, EveryTruncationIsCorruption) {
-  const std::string good = EncodeMetaFile(Sample());
-  for (size_t n = 0; n < good.size(); n++) {
-    MetaFileContents out;
-    Status s = DecodeMetaFile(Slice(good.data(), n), "META", &out);
-    ASSERT_TRUE(s.IsCorruption()) << "length " << n << ": " << s.ToString();
-    EXPECT_NE(s.ToString().find("META"), std::string::npos);
+  for (const std::string& good :
+       {EncodeMetaFile(Sample()), EncodeMetaFile(Longer(40)),
+        delsm_test::EncodeMetaFileVersion2(Sample())}) {
+    for (size_t n = 0; n < good.size(); n++) {
+      MetaFileContents out;
+      Status s = DecodeMetaFile(Slice(good.data(), n), "META", &out);
+      ASSERT_TRUE(s.IsCorruption()) << "length " << n << ": " << s.ToString();
+      EXPECT_NE(s.ToString().find("META"), std::string::npos);
+    }
   }
 }
 
@@ -291,38 +384,46 @@ uint32_t HeadVersion(const std::string& data) {
   return DecodeFixed32(data.data() + 8);
 }
 
-TEST(MetaFileTest, HomeEntriesMakeFormat3AndRoundTrip) {
-  // Without a home entry the file is format 2, as before the mode existed.
-  EXPECT_EQ(2u, HeadVersion(EncodeMetaFile(Sample())));
+// Format 4 holds home entries as it holds the rest; a format-3 file (the
+// older writer's, with home entries) still reads the same.
+TEST(MetaFileTest, HomeEntriesRoundTripInFormats4And3) {
+  EXPECT_EQ(4u, HeadVersion(EncodeMetaFile(Sample())));
+  EXPECT_EQ(2u, HeadVersion(delsm_test::EncodeMetaFileVersion2(Sample())));
   const MetaFileContents in = SampleWithHomes();
-  const std::string data = EncodeMetaFile(in);
-  EXPECT_EQ(3u, HeadVersion(data));
-  MetaFileContents out;
-  Status s = DecodeMetaFile(data, "META", &out);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  ExpectSame(in, out);
-  EXPECT_EQ(77u, out.entries[5].home);
-  EXPECT_EQ(1ull << 40, out.entries[6].home);
-  EXPECT_TRUE(StoredInHome(out.entries[6].storage));
-  EXPECT_TRUE(StoredCompressed(out.entries[6].storage));
-  EXPECT_FALSE(StoredInFile(out.entries[6].storage));
-  // Space is counted with the entry, wherever its file is.
-  EXPECT_EQ(8192u, KvFileAllocatedBytes(out.entries[5]));
+  EXPECT_EQ(4u, HeadVersion(EncodeMetaFile(in)));
+  EXPECT_EQ(3u, HeadVersion(delsm_test::EncodeMetaFileVersion2(in)));
+  for (const std::string& data :
+       {EncodeMetaFile(in), delsm_test::EncodeMetaFileVersion2(in)}) {
+    MetaFileContents out;
+    Status s = DecodeMetaFile(data, "META", &out);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ExpectSame(in, out);
+    EXPECT_EQ(77u, out.entries[5].home);
+    EXPECT_EQ(1ull << 40, out.entries[6].home);
+    EXPECT_TRUE(StoredInHome(out.entries[6].storage));
+    EXPECT_TRUE(StoredCompressed(out.entries[6].storage));
+    EXPECT_FALSE(StoredInFile(out.entries[6].storage));
+    // Space is counted with the entry, wherever its file is.
+    EXPECT_EQ(8192u, KvFileAllocatedBytes(out.entries[5]));
+  }
 }
 
-TEST(MetaFileTest, EverySingleByteFlipOfFormat3IsCorruption) {
-  const std::string good = EncodeMetaFile(SampleWithHomes());
-  for (size_t i = 0; i < good.size(); i++) {
-    std::string bad = good;
-    bad[i] = static_cast<char>(bad[i] ^ 0x01);
-    MetaFileContents out;
-    Status s = DecodeMetaFile(bad, "META", &out);
-    ASSERT_TRUE(s.IsCorruption()) << "byte " << i << ": " << s.ToString();
+TEST(MetaFileTest, EverySingleByteFlipWithHomesIsCorruption) {
+  for (const std::string& good :
+       {EncodeMetaFile(SampleWithHomes()),
+        delsm_test::EncodeMetaFileVersion2(SampleWithHomes())}) {
+    for (size_t i = 0; i < good.size(); i++) {
+      std::string bad = good;
+      bad[i] = static_cast<char>(bad[i] ^ 0x01);
+      MetaFileContents out;
+      Status s = DecodeMetaFile(bad, "META", &out);
+      ASSERT_TRUE(s.IsCorruption()) << "byte " << i << ": " << s.ToString();
+    }
   }
 }
 
 TEST(MetaFileTest, HomeKindInFormat2IsCorruption) {
-  std::string data = EncodeMetaFile(SampleWithHomes());
+  std::string data = delsm_test::EncodeMetaFileVersion2(SampleWithHomes());
   // Claim format 2 in the head and the footer (neither is under the
   // index's checksum): the home kinds are then unknown.
   std::string two;
@@ -339,10 +440,211 @@ TEST(MetaFileTest, HomeKindInFormat2IsCorruption) {
 TEST(MetaFileTest, HomeNumberZeroIsCorruption) {
   MetaFileContents in = SampleWithHomes();
   in.entries[5].home = 0;
-  MetaFileContents out;
-  Status s = DecodeMetaFile(EncodeMetaFile(in), "META", &out);
+  for (const std::string& data :
+       {EncodeMetaFile(in), delsm_test::EncodeMetaFileVersion2(in)}) {
+    MetaFileContents out;
+    Status s = DecodeMetaFile(data, "META", &out);
+    ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(std::string::npos, s.ToString().find("home")) << s.ToString();
+  }
+}
+
+// Exactly n entries of every kind in turn.
+MetaFileContents Exactly(size_t n) {
+  MetaFileContents c = Longer(n);
+  c.entries.resize(n);
+  c.smallest = n > 0 ? c.entries.front().internal_key : "";
+  c.largest = n > 0 ? c.entries.back().internal_key : "";
+  return c;
+}
+
+// The footer and trailer of format-4 `data`.
+void ReadTrailer(const std::string& data, MetaIndexRange* range,
+                 MetaTrailer* trailer) {
+  ASSERT_TRUE(DecodeMetaFooter(data, data.size(), "META", range).ok());
+  ASSERT_EQ(range->version, 4u);
+  Status s = DecodeMetaTrailer(Slice(data.data() + range->offset, range->size),
+                               *range, "META", trailer);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+}
+
+// Every count of entries around a group's size: both encoders write the
+// documented bytes; the trailer describes one group per 16 entries; each
+// group decodes on its own to its entries, with each inline value where
+// its offset says; the whole file decodes to what was encoded.
+TEST(MetaFileTest, GroupsOfEveryLength) {
+  for (size_t n : {0, 1, 15, 16, 17, 33, 4096}) {
+    SCOPED_TRACE(n);
+    const MetaFileContents c = Exactly(n);
+    const std::string data = EncodeMetaFile(c);
+    ASSERT_EQ(data, DocumentedLayout(c));
+    ASSERT_EQ(data, Incremental(c));
+    MetaFileContents whole;
+    Status s = DecodeMetaFile(data, "META", &whole);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ExpectSame(c, whole);
+
+    MetaIndexRange range;
+    MetaTrailer trailer;
+    ReadTrailer(data, &range, &trailer);
+    EXPECT_EQ(trailer.num_entries, n);
+    ASSERT_EQ(trailer.groups.size(), (n + 15) / 16);
+    EXPECT_EQ(trailer.comparator_name, Slice(c.comparator_name));
+    EXPECT_EQ(trailer.filter, Slice(c.filter));
+    EXPECT_EQ(trailer.smallest, Slice(c.smallest));
+    EXPECT_EQ(trailer.largest, Slice(c.largest));
+    // The trailer is not an index.
+    MetaIndex index;
+    EXPECT_FALSE(DecodeMetaIndex(Slice(data.data() + range.offset, range.size),
+                                 range, "META", &index)
+                     .ok());
+    for (size_t g = 0; g < trailer.groups.size(); g++) {
+      SCOPED_TRACE(g);
+      const MetaGroup& m = trailer.groups[g];
+      EXPECT_EQ(m.first_key, Slice(c.entries[16 * g].internal_key));
+      MetaIndexEntry got[kMetaGroupEntries];
+      s = DecodeMetaGroup(Slice(data.data() + m.offset, m.size), trailer, g,
+                          "META", got);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      ASSERT_EQ(trailer.EntriesIn(g), std::min<size_t>(16, n - 16 * g));
+      for (size_t i = 0; i < trailer.EntriesIn(g); i++) {
+        const MetaEntry& want = c.entries[16 * g + i];
+        EXPECT_EQ(got[i].internal_key, Slice(want.internal_key));
+        EXPECT_EQ(got[i].storage, want.storage);
+        EXPECT_EQ(got[i].stored_size, want.stored_size);
+        EXPECT_EQ(got[i].value_size, want.value_size);
+        EXPECT_EQ(got[i].stored_crc, want.stored_crc);
+        EXPECT_EQ(got[i].home, want.home);
+        if (StoredInline(want.storage)) {
+          EXPECT_EQ(data.substr(got[i].inline_offset, got[i].stored_size),
+                    want.inline_value);
+        }
+      }
+    }
+    s = DecodeMetaGroups(Slice(data.data() + trailer.groups_offset,
+                               range.offset - trailer.groups_offset),
+                         trailer, "META", &index);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(index.entries.size(), n);
+    for (size_t i = 0; i < n; i++) {
+      EXPECT_EQ(index.entries[i].internal_key,
+                Slice(c.entries[i].internal_key));
+    }
+  }
+}
+
+// A damaged group is found by whoever decodes it, and only by them: the
+// trailer and the other groups still decode, the whole file does not.
+TEST(MetaFileTest, DamagedGroupIsCorruptionWhereItIsRead) {
+  const std::string good = EncodeMetaFile(Exactly(40));
+  MetaIndexRange range;
+  MetaTrailer trailer;
+  ReadTrailer(good, &range, &trailer);
+  ASSERT_EQ(trailer.groups.size(), 3u);
+  const MetaGroup& one = trailer.groups[1];
+  for (uint64_t at = one.offset; at < one.offset + one.size; at++) {
+    std::string bad = good;
+    bad[at] ^= 0x20;
+    MetaIndexRange bad_range;
+    MetaTrailer bad_trailer;
+    ReadTrailer(bad, &bad_range, &bad_trailer);
+    MetaIndexEntry out[kMetaGroupEntries];
+    for (size_t g = 0; g < 3; g++) {
+      const MetaGroup& m = bad_trailer.groups[g];
+      Status s = DecodeMetaGroup(Slice(bad.data() + m.offset, m.size),
+                                 bad_trailer, g, "META", out);
+      if (g == 1) {
+        ASSERT_TRUE(s.IsCorruption()) << at << ": " << s.ToString();
+        EXPECT_NE(s.ToString().find("group 1"), std::string::npos);
+      } else {
+        ASSERT_TRUE(s.ok()) << at << ": " << s.ToString();
+      }
+    }
+    MetaFileContents whole;
+    ASSERT_TRUE(DecodeMetaFile(bad, "META", &whole).IsCorruption()) << at;
+  }
+  // The trailer's and the footer's bytes are the trailer's to check.
+  for (uint64_t at = range.offset; at < good.size(); at++) {
+    std::string bad = good;
+    bad[at] ^= 0x20;
+    MetaIndexRange bad_range;
+    Status s = DecodeMetaFooter(bad, bad.size(), "META", &bad_range);
+    MetaTrailer bad_trailer;
+    if (s.ok() && bad_range.version == 4) {
+      s = DecodeMetaTrailer(
+          Slice(bad.data() + bad_range.offset, bad_range.size), bad_range,
+          "META", &bad_trailer);
+    } else if (s.ok()) {
+      s = Status::Corruption("another version");  // the version byte
+    }
+    ASSERT_TRUE(s.IsCorruption()) << at << ": " << s.ToString();
+  }
+}
+
+// A trailer that checks but does not describe its groups (a first key or a
+// value offset not the group's) is Corruption when the group is read.
+TEST(MetaFileTest, TrailerThatMisdescribesAGroupIsCorruption) {
+  const MetaFileContents c = Exactly(40);
+  const std::string good = EncodeMetaFile(c);
+  MetaIndexRange range;
+  MetaTrailer trailer;
+  ReadTrailer(good, &range, &trailer);
+  // Rewrites the trailer with `edit` applied and its crc recomputed.
+  auto with_trailer = [&](std::string trailer_bytes) {
+    std::string f = good.substr(0, range.offset) + trailer_bytes;
+    const uint32_t crc =
+        crc32c::Value(trailer_bytes.data(), trailer_bytes.size());
+    PutFixed64(&f, range.offset);
+    PutFixed32(&f, crc32c::Mask(crc));
+    PutFixed32(&f, 4);
+    f.append("DLSMEND2");
+    return f;
+  };
+  const std::string trailer_bytes = good.substr(range.offset, range.size);
+  // Group 1's first key, one byte of its user key changed.
+  const size_t key_at =
+      trailer.groups[1].first_key.data() - (good.data() + range.offset);
+  std::string edited = trailer_bytes;
+  edited[key_at + 1] ^= 0x01;
+  std::string bad = with_trailer(edited);
+  MetaTrailer bad_trailer;
+  ReadTrailer(bad, &range, &bad_trailer);
+  MetaIndexEntry out[kMetaGroupEntries];
+  const MetaGroup& m = bad_trailer.groups[1];
+  Status s = DecodeMetaGroup(Slice(bad.data() + m.offset, m.size), bad_trailer,
+                             1, "META", out);
   ASSERT_TRUE(s.IsCorruption()) << s.ToString();
-  EXPECT_NE(std::string::npos, s.ToString().find("home")) << s.ToString();
+  EXPECT_NE(s.ToString().find("first key"), std::string::npos) << s.ToString();
+
+  // Group 2's value offset one byte early: group 1's values then fall
+  // short of its share, and group 2's run past it.
+  const MetaGroup& two = trailer.groups[2];
+  ASSERT_GT(two.value_offset, trailer.groups[1].value_offset);
+  std::string groups_part;
+  for (size_t g = 0; g < 3; g++) {
+    const MetaGroup& x = trailer.groups[g];
+    PutVarint64(&groups_part, x.size);
+    PutVarint64(&groups_part,
+                x.value_offset - kMetaValuesOffset - (g == 2 ? 1 : 0));
+    PutLengthPrefixedSlice(&groups_part, x.first_key);
+  }
+  std::string rebuilt;
+  PutLengthPrefixedSlice(&rebuilt, c.comparator_name);
+  PutVarint64(&rebuilt, 40);
+  PutVarint64(&rebuilt, trailer.groups_offset - kMetaValuesOffset);
+  rebuilt.append(groups_part);
+  PutLengthPrefixedSlice(&rebuilt, c.filter);
+  PutLengthPrefixedSlice(&rebuilt, c.smallest);
+  PutLengthPrefixedSlice(&rebuilt, c.largest);
+  ASSERT_EQ(with_trailer(trailer_bytes), good);  // the rebuild's method
+  bad = with_trailer(rebuilt);
+  ReadTrailer(bad, &range, &bad_trailer);
+  for (size_t g : {1, 2}) {
+    const MetaGroup& x = bad_trailer.groups[g];
+    s = DecodeMetaGroup(Slice(bad.data() + x.offset, x.size), bad_trailer, g,
+                        "META", out);
+    ASSERT_TRUE(s.IsCorruption()) << g << ": " << s.ToString();
+  }
 }
 
 TEST(MetaFileTest, ParsesTheNamesMetaFileNameWrites) {

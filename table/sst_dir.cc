@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cassert>
+#include <cstdio>
+#include <cstdlib>
 
 #include "db/dbformat.h"
 #include "fs/file_system.h"
@@ -35,19 +37,18 @@ void DeleteCachedValue(const Slice& key, void* value) {
   delete static_cast<std::string*>(value);
 }
 
-// Reads the footer of the meta file `file` (of `path`) and decodes its
-// index into *index: in place in the file's mapping when it has one, else
-// from the index's bytes read into *copy (for format 1, the whole file).
-// *index points into the mapping or into *copy.
-Status ReadIndex(ReadOnlyFile* file, const std::string& path,
-                 MetaIndexRange* range, std::string* copy, MetaIndex* index) {
+// Reads the footer of the meta file `file` (of `path`) and sets *bytes to
+// the range it names (formats 1 to 3 the index, format 4 the trailer): in
+// the file's mapping when it has one, else read into *copy (for format 1,
+// the whole file).
+Status ReadTail(ReadOnlyFile* file, const std::string& path,
+                MetaIndexRange* range, std::string* copy, Slice* bytes) {
   const uint64_t size = file->size();
-  Slice bytes;  // the index's
   if (file->mapped() != nullptr) {
     const Slice whole(file->mapped(), size);
     Status s = DecodeMetaFooter(whole, size, path, range);
     if (!s.ok()) return s;
-    bytes = Slice(whole.data() + range->offset, range->size);
+    *bytes = Slice(whole.data() + range->offset, range->size);
   } else if (size <= kReadWholeMetaBelow) {
     Status s = file->ReadAt(0, size, copy);
     if (!s.ok()) return s;
@@ -56,10 +57,10 @@ Status ReadIndex(ReadOnlyFile* file, const std::string& path,
     }
     s = DecodeMetaFooter(*copy, size, path, range);
     if (!s.ok()) return s;
-    // Only the index is kept (format 1: the range is the whole file).
+    // Only the range is kept (format 1: the whole file).
     copy->resize(range->offset + range->size);
     copy->erase(0, range->offset);
-    bytes = *copy;
+    *bytes = *copy;
   } else {
     std::string tail;
     Status s = file->ReadAt(size - kMetaTailLength, kMetaTailLength, &tail);
@@ -68,9 +69,17 @@ Status ReadIndex(ReadOnlyFile* file, const std::string& path,
     if (!s.ok()) return s;
     s = file->ReadAt(range->offset, range->size, copy);
     if (!s.ok()) return s;
-    bytes = *copy;
+    *bytes = *copy;
   }
-  return DecodeMetaIndex(bytes, *range, path, index);
+  return Status::OK();
+}
+
+// Bytes a decoded index keeps resident beyond its source bytes: its
+// entries, and the key windows (8 bytes per entry) that any lookup may
+// build.
+size_t DecodedEntriesMemory(const MetaIndex& index) {
+  return index.entries.capacity() * sizeof(MetaIndexEntry) +
+         index.entries.size() * sizeof(uint64_t);
 }
 
 }  // namespace
@@ -98,27 +107,50 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   std::unique_ptr<SstDir> sst(new SstDir(options, std::move(dir), meta_name));
   const uint64_t meta_allocated = AllocatedBytes(file->size());
   MetaIndexRange range;
-  s = ReadIndex(file.get(), meta_path, &range, &sst->index_copy_, &sst->index_);
+  Slice bytes;
+  s = ReadTail(file.get(), meta_path, &range, &sst->index_copy_, &bytes);
   if (!s.ok()) return s;
+  const bool grouped = range.version == 4;
+  if (grouped) {
+    // The trailer alone: the groups are decoded when read.
+    s = DecodeMetaTrailer(bytes, range, meta_path, &sst->trailer_);
+    sst->values_end_ = sst->trailer_.groups_offset;
+    sst->trailer_offset_ = range.offset;
+  } else {
+    s = DecodeMetaIndex(bytes, range, meta_path, &sst->index_);
+    sst->values_end_ = range.offset;
+  }
+  if (!s.ok()) return s;
+  if (grouped && file->mapped() == nullptr && range.offset > sst->values_end_) {
+    // Unmapped, the groups are read now, whole and undecoded (each is
+    // checked when decoded), so that a lookup reads only its value, as in
+    // a mapping.
+    const uint64_t size = range.offset - sst->values_end_;
+    s = file->ReadAt(sst->values_end_, size, &sst->groups_copy_);
+    if (s.ok() && sst->groups_copy_.size() != size) {
+      s = Status::Corruption(meta_path, "meta file truncated");
+    }
+    if (!s.ok()) return s;
+  }
   if (file->mapped() != nullptr) {
     sst->meta_in_memory_ = file->mapped();
     sst->meta_file_ = std::move(file);  // index_ points into its mapping
   } else if (range.version == 1) {
     sst->meta_in_memory_ = sst->index_copy_.data();  // the whole file
-  } else if (range.offset > kMetaValuesOffset) {
+  } else if (sst->values_end_ > kMetaValuesOffset) {
     sst->meta_file_ = std::move(file);  // inline values are read from it
   }
-  sst->values_end_ = range.offset;
 
   sst->user_comparator_ = UserComparatorOf(options.comparator);
-  if (sst->index_.comparator_name != Slice(sst->user_comparator_->Name())) {
+  const Slice comparator_name =
+      grouped ? sst->trailer_.comparator_name : sst->index_.comparator_name;
+  if (comparator_name != Slice(sst->user_comparator_->Name())) {
     return Status::InvalidArgument(
-        meta_path, "written with comparator " +
-                       sst->index_.comparator_name.ToString() +
+        meta_path, "written with comparator " + comparator_name.ToString() +
                        ", opened with " + sst->user_comparator_->Name());
   }
   // The filter is used only if the policy that made it is the one in use.
-  Slice filter = sst->index_.filter;
+  Slice filter = grouped ? sst->trailer_.filter : sst->index_.filter;
   Slice policy_name;
   if (options.filter_policy != nullptr &&
       GetLengthPrefixedSlice(&filter, &policy_name) &&
@@ -127,20 +159,55 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   }
   // Binary search relies on the entries' order, which is not checked here:
   // the builder refuses entries out of order (SstDirBuilder::Add and
-  // AddLinked), and the index's checksum, verified by DecodeMetaIndex,
-  // shows that these are the bytes it wrote.
-  const auto& entries = sst->index_.entries;
+  // AddLinked), and the checksums, of the index, or of the trailer and of
+  // each group before it is used, show that these are the bytes it wrote.
   sst->meta_allocated_ = meta_allocated;
-  // Charged as if the windows were built (8 bytes per entry), which they
-  // may be at any lookup.
-  sst->memory_usage_ = sizeof(SstDir) +
-                       entries.capacity() * sizeof(MetaIndexEntry) +
-                       entries.size() * sizeof(uint64_t) + range.size;
+  size_t memory = sizeof(SstDir) + range.size;
+  if (grouped) {
+    memory += sst->trailer_.groups.capacity() * sizeof(MetaGroup) +
+              sst->groups_copy_.size();
+  } else {
+    // Charged as if the windows were built, which they may be at any
+    // lookup.
+    memory += DecodedEntriesMemory(sst->index_);
+    sst->index_loaded_.store(true, std::memory_order_relaxed);
+  }
+  sst->memory_usage_.store(memory, std::memory_order_relaxed);
   *result = std::move(sst);
   return Status::OK();
 }
 
-size_t SstDir::ApproximateMemoryUsage() const { return memory_usage_; }
+void SstDir::IndexNotLoaded() {
+  std::fprintf(stderr, "SstDir::index() before LoadIndex() succeeded\n");
+  std::abort();
+}
+
+Status SstDir::LoadIndex() const {
+  if (index_loaded_.load(std::memory_order_acquire)) return Status::OK();
+  std::call_once(index_once_, [this] {
+    // Only a format-4 SST gets here (Open loads every other index).
+    const uint64_t size = trailer_offset_ - trailer_.groups_offset;
+    const Slice groups =
+        meta_in_memory_ != nullptr
+            ? Slice(meta_in_memory_ + trailer_.groups_offset, size)
+            : Slice(groups_copy_);
+    Status s = DecodeMetaGroups(groups, trailer_,
+                                dir_->path() + "/" + meta_name_, &index_);
+    if (!s.ok()) {
+      index_ = MetaIndex();
+      index_status_ = s;
+      return;
+    }
+    // The groups' bytes were charged at Open when copied; mapped, they are
+    // now resident too.
+    memory_usage_.fetch_add(
+        DecodedEntriesMemory(index_) + (meta_in_memory_ != nullptr ? size : 0),
+        std::memory_order_relaxed);
+    index_loaded_.store(true, std::memory_order_release);
+  });
+  if (index_loaded_.load(std::memory_order_acquire)) return Status::OK();
+  return index_status_;
+}
 
 // Lookups of an SST before its key windows are built: enough to tell an
 // SST read once or twice after an open from one that stays in use, few
@@ -195,6 +262,9 @@ Status SstDir::InternalGet(const ReadOptions& options,
       !options_.filter_policy->KeyMayMatch(user_key, filter_)) {
     return Status::OK();
   }
+  if (!index_loaded_.load(std::memory_order_acquire)) {
+    return GroupGet(options, internal_key, arg, handle);
+  }
   const size_t index = LowerBound(internal_key);
   if (index >= index_.entries.size()) return Status::OK();
   const Slice found = index_.entries[index].internal_key;
@@ -208,18 +278,103 @@ Status SstDir::InternalGet(const ReadOptions& options,
   return Status::OK();
 }
 
-std::string SstDir::CacheKey(size_t index) const {
+Status SstDir::DecodeGroup(size_t g, MetaIndexEntry* out) const {
+  const MetaGroup& m = trailer_.groups[g];
+  // Within the file's groups (DecodeMetaTrailer checked that they tile it).
+  const Slice bytes =
+      meta_in_memory_ != nullptr
+          ? Slice(meta_in_memory_ + m.offset, m.size)
+          : Slice(groups_copy_.data() + (m.offset - trailer_.groups_offset),
+                  m.size);
+  // The name for errors is built only on failure (decoding again gives the
+  // same answer).
+  static const std::string* const kNoName = new std::string();
+  Status s = DecodeMetaGroup(bytes, trailer_, g, *kNoName, out);
+  if (!s.ok()) {
+    s = DecodeMetaGroup(bytes, trailer_, g, dir_->path() + "/" + meta_name_,
+                        out);
+  }
+  return s;
+}
+
+Status SstDir::GroupGet(const ReadOptions& options, const Slice& internal_key,
+                        void* arg,
+                        void (*handle)(void*, const Slice& key,
+                                       const Slice& value)) const {
+  const Comparator* cmp = options_.comparator;
+  const std::vector<MetaGroup>& groups = trailer_.groups;
+  // The first group whose first key is >= the target: the answer is in the
+  // group before it, or else it is that group's first entry.
+  size_t lo = 0, hi = groups.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (cmp->Compare(groups[mid].first_key, internal_key) < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  const Slice user_key = ExtractUserKey(internal_key);
+  MetaIndexEntry entries[kMetaGroupEntries];
+  size_t g = lo, i = 0;
+  if (lo > 0) {
+    // Every key of group lo - 1 from its first is < the target but maybe
+    // the last ones; a damaged group is an error, not a miss.
+    Status s = DecodeGroup(lo - 1, entries);
+    if (!s.ok()) return s;
+    const size_t n = trailer_.EntriesIn(lo - 1);
+    size_t a = 1, b = n;
+    while (a < b) {
+      const size_t mid = a + (b - a) / 2;
+      if (cmp->Compare(entries[mid].internal_key, internal_key) < 0) {
+        a = mid + 1;
+      } else {
+        b = mid;
+      }
+    }
+    if (a < n) {
+      g = lo - 1;
+      i = a;
+    }
+  }
+  if (g == lo) {
+    // Group lo's first entry, whose key the trailer holds: decoded only if
+    // it is the target's user key.
+    if (lo == groups.size() ||
+        user_comparator_->Compare(ExtractUserKey(groups[lo].first_key),
+                                  user_key) != 0) {
+      return Status::OK();
+    }
+    Status s = DecodeGroup(lo, entries);
+    if (!s.ok()) return s;
+  } else if (user_comparator_->Compare(ExtractUserKey(entries[i].internal_key),
+                                       user_key) != 0) {
+    return Status::OK();
+  }
+  std::string value;
+  Status s =
+      ReadEntryValue(options, g * kMetaGroupEntries + i, entries[i], &value);
+  if (!s.ok()) return s;
+  handle(arg, entries[i].internal_key, value);
+  return Status::OK();
+}
+
+std::string SstDir::CacheKey(const Slice& internal_key) const {
   std::string key;
   PutFixed64(&key, options_.value_cache_id);
-  const Slice internal_key = index_.entries[index].internal_key;
   key.append(internal_key.data(), internal_key.size());
   return key;
 }
 
 bool SstDir::LookupCachedValue(size_t index, std::string* value) const {
+  return LookupCachedEntry(index_.entries[index].internal_key, value);
+}
+
+bool SstDir::LookupCachedEntry(const Slice& internal_key,
+                               std::string* value) const {
   Cache* cache = options_.value_cache;
   if (cache == nullptr) return false;
-  Cache::Handle* h = cache->Lookup(CacheKey(index));
+  Cache::Handle* h = cache->Lookup(CacheKey(internal_key));
   if (h == nullptr) return false;
   value->assign(*static_cast<std::string*>(cache->Value(h)));
   cache->Release(h);
@@ -227,9 +382,13 @@ bool SstDir::LookupCachedValue(size_t index, std::string* value) const {
 }
 
 void SstDir::CacheValue(size_t index, const Slice& value) const {
+  CacheEntry(index_.entries[index].internal_key, value);
+}
+
+void SstDir::CacheEntry(const Slice& internal_key, const Slice& value) const {
   Cache* cache = options_.value_cache;
   if (cache == nullptr) return;
-  const std::string key = CacheKey(index);
+  const std::string key = CacheKey(internal_key);
   const size_t charge = value.size() + key.size() + sizeof(std::string);
   cache->Release(cache->Insert(key, new std::string(value.ToString()), charge,
                                &DeleteCachedValue));
@@ -241,15 +400,23 @@ Status SstDir::ReadValue(const ReadOptions& options, size_t index,
   if (index >= index_.entries.size()) {
     return Status::InvalidArgument(dir_->path(), "entry index out of range");
   }
-  const ValueStorage storage = index_.entries[index].storage;
-  if (storage == ValueStorage::kNone) return Status::OK();
+  return ReadEntryValue(options, index, index_.entries[index], value);
+}
+
+Status SstDir::ReadEntryValue(const ReadOptions& options, size_t number,
+                              const MetaIndexEntry& e,
+                              std::string* value) const {
+  value->clear();
+  if (e.storage == ValueStorage::kNone) return Status::OK();
   // An inline value of a mapped meta file is read in memory: a cache
   // lookup (a key built, hashed and locked for) would cost more than the
   // read, and an insert would only evict values that cost a file read.
-  if (InlineInMemory(storage)) return ReadValueUncached(options, index, value);
-  if (LookupCachedValue(index, value)) return Status::OK();
-  Status s = ReadValueUncached(options, index, value);
-  if (s.ok() && options.fill_cache) CacheValue(index, *value);
+  if (InlineInMemory(e.storage)) {
+    return ReadEntryValueUncached(options, number, e, value, nullptr);
+  }
+  if (LookupCachedEntry(e.internal_key, value)) return Status::OK();
+  Status s = ReadEntryValueUncached(options, number, e, value, nullptr);
+  if (s.ok() && options.fill_cache) CacheEntry(e.internal_key, *value);
   return s;
 }
 
@@ -260,7 +427,15 @@ std::string SstDir::InlineWhere(size_t index) const {
 Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
                                 std::string* buffer, uint64_t* buffer_offset,
                                 Slice* stored) const {
-  const MetaIndexEntry& e = index_.entries[index];
+  return ReadEntryInlineStored(index, index_.entries[index], direction, ahead,
+                               buffer, buffer_offset, stored);
+}
+
+Status SstDir::ReadEntryInlineStored(size_t index, const MetaIndexEntry& e,
+                                     int direction, size_t ahead,
+                                     std::string* buffer,
+                                     uint64_t* buffer_offset,
+                                     Slice* stored) const {
   assert(StoredInline(e.storage));
   if (e.stored_size == 0) {
     // An empty value has no bytes to read. An SST whose inline values are
@@ -300,7 +475,7 @@ Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
   if (stored->size() != e.stored_size) {
     return Status::Corruption(InlineWhere(index), "inline value truncated");
   }
-  // Always checked: the index's checksum does not cover the value section.
+  // Always checked: no checksum of the index covers the value section.
   if (crc32c::Mask(crc32c::Value(stored->data(), stored->size())) !=
       e.stored_crc) {
     return Status::Corruption(InlineWhere(index),
@@ -311,7 +486,12 @@ Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
 
 Status SstDir::DecodeInlineValue(size_t index, const Slice& stored,
                                  std::string* value) const {
-  const MetaIndexEntry& e = index_.entries[index];
+  return DecodeEntryInlineValue(index, index_.entries[index], stored, value);
+}
+
+Status SstDir::DecodeEntryInlineValue(size_t index, const MetaIndexEntry& e,
+                                      const Slice& stored,
+                                      std::string* value) const {
   const bool compressed = StoredCompressed(e.storage);
   // The name for errors is built only on failure (decoding again is
   // deterministic): a scan decodes every entry, and building the name cost
@@ -371,7 +551,16 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
   if (index >= index_.entries.size()) {
     return Status::InvalidArgument(dir_->path(), "entry index out of range");
   }
-  const MetaIndexEntry& e = index_.entries[index];
+  return ReadEntryValueUncached(options, index, index_.entries[index], value,
+                                from_cache);
+}
+
+Status SstDir::ReadEntryValueUncached(const ReadOptions& options, size_t index,
+                                      const MetaIndexEntry& e,
+                                      std::string* value,
+                                      bool* from_cache) const {
+  value->clear();
+  if (from_cache != nullptr) *from_cache = false;
   if (e.storage == ValueStorage::kNone) return Status::OK();
 
   std::string scratch;
@@ -414,12 +603,13 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
   }
   uint64_t offset = 0;
   Slice stored;
-  Status s = ReadInlineStored(index, 0, 0, &scratch, &offset, &stored);
+  Status s = ReadEntryInlineStored(index, e, 0, 0, &scratch, &offset, &stored);
   if (!s.ok()) return s;
-  return DecodeInlineValue(index, stored, value);
+  return DecodeEntryInlineValue(index, e, stored, value);
 }
 
 uint64_t SstDir::ApproximateBytesBefore(const Slice& internal_key) const {
+  if (!LoadIndex().ok()) return 0;
   const auto& entries = index_.entries;
   const size_t before = LowerBound(internal_key);
   uint64_t bytes = 0;

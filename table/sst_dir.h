@@ -3,7 +3,11 @@
 // mapped where the FileSystem can map it (the index is then decoded in
 // place, and inline values are read in memory), else read into a copy of
 // its index, with a descriptor kept to read inline values by offset.
-// Thread-safe.
+//
+// A format-4 meta file (grouped entries, meta_file.h) is opened by its
+// footer and trailer alone: lookups decode the one group they need, and
+// the whole index is decoded, every group's crc checked, only when
+// something needs every entry (LoadIndex). Thread-safe.
 #ifndef DELSM_TABLE_SST_DIR_H_
 #define DELSM_TABLE_SST_DIR_H_
 
@@ -48,6 +52,16 @@ class SstDir {
                      std::unique_ptr<SstDir>* result) {
     return Open(options, path, kMetaFileName, result);
   }
+  // Open, then LoadIndex: for a reader that needs every entry (repair,
+  // dumps), to which the SST is damaged if any group of it is.
+  static Status OpenWhole(const SstDirOptions& options, const std::string& path,
+                          const std::string& meta_name,
+                          std::unique_ptr<SstDir>* result) {
+    Status s = Open(options, path, meta_name, result);
+    if (s.ok()) s = (*result)->LoadIndex();
+    if (!s.ok()) result->reset();
+    return s;
+  }
 
   ~SstDir();
   SstDir(const SstDir&) = delete;
@@ -55,18 +69,23 @@ class SstDir {
 
   // Finds the first entry whose internal key is >= `internal_key` and, if
   // its user key equals the target's, calls handle(arg, entry_key, value)
-  // with its value (empty for tombstones). The Bloom filter is consulted
-  // first. A value in a KV file costs one open, one read and one close; an
-  // inline value one read. Every value's crc32c is checked, a KV file's as
-  // well as an inline value's, verify_checksums or not (Corruption naming
-  // the file on mismatch): a KV file a power loss left zero-filled or torn
-  // is never returned as a value.
+  // with its value (empty for tombstones); entry_key is valid during the
+  // call. The Bloom filter is consulted first. Before the whole index is
+  // loaded, a format-4 SST searches its groups' first keys and decodes the
+  // group (rarely two) that holds the answer, checking its crc: a damaged
+  // group is Corruption, never a miss (which would let an older version of
+  // the key in another SST answer). A value in a KV file costs one open,
+  // one read and one close; an inline value one read. Every value's crc32c
+  // is checked, a KV file's as well as an inline value's, verify_checksums
+  // or not (Corruption naming the file on mismatch): a KV file a power loss
+  // left zero-filled or torn is never returned as a value.
   Status InternalGet(const ReadOptions& options, const Slice& internal_key,
                      void* arg,
                      void (*handle)(void*, const Slice& key,
                                     const Slice& value));
 
-  // Iterator over the entries in internal-key order; key() is an internal
+  // Iterator over the entries in internal-key order (LoadIndex first: an
+  // error iterator with its status if that fails); key() is an internal
   // key, value() is read when first asked for (an inline value of a mapped
   // meta file in memory, uncompressed ones without a copy). Once value()
   // has been asked at two successive positions in one direction (a scan),
@@ -109,13 +128,24 @@ class SstDir {
   Status DecodeInlineValue(size_t index, const Slice& stored,
                            std::string* value) const;
 
-  // The decoded index. Its keys, filter and key range point into memory
-  // this SstDir holds (the meta file's mapping, or its copy of the index):
-  // valid while it lives, like every Slice taken from them (key() of its
-  // iterators, a key passed to InternalGet's handler).
-  const MetaIndex& index() const { return index_; }
+  // Decodes the whole index, if not yet done (a format-4 meta file: every
+  // group, each checked against its crc; formats 1 to 3 are decoded whole
+  // by Open): once, whoever calls first, any number of threads at once.
+  // Corruption naming the meta file if a group is damaged, and the same
+  // status on every later call. Whatever needs every entry (iterators,
+  // compaction, the sweeps, repair) calls it before index().
+  Status LoadIndex() const;
+  // The decoded index, once LoadIndex() has returned OK (calling it before
+  // is a programming error that aborts, rather than showing no entries).
+  // Its keys, filter and key range point into memory this SstDir holds
+  // (the meta file's mapping, or its copy of the index): valid while it
+  // lives, like every Slice taken from them (key() of its iterators).
+  const MetaIndex& index() const {
+    if (!index_loaded_.load(std::memory_order_acquire)) IndexNotLoaded();
+    return index_;
+  }
   // Index of the first entry whose internal key is >= internal_key
-  // (index().entries.size() if none is).
+  // (index().entries.size() if none is). After LoadIndex.
   size_t LowerBound(const Slice& internal_key) const;
   // The Bloom filter InternalGet asks (made by options().filter_policy);
   // empty when the SST has none, or one by another policy.
@@ -128,6 +158,7 @@ class SstDir {
   // which is spread over the entries evenly. Linear in the entries before
   // the key (GetApproximateSizes is rare; an array kept for it would cost
   // every open of an SST a pass over its entries and 8 bytes per entry).
+  // Loads the index (0 if that fails: the figure is an estimate).
   uint64_t ApproximateBytesBefore(const Slice& internal_key) const;
   // File descriptors held open (the directory, and an unmapped meta file
   // with inline values). A mapped meta file holds none.
@@ -141,19 +172,52 @@ class SstDir {
     return StoredInline(storage) && meta_in_memory_ != nullptr;
   }
   // Bytes of memory this object keeps resident: the decoded entries, and
-  // the index's bytes they point into (keys, filter; mapped or copied).
-  size_t ApproximateMemoryUsage() const;
+  // the index's bytes they point into (keys, filter; mapped or copied). For
+  // a format-4 meta file, the trailer and its decoded group descriptions
+  // (and, unmapped, the groups' bytes) until the whole index is loaded,
+  // which then adds its entries (and, mapped, the groups' bytes): the figure
+  // grows once, when LoadIndex first succeeds.
+  size_t ApproximateMemoryUsage() const {
+    return memory_usage_.load(std::memory_order_relaxed);
+  }
 
  private:
   SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir,
          std::string meta_name);
 
-  std::string CacheKey(size_t index) const;
+  [[noreturn]] static void IndexNotLoaded();
+
+  // Format 4, before LoadIndex: InternalGet through the groups.
+  Status GroupGet(const ReadOptions& options, const Slice& internal_key,
+                  void* arg,
+                  void (*handle)(void*, const Slice& key,
+                                 const Slice& value)) const;
+  // Decodes group g into out[0 .. trailer_.EntriesIn(g)), pointing into
+  // the mapping or groups_copy_.
+  Status DecodeGroup(size_t g, MetaIndexEntry* out) const;
+
+  // What the index-numbered readers above do, for entry `e` numbered
+  // `number` (in errors) whether or not it is in index_.
+  Status ReadEntryValue(const ReadOptions& options, size_t number,
+                        const MetaIndexEntry& e, std::string* value) const;
+  Status ReadEntryValueUncached(const ReadOptions& options, size_t number,
+                                const MetaIndexEntry& e, std::string* value,
+                                bool* from_cache) const;
+  Status ReadEntryInlineStored(size_t number, const MetaIndexEntry& e,
+                               int direction, size_t ahead, std::string* buffer,
+                               uint64_t* buffer_offset, Slice* stored) const;
+  Status DecodeEntryInlineValue(size_t number, const MetaIndexEntry& e,
+                                const Slice& stored, std::string* value) const;
+  bool LookupCachedEntry(const Slice& internal_key, std::string* value) const;
+  void CacheEntry(const Slice& internal_key, const Slice& value) const;
+
+  std::string CacheKey(const Slice& internal_key) const;
   // windows_, once built; null before (or under another comparator).
   const KeyWindows* Windows() const;
   std::string InlineWhere(size_t index) const;
 
-  // All fields are set by Open() and never change afterwards.
+  // All fields are set by Open() and never change afterwards, but for
+  // those LoadIndex sets (see there).
   const SstDirOptions options_;
   std::unique_ptr<Directory> dir_;
   const std::string meta_name_;
@@ -167,9 +231,22 @@ class SstDir {
   // An unmapped meta file's bytes that index_ points into: its index, or a
   // format-1 file whole. Empty when the file is mapped.
   std::string index_copy_;
-  // Decoded in place in the mapping or in index_copy_, which live as long
-  // as this object and are never modified.
-  MetaIndex index_;
+  // Format 4: the trailer, decoded in place in the mapping or in
+  // index_copy_ (which then holds the trailer).
+  MetaTrailer trailer_;
+  // An unmapped format-4 file's groups, read whole by Open and decoded
+  // (each checked) only when used.
+  std::string groups_copy_;
+  // Decoded in place in the mapping or in index_copy_ (format 4: in the
+  // mapping or groups_copy_), which live as long as this object and are
+  // never modified. Formats 1 to 3: set by Open. Format 4: set by the
+  // first LoadIndex that succeeds, under index_once_, and read only after
+  // index_loaded_ is seen true (release/acquire); index_status_ is what
+  // LoadIndex returns once it has run.
+  mutable MetaIndex index_;
+  mutable std::once_flag index_once_;
+  mutable std::atomic<bool> index_loaded_{false};
+  mutable Status index_status_;
   const Comparator* user_comparator_ = nullptr;  // compares user keys
   // The entries' user-key windows, under the bytewise comparator only:
   // LowerBound searches them before whole keys once they are built. They
@@ -189,10 +266,12 @@ class SstDir {
   Slice filter_;
   // AllocatedBytes of the meta file.
   uint64_t meta_allocated_ = 0;
-  // Format 2: the end of the value section (the index's offset), for reads
-  // of an unmapped meta file.
+  // Formats 2 to 4: the end of the value section (the index's or the
+  // groups' offset), for reads of an unmapped meta file.
   uint64_t values_end_ = 0;
-  size_t memory_usage_ = 0;
+  // Format 4: where the trailer starts (the groups end).
+  uint64_t trailer_offset_ = 0;
+  mutable std::atomic<size_t> memory_usage_{0};
 };
 
 }  // namespace leveldb

@@ -172,6 +172,8 @@ class SstDirIterator final : public Iterator {
 }  // namespace
 
 Iterator* SstDir::NewIterator(const ReadOptions& options) const {
+  Status s = LoadIndex();
+  if (!s.ok()) return NewErrorIterator(s);
   return new SstDirIterator(this, options);
 }
 

@@ -37,20 +37,24 @@ using sst_dir_fixture::IKey;
 using sst_dir_fixture::SaveResult;
 using sst_dir_fixture::SstDirTest;
 
-// Reads every entry of `dir` as point reads and as scans both ways, and
-// compares them with `kvs` (internal key, value; deletions read as found
-// with an empty value).
+// Reads every entry of `dir` as point reads (through its groups, if the
+// whole index is not loaded yet), then as scans both ways, and compares
+// them with `kvs` (internal key, value; deletions read as found with an
+// empty value).
 void ExpectReads(SstDir* dir,
                  const std::vector<std::pair<std::string, std::string>>& kvs) {
-  ASSERT_EQ(dir->index().entries.size(), kvs.size());
   for (size_t i = 0; i < kvs.size(); i++) {
-    EXPECT_EQ(dir->index().entries[i].internal_key, Slice(kvs[i].first)) << i;
     GetResult r;
     ASSERT_TRUE(
         dir->InternalGet(ReadOptions(), kvs[i].first, &r, &SaveResult).ok());
     EXPECT_TRUE(r.found) << i;
     EXPECT_EQ(r.key, kvs[i].first) << i;
     EXPECT_EQ(r.value, kvs[i].second) << i;
+  }
+  ASSERT_TRUE(dir->LoadIndex().ok());
+  ASSERT_EQ(dir->index().entries.size(), kvs.size());
+  for (size_t i = 0; i < kvs.size(); i++) {
+    EXPECT_EQ(dir->index().entries[i].internal_key, Slice(kvs[i].first)) << i;
   }
   std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
   size_t i = 0;
@@ -80,7 +84,7 @@ TEST_F(SstDirTest, InlineValuesMakeNoFile) {
   EXPECT_EQ(ListNames(path),
             (std::vector<std::string>{"META", KvFileName("big", 1)}));
   auto dir = OpenDir(path);
-  EXPECT_EQ(dir->index().entries[1].storage, ValueStorage::kInline);
+  EXPECT_EQ(IndexOf(dir.get()).entries[1].storage, ValueStorage::kInline);
   EXPECT_EQ(Get(dir.get(), "small", 5).value, std::string(64, 's'));
   GetResult r = Get(dir.get(), "empty", 5);
   EXPECT_TRUE(r.found);
@@ -113,8 +117,8 @@ TEST_F(SstDirTest, MappedMetaFileServesInlineValuesAndChecksThem) {
   Build(path, kvs);
   auto dir = OpenDir(path);
   ASSERT_NE(dir, nullptr);
-  EXPECT_EQ(dir->index().entries[0].storage, ValueStorage::kInlineSnappy);
-  EXPECT_EQ(dir->index().entries[1].storage, ValueStorage::kInline);
+  EXPECT_EQ(IndexOf(dir.get()).entries[0].storage, ValueStorage::kInlineSnappy);
+  EXPECT_EQ(IndexOf(dir.get()).entries[1].storage, ValueStorage::kInline);
   EXPECT_EQ(dir->OpenDescriptors(), 1);  // the meta file is mapped
 
   auto check_all = [&]() {
@@ -191,8 +195,8 @@ TEST_F(SstDirTest, UnmappedMetaFileReadsAsTheMappedOne) {
     ASSERT_NE(unmapped, nullptr);
     EXPECT_EQ(unmapped->OpenDescriptors(), 2);  // the meta file, for values
     EXPECT_FALSE(unmapped->InlineInMemory(ValueStorage::kInline));
-    const MetaIndex& a = mapped->index();
-    const MetaIndex& b = unmapped->index();
+    const MetaIndex& a = IndexOf(mapped.get());
+    const MetaIndex& b = IndexOf(unmapped.get());
     ASSERT_EQ(a.entries.size(), b.entries.size());
     for (size_t i = 0; i < a.entries.size(); i++) {
       EXPECT_EQ(a.entries[i].internal_key, b.entries[i].internal_key) << i;
@@ -233,7 +237,7 @@ TEST_F(SstDirTest, InlineValuesShorterThanCompressInlineFromAreNotCompressed) {
     for (size_t i = 0; i < 4; i++) {
       const bool compressed = from == 0 || sizes[i] >= from;
       EXPECT_EQ(
-          dir->index().entries[i].storage,
+          IndexOf(dir.get()).entries[i].storage,
           compressed ? ValueStorage::kInlineSnappy : ValueStorage::kInline)
           << sizes[i];
     }
@@ -265,7 +269,7 @@ TEST_F(SstDirTest, UnmappedMetaFileWithOnlyEmptyValuesReads) {
   uint64_t buffer_offset = 0;
   size_t inline_values = 0;
   for (size_t i = 0; i < kvs.size(); i++) {
-    if (!StoredInline(unmapped->index().entries[i].storage)) continue;
+    if (!StoredInline(IndexOf(unmapped.get()).entries[i].storage)) continue;
     inline_values++;
     Slice stored("not empty");
     Status s = unmapped->ReadInlineStored(i, 1, 1 << 20, &buffer,
@@ -330,13 +334,14 @@ TEST_F(SstDirTest, InlineByteChangedUnderTheMappingIsCorruption) {
                {IKey("b", 1, kTypeValue), std::string(100, 'b')}});
   auto dir = OpenDir(path);
   ASSERT_NE(dir, nullptr);
-  ASSERT_EQ(dir->index().entries[1].storage, ValueStorage::kInline);
+  ASSERT_EQ(IndexOf(dir.get()).entries[1].storage, ValueStorage::kInline);
   EXPECT_EQ(Get(dir.get(), "b", 5).value, std::string(100, 'b'));
   // The same inode, written in place: a mapping sees it, as a read would.
   const std::string meta = path + "/META";
   int fd = open(meta.c_str(), O_WRONLY);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(pwrite(fd, "x", 1, dir->index().entries[1].inline_offset + 7), 1);
+  ASSERT_EQ(pwrite(fd, "x", 1, IndexOf(dir.get()).entries[1].inline_offset + 7),
+            1);
   ASSERT_EQ(close(fd), 0);
   Status s;
   GetResult r = Get(dir.get(), "b", 5, &s);

@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -44,7 +45,7 @@ TEST_F(SstDirTest, GetFindsNewestVersionAtOrBelowSequence) {
                {IKey("c", 2, kTypeValue), "c2"}});
   auto dir = OpenDir(path);
   ASSERT_NE(dir, nullptr);
-  EXPECT_EQ(dir->index().entries.size(), 5u);
+  EXPECT_EQ(IndexOf(dir.get()).entries.size(), 5u);
 
   GetResult r = Get(dir.get(), "b", 100);
   ASSERT_TRUE(r.found);
@@ -157,9 +158,9 @@ TEST_F(SstDirTest, SnappyOnlyWhenItSaves) {
   Build(path, {{IKey("a", 1, kTypeValue), std::string(10000, 'a')},
                {IKey("r", 1, kTypeValue), random_ish}});
   auto dir = OpenDir(path);
-  EXPECT_EQ(dir->index().entries[0].storage, ValueStorage::kFileSnappy);
-  EXPECT_LT(dir->index().entries[0].stored_size, 10000u / 8);
-  EXPECT_EQ(dir->index().entries[1].storage, ValueStorage::kFile);
+  EXPECT_EQ(IndexOf(dir.get()).entries[0].storage, ValueStorage::kFileSnappy);
+  EXPECT_LT(IndexOf(dir.get()).entries[0].stored_size, 10000u / 8);
+  EXPECT_EQ(IndexOf(dir.get()).entries[1].storage, ValueStorage::kFile);
   EXPECT_EQ(Get(dir.get(), "a", 1).value, std::string(10000, 'a'));
   EXPECT_EQ(Get(dir.get(), "r", 1).value, random_ish);
   Status s;
@@ -177,10 +178,10 @@ TEST_F(SstDirTest, OneBlockValuesAreNeverCompressed) {
                {IKey("b", 1, kTypeValue), std::string(100, 'b')},
                {IKey("c", 1, kTypeValue), std::string(4097, 'c')}});
   auto dir = OpenDir(path);
-  EXPECT_EQ(dir->index().entries[0].storage, ValueStorage::kFile);
-  EXPECT_EQ(dir->index().entries[0].stored_size, 4096u);
-  EXPECT_EQ(dir->index().entries[1].storage, ValueStorage::kFile);
-  EXPECT_EQ(dir->index().entries[2].storage, ValueStorage::kFileSnappy);
+  EXPECT_EQ(IndexOf(dir.get()).entries[0].storage, ValueStorage::kFile);
+  EXPECT_EQ(IndexOf(dir.get()).entries[0].stored_size, 4096u);
+  EXPECT_EQ(IndexOf(dir.get()).entries[1].storage, ValueStorage::kFile);
+  EXPECT_EQ(IndexOf(dir.get()).entries[2].storage, ValueStorage::kFileSnappy);
   EXPECT_EQ(Get(dir.get(), "a", 1).value, std::string(4096, 'a'));
   EXPECT_EQ(Get(dir.get(), "c", 1).value, std::string(4097, 'c'));
 }
@@ -259,7 +260,7 @@ TEST_F(SstDirTest, AddLinkedSharesInodes) {
     ASSERT_TRUE(b.Begin().ok());
     std::string buffer;
     uint64_t offset = 0;
-    const auto& entries = src->index().entries;
+    const auto& entries = IndexOf(src.get()).entries;
     for (size_t i = 0; i < entries.size(); i++) {
       Slice stored;
       if (StoredInline(entries[i].storage)) {
@@ -410,11 +411,14 @@ TEST_F(SstDirTest, OpenErrors) {
   EXPECT_TRUE(SstDir::Open(options_, Path("nope.sst"), &dir).IsNotFound());
   const std::string path = Path("000018.sst");
   Build(path, {{IKey("k", 7, kTypeValue), "v"}});
-  // A damaged META.
+  // A damaged META (its trailer, which Open reads: the byte before the
+  // 24-byte footer).
   const std::string meta = path + "/META";
+  struct stat st;
+  ASSERT_EQ(stat(meta.c_str(), &st), 0);
   int fd = open(meta.c_str(), O_WRONLY);
   ASSERT_GE(fd, 0);
-  ASSERT_EQ(pwrite(fd, "X", 1, 20), 1);
+  ASSERT_EQ(pwrite(fd, "X", 1, st.st_size - 25), 1);
   ASSERT_EQ(close(fd), 0);
   Status s = SstDir::Open(options_, path, &dir);
   EXPECT_TRUE(s.IsCorruption()) << s.ToString();

@@ -53,7 +53,7 @@ class FaultInjectionTest : public testing::Test {
     if (s.ok()) s = src.Finish();
     if (!s.ok()) return s;  // src's destructor abandons it
     std::unique_ptr<SstDir> opened;
-    s = SstDir::Open(options_, src_path, &opened);
+    s = SstDir::OpenWhole(options_, src_path, kMetaFileName, &opened);
     if (!s.ok()) {
       src.Abandon();
       return s;

@@ -87,6 +87,14 @@ class SstDirTest : public testing::Test {
     return dir;
   }
 
+  // The whole index of `dir` (SstDir::LoadIndex, which must succeed).
+  const MetaIndex& IndexOf(const SstDir* dir) {
+    Status s = dir->LoadIndex();
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    static const MetaIndex* const kNone = new MetaIndex();
+    return s.ok() ? dir->index() : *kNone;
+  }
+
   GetResult Get(SstDir* dir, const std::string& user, uint64_t seq,
                 Status* status = nullptr, bool verify = false) {
     GetResult r;

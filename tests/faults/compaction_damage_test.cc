@@ -72,7 +72,8 @@ int KeyIndex(const Slice& user_key) {
 
 enum class Damage {
   kTruncated,    // the file cut to two thirds
-  kIndexByte,    // a byte inside the entries of the index
+  kIndexByte,    // a byte inside the index (format 4: its trailer)
+  kGroupByte,    // a byte inside one group of entries (format 4)
   kFilterByte,   // a byte of the Bloom filter
   kFooterCrc,    // a byte of the footer's index checksum
   kInlineValue,  // a byte of one inline value (the index stays readable)
@@ -84,6 +85,8 @@ const char* DamageName(Damage d) {
       return "Truncated";
     case Damage::kIndexByte:
       return "IndexByte";
+    case Damage::kGroupByte:
+      return "GroupByte";
     case Damage::kFilterByte:
       return "FilterByte";
     case Damage::kFooterCrc:
@@ -149,14 +152,9 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           ASSERT_TRUE(ReadWhole(path, &data)) << path;
           MetaIndex index;  // points into data
           MetaIndexRange range;
-          const size_t tail = std::min(data.size(), kMetaTailLength);
-          Status s =
-              DecodeMetaFooter(Slice(data.data() + data.size() - tail, tail),
-                               data.size(), path, &range);
-          ASSERT_TRUE(s.ok()) << s.ToString();
-          s = DecodeMetaIndex(Slice(data.data() + range.offset, range.size),
-                              range, path, &index);
-          ASSERT_TRUE(s.ok()) << s.ToString();
+          MetaTrailer trailer;
+          ASSERT_NO_FATAL_FAILURE(
+              DecodeWhole(data, path, &range, &trailer, &index));
           int in_files = 0, inline_entry = -1;
           for (size_t e = 0; e < index.entries.size(); e++) {
             if (StoredInFile(index.entries[e].storage)) in_files++;
@@ -167,7 +165,7 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           const int first = KeyIndex(ExtractUserKey(index.smallest));
           const int last = KeyIndex(ExtractUserKey(index.largest));
           if (in_files == 0 || inline_entry < 0 || first == 0 ||
-              last >= kKeys - 1) {
+              last >= kKeys - 1 || trailer.groups.size() < 3) {
             continue;
           }
           victim_ = path;
@@ -175,10 +173,8 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
           victim_data_ = data;
           victim_range_ = range;
           // Decoded again to point into victim_data_, which stays.
-          s = DecodeMetaIndex(
-              Slice(victim_data_.data() + range.offset, range.size), range,
-              path, &victim_index_);
-          ASSERT_TRUE(s.ok()) << s.ToString();
+          ASSERT_NO_FATAL_FAILURE(DecodeWhole(
+              victim_data_, path, &range, &victim_trailer_, &victim_index_));
           victim_inline_ = inline_entry;
           for (const MetaIndexEntry& e : victim_index_.entries) {
             victim_keys_.insert(KeyIndex(ExtractUserKey(e.internal_key)));
@@ -192,6 +188,25 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
     ASSERT_FALSE(victim_kv_files_.empty());
   }
 
+  // Decodes the whole index of the format-4 meta file `data` (of `path`),
+  // pointing into `data`.
+  static void DecodeWhole(const std::string& data, const std::string& path,
+                          MetaIndexRange* range, MetaTrailer* trailer,
+                          MetaIndex* index) {
+    const size_t tail = std::min(data.size(), kMetaTailLength);
+    Status s = DecodeMetaFooter(Slice(data.data() + data.size() - tail, tail),
+                                data.size(), path, range);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ(range->version, 4u);
+    s = DecodeMetaTrailer(Slice(data.data() + range->offset, range->size),
+                          *range, path, trailer);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    s = DecodeMetaGroups(Slice(data.data() + trailer->groups_offset,
+                               range->offset - trailer->groups_offset),
+                         *trailer, path, index);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
   // Applies the test's damage to the victim; sets damaged_keys_.
   void DamageVictim() {
     const std::string& data = victim_data_;
@@ -201,9 +216,15 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
         ASSERT_EQ(0, truncate(victim_.c_str(), data.size() * 2 / 3));
         break;
       case Damage::kIndexByte:
-        // Past the comparator name, among the entries.
+        // Past the comparator name, in the trailer.
         at = victim_range_.offset + victim_range_.size / 3;
         break;
+      case Damage::kGroupByte: {
+        // The middle of the second group.
+        const MetaGroup& g = victim_trailer_.groups[1];
+        at = g.offset + g.size / 2;
+        break;
+      }
       case Damage::kFilterByte: {
         const Slice filter = victim_index_.filter;
         ASSERT_GT(filter.size(), 8u);
@@ -230,6 +251,15 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
     if (GetParam().damage == Damage::kInlineValue) {
       damaged_keys_.insert(KeyIndex(
           ExtractUserKey(victim_index_.entries[victim_inline_].internal_key)));
+    } else if (GetParam().damage == Damage::kGroupByte) {
+      // A lookup reads the group holding its key's first entry at or after
+      // the target: the second group's keys, and the key of the third
+      // group's first entry (searched for from the second group's end).
+      // The other keys still read; a scan or compaction reads every group.
+      for (size_t e = kMetaGroupEntries; e <= 2 * kMetaGroupEntries; e++) {
+        damaged_keys_.insert(
+            KeyIndex(ExtractUserKey(victim_index_.entries[e].internal_key)));
+      }
     } else {
       damaged_keys_ = victim_keys_;  // the whole SST is unreadable
     }
@@ -319,7 +349,8 @@ class CompactionDamageTest : public testing::TestWithParam<Param> {
 
   std::string victim_, victim_dir_, victim_data_, damaged_data_;
   MetaIndexRange victim_range_;
-  MetaIndex victim_index_;  // points into victim_data_
+  MetaTrailer victim_trailer_;  // points into victim_data_
+  MetaIndex victim_index_;      // points into victim_data_
   int victim_inline_ = -1;
   std::set<int> victim_keys_, damaged_keys_;
   std::vector<std::string> victim_kv_files_;
@@ -436,8 +467,9 @@ TEST_P(CompactionDamageTest, ReportedAndNothingLost) {
 
 std::vector<Param> AllParams() {
   std::vector<Param> params;
-  for (Damage d : {Damage::kTruncated, Damage::kIndexByte, Damage::kFilterByte,
-                   Damage::kFooterCrc, Damage::kInlineValue}) {
+  for (Damage d :
+       {Damage::kTruncated, Damage::kIndexByte, Damage::kGroupByte,
+        Damage::kFilterByte, Damage::kFooterCrc, Damage::kInlineValue}) {
     for (bool paranoid : {false, true}) params.push_back({d, paranoid});
   }
   return params;
