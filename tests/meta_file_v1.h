@@ -14,6 +14,17 @@
 
 namespace delsm_test {
 
+// An entry's record as formats 1 to 3 write it: its key, kind, value size,
+// stored size, stored crc, and (format 3, home kinds) the home number.
+inline void AppendOldEntryRecord(const leveldb::MetaEntry& e, std::string* f) {
+  leveldb::PutLengthPrefixedSlice(f, e.internal_key);
+  f->push_back(static_cast<char>(e.storage));
+  leveldb::PutVarint64(f, e.value_size);
+  leveldb::PutVarint64(f, e.stored_size);
+  leveldb::PutFixed32(f, e.stored_crc);
+  if (leveldb::StoredInHome(e.storage)) leveldb::PutVarint64(f, e.home);
+}
+
 // `contents` must hold no home kind (format 3 only), and every inline
 // entry its inline_value.
 inline std::string EncodeMetaFileVersion1(
@@ -23,11 +34,7 @@ inline std::string EncodeMetaFileVersion1(
   leveldb::PutLengthPrefixedSlice(&f, contents.comparator_name);
   leveldb::PutVarint64(&f, contents.entries.size());
   for (const leveldb::MetaEntry& e : contents.entries) {
-    leveldb::PutLengthPrefixedSlice(&f, e.internal_key);
-    f.push_back(static_cast<char>(e.storage));
-    leveldb::PutVarint64(&f, e.value_size);
-    leveldb::PutVarint64(&f, e.stored_size);
-    leveldb::PutFixed32(&f, e.stored_crc);
+    AppendOldEntryRecord(e, &f);
     if (leveldb::StoredInline(e.storage)) f.append(e.inline_value);
   }
   leveldb::PutLengthPrefixedSlice(&f, contents.filter);

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "table/meta_file.h"
+#include "tests/meta_file_v1.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 
@@ -33,12 +34,7 @@ inline std::string EncodeMetaFileVersion2(
   leveldb::PutLengthPrefixedSlice(&f, contents.comparator_name);
   leveldb::PutVarint64(&f, contents.entries.size());
   for (const leveldb::MetaEntry& e : contents.entries) {
-    leveldb::PutLengthPrefixedSlice(&f, e.internal_key);
-    f.push_back(static_cast<char>(e.storage));
-    leveldb::PutVarint64(&f, e.value_size);
-    leveldb::PutVarint64(&f, e.stored_size);
-    leveldb::PutFixed32(&f, e.stored_crc);
-    if (leveldb::StoredInHome(e.storage)) leveldb::PutVarint64(&f, e.home);
+    AppendOldEntryRecord(e, &f);
   }
   leveldb::PutLengthPrefixedSlice(&f, contents.filter);
   leveldb::PutLengthPrefixedSlice(&f, contents.smallest);
