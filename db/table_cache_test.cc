@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -192,6 +193,34 @@ TEST_F(TableCacheTest, MemoryBoundStillClosesSstsWithoutKvFiles) {
   EXPECT_LE(cache.MemoryUsage(), 10 * per_sst);
   EXPECT_EQ(ReadEvery(&cache, 2, false), 2u * kSsts);
   EXPECT_LE(cache.MemoryUsage(), 10 * per_sst);
+}
+
+// Readers on several threads at once, Gets and iterators, over SSTs
+// without KV files that the memory bound keeps closing (and iterators
+// recharge as they load whole indexes): every read finds its value.
+TEST_F(TableCacheTest, ConcurrentReadsOfSstsWithoutKvFiles) {
+  BuildSsts(/*with_kv_file=*/false);
+  size_t per_sst = 0;
+  {
+    TableCache probe(dbname_, options_, 10, 64 << 20);
+    ReadEvery(&probe, 1, false);
+    per_sst = probe.MemoryUsage() / kSsts;
+  }
+  ASSERT_GT(per_sst, 0u);
+  TableCache cache(dbname_, options_, 10, 30 * per_sst);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; t++) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 3; round++) {
+        if (t == 0) {
+          IterateEvery(&cache, false);
+        } else {
+          ReadEvery(&cache, (t + round) % kEntries, false);
+        }
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
 }
 
 }  // namespace
