@@ -183,7 +183,7 @@ TEST_F(TableCacheTest, MemoryBoundStillClosesSstsWithoutKvFiles) {
   BuildSsts(/*with_kv_file=*/false);
   size_t per_sst = 0;
   {
-    TableCache probe(dbname_, options_, 10, 64 << 20);
+    TableCache probe(dbname_, options_, 4 * kSsts, 64 << 20);
     ReadEvery(&probe, 1, false);
     per_sst = probe.MemoryUsage() / kSsts;
   }
@@ -202,7 +202,7 @@ TEST_F(TableCacheTest, ConcurrentReadsOfSstsWithoutKvFiles) {
   BuildSsts(/*with_kv_file=*/false);
   size_t per_sst = 0;
   {
-    TableCache probe(dbname_, options_, 10, 64 << 20);
+    TableCache probe(dbname_, options_, 4 * kSsts, 64 << 20);
     ReadEvery(&probe, 1, false);
     per_sst = probe.MemoryUsage() / kSsts;
   }
