@@ -372,8 +372,19 @@ std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
         }
         // Without every live SST that may share its KV files, nothing is
         // unlinked: one of them could be unlinked while still named.
+        // An SST without a KV file holds no directory (SstDir::
+        // directory()); it is opened by the path the meta file was just
+        // found at. A directory's number names it alone and a trivial move
+        // never brings it back to a level it left, so the path opens this
+        // directory or none (NotFound, and the removal is tried again).
+        std::unique_ptr<Directory> opened;
+        Directory* dir = old->directory();
+        if (s.ok() && dir == nullptr) {
+          s = fs_->OpenDirectory(path, &opened);
+          dir = opened.get();
+        }
         if (s.ok()) {
-          s = RemoveRetiredSst(old->directory(),
+          s = RemoveRetiredSst(dir,
                                {&old->index(), old_meta,
                                 LongKeysFileName(r.sst.number, r.sst.dir)},
                                live.ssts(), unlinked);

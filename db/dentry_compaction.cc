@@ -133,7 +133,7 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
   ParsedInternalKey key;
   if (!ParseInternalKey(entry.internal_key, &key)) {
     return Status::Corruption("bad internal key in meta file of",
-                              source->directory()->path());
+                              source->path());
   }
   const bool drop = ShouldDrop(key);
   const bool was_new_key = shadowed_.first_of_user_key();
@@ -173,6 +173,14 @@ Status DentryCompaction::Emit(size_t input, size_t index) {
     Status s = source->ReadInlineStored(index, 1, kInlineCopyChunk, &buf.bytes,
                                         &buf.offset, &stored);
     if (!s.ok()) return s;
+  }
+  // A source without a KV file holds no directory (SstDir::directory()):
+  // AddLinked reads `source` only for an entry with a KV file in it, which
+  // such a source never has (and a null source would mean a resident file).
+  if (!resident && StoredInFile(entry.storage) &&
+      source->directory() == nullptr) {
+    return Status::Corruption("KV file in an SST that counts none",
+                              source->path());
   }
   Status s =
       builder_->AddLinked(entry.internal_key, entry,

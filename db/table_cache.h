@@ -3,7 +3,9 @@
 // number. Two bounds hold at once for the SSTs it keeps open beyond those in
 // use: their descriptors stay within `descriptors` (Options::max_open_files
 // - 10, as LevelDB's table cache) and their resident memory within `bytes`
-// (delsm::Tuning::table_cache_bytes). Beside them it keeps the Bloom
+// (delsm::Tuning::table_cache_bytes). An SST without a KV file whose meta
+// file is mapped holds no descriptor (SstDir::OpenDescriptors), so only the
+// memory bound closes it. Beside them it keeps the Bloom
 // filters of SSTs it has opened, within `filter_bytes`
 // (delsm::Tuning::filter_cache_bytes), after the SSTs themselves are
 // closed: a Get that would open an SST asks its kept filter first. An SST
@@ -74,7 +76,8 @@ class TableCache {
 
  private:
   // The cache's charge for an SST: the larger of its shares of the two
-  // bounds, in units of which the cache holds kCapacityUnits.
+  // bounds, in units of which the cache holds kCapacityUnits (its memory
+  // share alone for an SST holding no descriptor).
   size_t Charge(int descriptors, size_t memory) const;
   // Opens SST `number` and inserts it (and keeps its filter); *handle
   // pins it. For Find after a missed lookup.

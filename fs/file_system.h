@@ -70,7 +70,9 @@ struct FileSystemSpace {
 // meta file holding inline values) and would otherwise pay an open and a
 // close per read. Holds a descriptor while the process has them to spare
 // (the same budget as Directory's); must not outlive the Directory that
-// opened it. Thread-safe.
+// opened it, unless mapped() is non-null: a file in memory reads nothing
+// through its Directory (an SST without KV files keeps its mapped meta file
+// and closes its directory). Thread-safe.
 class ReadOnlyFile {
  public:
   virtual ~ReadOnlyFile() = default;

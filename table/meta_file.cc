@@ -101,6 +101,7 @@ void MetaFileEncoder::Add(const Slice& internal_key, const ValueRecord& entry,
   if (StoredInline(entry.storage)) {
     file_.append(inline_stored.data(), inline_stored.size());
   }
+  if (HasKvFile(entry.storage)) kv_entries_++;
   // The record is encoded on the stack and appended at once: an entry of
   // a small value is mostly this record, and seven appends of its fields
   // cost more than the rest of its encoding (callgrind, a 128 B load).
@@ -153,12 +154,13 @@ void MetaFileEncoder::Finish(const Slice& comparator_name, const Slice& filter,
   // One allocation for the whole file: the groups, the trailer's parts (at
   // most 10 bytes of length prefix or varint each) and the footer.
   f.reserve(f.size() + entries_.size() + comparator_name.size() + 10 + 10 + 10 +
-            groups_.size() + filter.size() + 10 + smallest.size() + 10 +
+            10 + groups_.size() + filter.size() + 10 + smallest.size() + 10 +
             largest.size() + 10 + kMetaTailLength);
   f.append(entries_);
   const uint64_t trailer_offset = f.size();
   PutLengthPrefixedSlice(&f, comparator_name);
   PutVarint64(&f, num_entries_);
+  PutVarint64(&f, kv_entries_);
   PutVarint64(&f, values_size);
   f.append(groups_);
   PutLengthPrefixedSlice(&f, filter);
@@ -475,8 +477,12 @@ Status DecodeMetaTrailer(const Slice& trailer, const MetaIndexRange& range,
   if (!GetLengthPrefixedSlice(&in, &t.comparator_name)) {
     return corrupt("bad comparator name");
   }
-  if (!GetVarint64(&in, &t.num_entries) || !GetVarint64(&in, &values_size)) {
+  if (!GetVarint64(&in, &t.num_entries) || !GetVarint64(&in, &t.kv_entries) ||
+      !GetVarint64(&in, &values_size)) {
     return corrupt("bad entry count or value section size");
+  }
+  if (t.kv_entries > t.num_entries) {
+    return corrupt("more entries with a KV file than entries");
   }
   if (values_size > range.offset - kMetaValuesOffset) {
     return corrupt("value section runs past the trailer");
@@ -577,6 +583,12 @@ Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
                      ": " + error);
     }
     e.inline_offset = 0;
+    // A reader of such an SST may hold no directory to read a KV file in
+    // (SstDir::OpenDescriptors).
+    if (trailer.kv_entries == 0 && HasKvFile(e.storage)) {
+      return corrupt("entry " + std::to_string(g * kMetaGroupEntries + i) +
+                     ": a KV file, and the trailer counts none");
+    }
     if (!StoredInline(e.storage)) continue;
     if (e.stored_size > m.value_end - value_offset) {
       return corrupt("entry " + std::to_string(g * kMetaGroupEntries + i) +
@@ -612,6 +624,16 @@ Status DecodeMetaGroups(const Slice& groups, const MetaTrailer& trailer,
         Slice(groups.data() + (m.offset - trailer.groups_offset), m.size),
         trailer, g, path_for_errors, &index.entries[g * kMetaGroupEntries]);
     if (!s.ok()) return s;
+  }
+  uint64_t kv_entries = 0;
+  for (const MetaIndexEntry& e : index.entries) {
+    if (HasKvFile(e.storage)) kv_entries++;
+  }
+  if (kv_entries != trailer.kv_entries) {
+    return Status::Corruption(
+        path_for_errors, std::to_string(kv_entries) +
+                             " entries with a KV file, the trailer counts " +
+                             std::to_string(trailer.kv_entries));
   }
   if (!index.entries.empty() &&
       trailer.largest != index.entries.back().internal_key) {

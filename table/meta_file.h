@@ -19,6 +19,9 @@
 //              fixed32 masked crc32c of those records
 //   trailer: length-prefixed comparator name
 //            varint64 entry count
+//            varint64 count of the entries with a KV file (a kind that
+//              StoredInFile or StoredInHome: in the SST's directory or in
+//              a home directory)
 //            varint64 size of the value section (the groups start at
 //              kMetaValuesOffset plus it)
 //            for each group, in order:
@@ -45,9 +48,17 @@
 // 5), may appear in a version-4 file: a reader that knows version 4 knows
 // them, and an older reader refuses the version whole.
 //
+// Why the count of entries with a KV file: an SST whose count is 0 (every
+// value inline, or a tombstone) is read through its meta file alone, so a
+// reader that opens it by its trailer knows, without decoding a group, that
+// it need not keep the SST's directory open (SstDir::OpenDescriptors). The
+// count is part of format 4: every version-4 file has it.
+//
 // Integrity: the trailer has its own checksum and each group its own; a
 // group's records must agree with the trailer (its first key, its inline
-// values filling exactly its share of the value section); each inline value
+// values filling exactly its share of the value section, no entry with a
+// KV file when the trailer counts none, and, once every group is decoded,
+// as many such entries as the trailer counts); each inline value
 // is checked against its entry's crc when read. A reader that uses a group
 // without checking its crc never exists: a damaged group is Corruption for
 // whoever reads it, never entries skipped.
@@ -267,6 +278,7 @@ class MetaFileEncoder {
   std::string entries_;  // the closed groups, and the open one's records
   std::string groups_;   // the trailer's description of the closed groups
   uint64_t num_entries_ = 0;
+  uint64_t kv_entries_ = 0;     // entries with a KV file (HasKvFile)
   size_t last_key_offset_ = 0;  // where last_key() is in entries_
   size_t last_key_size_ = 0;
   // The open group: where it starts in entries_, where its first key is in
@@ -338,6 +350,8 @@ struct MetaGroup {
 struct MetaTrailer {
   Slice comparator_name;
   uint64_t num_entries = 0;
+  // The entries with a KV file (HasKvFile), at most num_entries.
+  uint64_t kv_entries = 0;
   uint64_t groups_offset = 0;  // where the groups start (the values end)
   std::vector<MetaGroup> groups;
   Slice filter;
@@ -361,15 +375,17 @@ Status DecodeMetaTrailer(const Slice& trailer, const MetaIndexRange& range,
 // Format 4: decodes group g of `trailer` from `group` (exactly its bytes,
 // trailer.groups[g].size of them) into out[0 .. trailer.EntriesIn(g)),
 // pointing into `group`. Checks its crc, every entry's fields, that its
-// first key is the one the trailer gives and that its inline values fill
-// its share of the value section; Corruption otherwise.
+// first key is the one the trailer gives, that its inline values fill
+// its share of the value section and, when the trailer counts no entry
+// with a KV file, that it has none; Corruption otherwise.
 Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
                        const std::string& path_for_errors, MetaIndexEntry* out);
 // Format 4: decodes every group from `groups` (the file's bytes from
 // trailer.groups_offset to the trailer) into a whole MetaIndex whose keys
 // point into `groups` and whose comparator name, filter and key range
-// point into the trailer's bytes. Every group's crc is checked, and that
-// the key range is the first and the last entry's.
+// point into the trailer's bytes. Every group's crc is checked, that the
+// key range is the first and the last entry's, and that the entries with a
+// KV file are as many as the trailer counts.
 Status DecodeMetaGroups(const Slice& groups, const MetaTrailer& trailer,
                         const std::string& path_for_errors, MetaIndex* result);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "tests/meta_file_v1.h"
@@ -120,9 +121,14 @@ std::string DocumentedLayout(const MetaFileContents& c) {
     PutVarint64(&groups, group_value_offset);
     PutLengthPrefixedSlice(&groups, c.entries[first].internal_key);
   }
+  uint64_t kv_entries = 0;
+  for (const MetaEntry& e : c.entries) {
+    if (HasKvFile(e.storage)) kv_entries++;
+  }
   const uint64_t trailer_offset = want.size();
   PutLengthPrefixedSlice(&want, c.comparator_name);
   PutVarint64(&want, c.entries.size());
+  PutVarint64(&want, kv_entries);
   PutVarint64(&want, values_size);
   want.append(groups);
   PutLengthPrefixedSlice(&want, c.filter);
@@ -488,6 +494,9 @@ TEST(MetaFileTest, GroupsOfEveryLength) {
     MetaTrailer trailer;
     ReadTrailer(data, &range, &trailer);
     EXPECT_EQ(trailer.num_entries, n);
+    uint64_t kv_entries = 0;
+    for (const MetaEntry& e : c.entries) kv_entries += HasKvFile(e.storage);
+    EXPECT_EQ(trailer.kv_entries, kv_entries);
     ASSERT_EQ(trailer.groups.size(), (n + 15) / 16);
     EXPECT_EQ(trailer.comparator_name, Slice(c.comparator_name));
     EXPECT_EQ(trailer.filter, Slice(c.filter));
@@ -631,6 +640,7 @@ TEST(MetaFileTest, TrailerThatMisdescribesAGroupIsCorruption) {
   std::string rebuilt;
   PutLengthPrefixedSlice(&rebuilt, c.comparator_name);
   PutVarint64(&rebuilt, 40);
+  PutVarint64(&rebuilt, trailer.kv_entries);
   PutVarint64(&rebuilt, trailer.groups_offset - kMetaValuesOffset);
   rebuilt.append(groups_part);
   PutLengthPrefixedSlice(&rebuilt, c.filter);
@@ -644,6 +654,111 @@ TEST(MetaFileTest, TrailerThatMisdescribesAGroupIsCorruption) {
     s = DecodeMetaGroup(Slice(bad.data() + x.offset, x.size), bad_trailer, g,
                         "META", out);
     ASSERT_TRUE(s.IsCorruption()) << g << ": " << s.ToString();
+  }
+}
+
+// The trailer's count of entries with a KV file is what a reader relies on
+// to hold no directory (0) or to read KV files (more): a count that
+// checks but misstates the entries is Corruption where the groups are read,
+// a count of none meeting an entry with a KV file as soon as its group is.
+TEST(MetaFileTest, TrailerThatMiscountsKvFilesIsCorruption) {
+  const MetaFileContents c = Exactly(40);
+  const std::string good = EncodeMetaFile(c);
+  MetaIndexRange range;
+  MetaTrailer trailer;
+  ReadTrailer(good, &range, &trailer);
+  ASSERT_GT(trailer.kv_entries, 1u);
+  ASSERT_LT(trailer.kv_entries, 40u);
+  // The groups holding an entry with a KV file.
+  std::vector<size_t> with_kv_file;
+  for (size_t g = 0; g < trailer.groups.size(); g++) {
+    for (size_t i = g * 16; i < c.entries.size() && i < g * 16 + 16; i++) {
+      if (HasKvFile(c.entries[i].storage)) {
+        with_kv_file.push_back(g);
+        break;
+      }
+    }
+  }
+  ASSERT_FALSE(with_kv_file.empty());
+  // The trailer as the encoder writes it, with `kv_entries` counted.
+  auto with_count = [&](uint64_t kv_entries) {
+    std::string t;
+    PutLengthPrefixedSlice(&t, c.comparator_name);
+    PutVarint64(&t, 40);
+    PutVarint64(&t, kv_entries);
+    PutVarint64(&t, trailer.groups_offset - kMetaValuesOffset);
+    for (const MetaGroup& x : trailer.groups) {
+      PutVarint64(&t, x.size);
+      PutVarint64(&t, x.value_offset - kMetaValuesOffset);
+      PutLengthPrefixedSlice(&t, x.first_key);
+    }
+    PutLengthPrefixedSlice(&t, c.filter);
+    PutLengthPrefixedSlice(&t, c.smallest);
+    PutLengthPrefixedSlice(&t, c.largest);
+    std::string f = good.substr(0, range.offset) + t;
+    PutFixed64(&f, range.offset);
+    PutFixed32(&f, crc32c::Mask(crc32c::Value(t.data(), t.size())));
+    PutFixed32(&f, 4);
+    f.append("DLSMEND2");
+    return f;
+  };
+  ASSERT_EQ(with_count(trailer.kv_entries), good);  // the rebuild's method
+  MetaFileContents out;
+  for (uint64_t count : {uint64_t{0}, trailer.kv_entries - 1,
+                         trailer.kv_entries + 1, uint64_t{40}}) {
+    SCOPED_TRACE(count);
+    const std::string bad = with_count(count);
+    Status s = DecodeMetaFile(bad, "META", &out);
+    ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_NE(s.ToString().find("KV file"), std::string::npos) << s.ToString();
+    MetaIndexRange bad_range;
+    MetaTrailer bad_trailer;
+    ReadTrailer(bad, &bad_range, &bad_trailer);
+    EXPECT_EQ(bad_trailer.kv_entries, count);
+    if (count == 0) {
+      // Each group with such an entry is Corruption on its own.
+      MetaIndexEntry entries[kMetaGroupEntries];
+      for (size_t g : with_kv_file) {
+        const MetaGroup& x = bad_trailer.groups[g];
+        s = DecodeMetaGroup(Slice(bad.data() + x.offset, x.size), bad_trailer,
+                            g, "META", entries);
+        ASSERT_TRUE(s.IsCorruption()) << g << ": " << s.ToString();
+      }
+    }
+  }
+  // More than the entries: Corruption when the trailer is read.
+  const std::string bad = with_count(41);
+  MetaIndexRange bad_range;
+  ASSERT_TRUE(DecodeMetaFooter(bad, bad.size(), "META", &bad_range).ok());
+  MetaTrailer bad_trailer;
+  Status s =
+      DecodeMetaTrailer(Slice(bad.data() + bad_range.offset, bad_range.size),
+                        bad_range, "META", &bad_trailer);
+  ASSERT_TRUE(s.IsCorruption()) << s.ToString();
+}
+
+// An SST with no entry with a KV file (inline values and tombstones) counts
+// none, as an empty one does.
+TEST(MetaFileTest, TrailerCountsNoKvFilesWhenThereAreNone) {
+  MetaFileContents c = Exactly(40);
+  std::vector<MetaEntry> kept;
+  for (const MetaEntry& e : c.entries) {
+    if (!HasKvFile(e.storage)) kept.push_back(e);
+  }
+  ASSERT_GT(kept.size(), 16u);
+  c.entries = kept;
+  c.smallest = kept.front().internal_key;
+  c.largest = kept.back().internal_key;
+  for (const MetaFileContents& contents : {c, Exactly(0)}) {
+    const std::string data = EncodeMetaFile(contents);
+    MetaIndexRange range;
+    MetaTrailer trailer;
+    ReadTrailer(data, &range, &trailer);
+    EXPECT_EQ(trailer.kv_entries, 0u);
+    MetaFileContents out;
+    Status s = DecodeMetaFile(data, "META", &out);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ExpectSame(contents, out);
   }
 }
 

@@ -85,9 +85,10 @@ size_t DecodedEntriesMemory(const MetaIndex& index) {
 }  // namespace
 
 SstDir::SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir,
-               std::string meta_name)
+               std::string path, std::string meta_name)
     : options_(options),
       dir_(std::move(dir)),
+      path_(std::move(path)),
       meta_name_(std::move(meta_name)) {}
 
 SstDir::~SstDir() = default;
@@ -104,7 +105,8 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   s = dir->OpenMappedFile(meta_name, &file);
   if (!s.ok()) return s;
   const std::string meta_path = path + "/" + meta_name;
-  std::unique_ptr<SstDir> sst(new SstDir(options, std::move(dir), meta_name));
+  std::unique_ptr<SstDir> sst(
+      new SstDir(options, std::move(dir), path, meta_name));
   const uint64_t meta_allocated = AllocatedBytes(file->size());
   MetaIndexRange range;
   Slice bytes;
@@ -139,6 +141,25 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
     sst->meta_in_memory_ = sst->index_copy_.data();  // the whole file
   } else if (sst->values_end_ > kMetaValuesOffset) {
     sst->meta_file_ = std::move(file);  // inline values are read from it
+  }
+  file.reset();
+  // No entry with a KV file: nothing reads through the directory (see
+  // directory()), so its descriptor is not kept, unless the meta file is
+  // read through it (unmapped, a ReadOnlyFile must not outlive it).
+  bool kv_files = false;
+  if (grouped) {
+    kv_files = sst->trailer_.kv_entries > 0;
+  } else {
+    for (const MetaIndexEntry& e : sst->index_.entries) {
+      if (HasKvFile(e.storage)) {
+        kv_files = true;
+        break;
+      }
+    }
+  }
+  if (!kv_files &&
+      (sst->meta_file_ == nullptr || sst->meta_file_->mapped() != nullptr)) {
+    sst->dir_.reset();
   }
 
   sst->user_comparator_ = UserComparatorOf(options.comparator);
@@ -191,8 +212,8 @@ Status SstDir::LoadIndex() const {
         meta_in_memory_ != nullptr
             ? Slice(meta_in_memory_ + trailer_.groups_offset, size)
             : Slice(groups_copy_);
-    Status s = DecodeMetaGroups(groups, trailer_,
-                                dir_->path() + "/" + meta_name_, &index_);
+    Status s =
+        DecodeMetaGroups(groups, trailer_, path_ + "/" + meta_name_, &index_);
     if (!s.ok()) {
       index_ = MetaIndex();
       index_status_ = s;
@@ -255,7 +276,7 @@ Status SstDir::InternalGet(const ReadOptions& options,
                            void (*handle)(void*, const Slice& key,
                                           const Slice& value)) {
   if (internal_key.size() < 8) {
-    return Status::InvalidArgument(dir_->path(), "malformed internal key");
+    return Status::InvalidArgument(path_, "malformed internal key");
   }
   const Slice user_key = ExtractUserKey(internal_key);
   if (!filter_.empty() &&
@@ -291,8 +312,7 @@ Status SstDir::DecodeGroup(size_t g, MetaIndexEntry* out) const {
   static const std::string* const kNoName = new std::string();
   Status s = DecodeMetaGroup(bytes, trailer_, g, *kNoName, out);
   if (!s.ok()) {
-    s = DecodeMetaGroup(bytes, trailer_, g, dir_->path() + "/" + meta_name_,
-                        out);
+    s = DecodeMetaGroup(bytes, trailer_, g, path_ + "/" + meta_name_, out);
   }
   return s;
 }
@@ -398,7 +418,7 @@ Status SstDir::ReadValue(const ReadOptions& options, size_t index,
                          std::string* value) const {
   value->clear();
   if (index >= index_.entries.size()) {
-    return Status::InvalidArgument(dir_->path(), "entry index out of range");
+    return Status::InvalidArgument(path_, "entry index out of range");
   }
   return ReadEntryValue(options, index, index_.entries[index], value);
 }
@@ -421,7 +441,7 @@ Status SstDir::ReadEntryValue(const ReadOptions& options, size_t number,
 }
 
 std::string SstDir::InlineWhere(size_t index) const {
-  return dir_->path() + "/" + meta_name_ + " entry " + std::to_string(index);
+  return path_ + "/" + meta_name_ + " entry " + std::to_string(index);
 }
 
 Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
@@ -549,7 +569,7 @@ Status SstDir::ReadValueUncached(const ReadOptions& options, size_t index,
   value->clear();
   if (from_cache != nullptr) *from_cache = false;
   if (index >= index_.entries.size()) {
-    return Status::InvalidArgument(dir_->path(), "entry index out of range");
+    return Status::InvalidArgument(path_, "entry index out of range");
   }
   return ReadEntryValueUncached(options, index, index_.entries[index], value,
                                 from_cache);
@@ -572,9 +592,15 @@ Status SstDir::ReadEntryValueUncached(const ReadOptions& options, size_t index,
     // A value that stays put is read from its home, the same way.
     Directory* dir = dir_.get();
     std::shared_ptr<Directory> home;
+    if (StoredInFile(e.storage) && dir == nullptr) {
+      // Never: decoding refuses such an entry of an SST that counts no KV
+      // file, and Open keeps the directory of every other SST.
+      return Status::Corruption(path_ + "/" + meta_name_,
+                                "KV file in an SST that counts none");
+    }
     if (StoredInHome(e.storage)) {
       if (options_.homes == nullptr) {
-        return Status::Corruption(dir_->path() + "/" + meta_name_,
+        return Status::Corruption(path_ + "/" + meta_name_,
                                   "entry in a home, and no homes given");
       }
       Status s = options_.homes->Get(e.home, &home);

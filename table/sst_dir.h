@@ -1,5 +1,6 @@
 // A read-only open SST: its decoded meta-file index plus the held directory
-// descriptor through which KV files are read, and the meta file itself:
+// descriptor through which KV files are read (none for an SST without a KV
+// file: see directory()), and the meta file itself:
 // mapped where the FileSystem can map it (the index is then decoded in
 // place, and inline values are read in memory), else read into a copy of
 // its index, with a descriptor kept to read inline values by offset.
@@ -150,7 +151,24 @@ class SstDir {
   // The Bloom filter InternalGet asks (made by options().filter_policy);
   // empty when the SST has none, or one by another policy.
   const Slice& filter() const { return filter_; }
+  // The directory, held open since Open so that it is read (and linked
+  // from) through its descriptor even after a trivial move renames it; its
+  // KV files are read through it. Null when no entry has a KV file (in the
+  // directory or in a home: the trailer's count, format 4, or the index,
+  // formats 1 to 3) and the meta file is mapped or has no value section to
+  // read (an unmapped meta file is read through its directory, which it
+  // must not outlive): the SST then holds no descriptor. Nothing that reads
+  // such an SST needs its directory: InternalGet, ReadValue and iterators
+  // (and the value prefetcher under them) open a KV file only for an entry
+  // with one, a compaction links a KV file only for such an entry
+  // (SstDirBuilder::AddLinked reads `source` for no other), and decoding
+  // refuses an entry with a KV file in a meta file that counts none.
+  // Whoever must name or change the directory's entries (removal, repair)
+  // opens it by its path under its own rules.
   Directory* directory() const { return dir_.get(); }
+  // The path the directory was opened by (it may since have been renamed
+  // by a trivial move), for messages.
+  const std::string& path() const { return path_; }
   const std::string& meta_name() const { return meta_name_; }
   const SstDirOptions& options() const { return options_; }
   // Approximate bytes on disk of the entries whose key is < internal_key:
@@ -160,10 +178,12 @@ class SstDir {
   // every open of an SST a pass over its entries and 8 bytes per entry).
   // Loads the index (0 if that fails: the figure is an estimate).
   uint64_t ApproximateBytesBefore(const Slice& internal_key) const;
-  // File descriptors held open (the directory, and an unmapped meta file
-  // with inline values). A mapped meta file holds none.
+  // File descriptors held open: the directory unless directory() is null,
+  // and an unmapped meta file with inline values. A mapped meta file holds
+  // none, so an SST without a KV file whose meta file is mapped holds none.
   int OpenDescriptors() const {
-    return meta_file_ != nullptr && meta_in_memory_ == nullptr ? 2 : 1;
+    return (dir_ != nullptr ? 1 : 0) +
+           (meta_file_ != nullptr && meta_in_memory_ == nullptr ? 1 : 0);
   }
   // True if an entry of kind `storage` is an inline value read from memory
   // (a mapped meta file, or a format-1 file held whole): no system call,
@@ -183,7 +203,7 @@ class SstDir {
 
  private:
   SstDir(const SstDirOptions& options, std::unique_ptr<Directory> dir,
-         std::string meta_name);
+         std::string path, std::string meta_name);
 
   [[noreturn]] static void IndexNotLoaded();
 
@@ -219,7 +239,8 @@ class SstDir {
   // All fields are set by Open() and never change afterwards, but for
   // those LoadIndex sets (see there).
   const SstDirOptions options_;
-  std::unique_ptr<Directory> dir_;
+  std::unique_ptr<Directory> dir_;  // null: see directory()
+  const std::string path_;
   const std::string meta_name_;
   // The meta file: held for this object's life when mapped (index_ points
   // into the mapping); unmapped, held only when it has a value section to

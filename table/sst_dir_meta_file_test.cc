@@ -25,6 +25,7 @@
 #include "table/sst_dir_builder.h"
 #include "testing/fault_injection_file_system.h"
 #include "tests/meta_file_v1.h"
+#include "tests/meta_file_v2.h"
 #include "tests/sst_dir_fixture.h"
 #include "tests/test_support.h"
 #include "util/crc32c.h"
@@ -93,7 +94,7 @@ TEST_F(SstDirTest, InlineValuesMakeNoFile) {
 }
 
 // Inline values of a POSIX meta file are read from its mapping: the open
-// SST holds one descriptor (its directory's), point reads and iterators
+// SST, which has no KV file, holds no descriptor, point reads and iterators
 // return every value, compressed or not, also after the directory's files
 // were unlinked (a retired SST still read by an older version), and an
 // inline value whose bytes change on disk under the mapping is Corruption,
@@ -119,7 +120,8 @@ TEST_F(SstDirTest, MappedMetaFileServesInlineValuesAndChecksThem) {
   ASSERT_NE(dir, nullptr);
   EXPECT_EQ(IndexOf(dir.get()).entries[0].storage, ValueStorage::kInlineSnappy);
   EXPECT_EQ(IndexOf(dir.get()).entries[1].storage, ValueStorage::kInline);
-  EXPECT_EQ(dir->OpenDescriptors(), 1);  // the meta file is mapped
+  // The meta file is mapped, and no entry has a KV file.
+  EXPECT_EQ(dir->OpenDescriptors(), 0);
 
   auto check_all = [&]() {
     ExpectReads(dir.get(), kvs);
@@ -246,7 +248,8 @@ TEST_F(SstDirTest, InlineValuesShorterThanCompressInlineFromAreNotCompressed) {
 }
 
 // An SST whose inline values are all empty has an empty value section, so
-// an unmapped meta file keeps no descriptor for values: its empty values
+// an unmapped meta file keeps no descriptor for values (and, without a KV
+// file, the SST keeps none for its directory either): its empty values
 // (and its tombstones) still read, by a Get, by scans both ways and by a
 // compaction's reads of stored bytes, none of which reads the file.
 TEST_F(SstDirTest, UnmappedMetaFileWithOnlyEmptyValuesReads) {
@@ -263,7 +266,7 @@ TEST_F(SstDirTest, UnmappedMetaFileWithOnlyEmptyValuesReads) {
   FaultInjectionFileSystem unmapping(FileSystem::Default());
   std::unique_ptr<SstDir> unmapped = OpenDir(path, &unmapping);
   ASSERT_NE(unmapped, nullptr);
-  EXPECT_EQ(unmapped->OpenDescriptors(), 1);  // no value section to read
+  EXPECT_EQ(unmapped->OpenDescriptors(), 0);  // no value section to read
   ExpectReads(unmapped.get(), kvs);
   std::string buffer;
   uint64_t buffer_offset = 0;
@@ -282,7 +285,8 @@ TEST_F(SstDirTest, UnmappedMetaFileWithOnlyEmptyValuesReads) {
 
 // A format-1 meta file (values interleaved with the entries, still read)
 // is held in memory whole, mapped or read: its inline values are read in
-// place, with no descriptor kept.
+// place, with no descriptor kept (nor the directory's: no entry has a KV
+// file).
 TEST_F(SstDirTest, Version1MetaFileIsReadInMemory) {
   const std::string path = Path("000020.sst");
   MetaFileContents c;
@@ -321,8 +325,104 @@ TEST_F(SstDirTest, Version1MetaFileIsReadInMemory) {
        {FileSystem::Default(), static_cast<FileSystem*>(&unmapping)}) {
     std::unique_ptr<SstDir> dir = OpenDir(path, fs);
     ASSERT_NE(dir, nullptr);
-    EXPECT_EQ(dir->OpenDescriptors(), 1);
+    EXPECT_EQ(dir->OpenDescriptors(), 0);
+    EXPECT_EQ(dir->directory(), nullptr);
     EXPECT_TRUE(dir->InlineInMemory(ValueStorage::kInline));
+    ExpectReads(dir.get(), kvs);
+  }
+}
+
+// An SST without a KV file (inline values, empty values and tombstones)
+// keeps no descriptor once open, whatever format its meta file has: it
+// answers every Get and iteration from its mapped meta file, also after its
+// directory was renamed (a trivial move) and its names unlinked. One KV
+// file among its entries keeps the directory's descriptor, through which
+// the value is read after a rename.
+TEST_F(SstDirTest, SstWithoutKvFilesHoldsNoDescriptor) {
+  options_.inline_threshold = 512;
+  options_.compression = kSnappyCompression;
+  // kv_every: one entry in this many has a value past the threshold (0:
+  // none).
+  auto entries = [](int kv_every) {
+    std::vector<std::pair<std::string, std::string>> kvs;
+    for (int i = 0; i < 100; i++) {
+      char user[16];
+      std::snprintf(user, sizeof(user), "key%04d", i);
+      if (i % 9 == 4) {
+        kvs.emplace_back(IKey(user, 7, kTypeDeletion), std::string());
+        continue;
+      }
+      const size_t size =
+          kv_every != 0 && i % kv_every == 1 ? 600 : (i % 13 == 0 ? 0 : 200);
+      std::string value;
+      for (size_t j = 0; j < size; j++) {
+        value.push_back(static_cast<char>('a' + (i * 7 + j) % 26));
+      }
+      kvs.emplace_back(IKey(user, 7, kTypeValue), value);
+    }
+    return kvs;
+  };
+  int n = 40;
+  for (int kv_every : {0, 50}) {
+    SCOPED_TRACE(kv_every);
+    const auto kvs = entries(kv_every);
+    const std::string path = Path("0000" + std::to_string(n++) + ".sst");
+    Build(path, kvs);
+    std::unique_ptr<SstDir> dir = OpenDir(path);
+    ASSERT_NE(dir, nullptr);
+    EXPECT_EQ(dir->OpenDescriptors(), kv_every == 0 ? 0 : 1);
+    EXPECT_EQ(dir->directory() == nullptr, kv_every == 0);
+    EXPECT_EQ(dir->path(), path);
+    // A trivial move renames the directory under its open reader.
+    const std::string moved = Path("moved" + std::to_string(n) + ".sst");
+    ASSERT_EQ(rename(path.c_str(), moved.c_str()), 0);
+    ExpectReads(dir.get(), kvs);
+    EXPECT_EQ(dir->OpenDescriptors(), kv_every == 0 ? 0 : 1);
+    if (kv_every == 0) {
+      // Retired and unlinked: the mapping still holds every value.
+      for (const std::string& name : ListNames(moved)) {
+        ASSERT_EQ(unlink((moved + "/" + name).c_str()), 0) << name;
+      }
+      ASSERT_EQ(rmdir(moved.c_str()), 0);
+      ExpectReads(dir.get(), kvs);
+    }
+  }
+  // Format 2 (decoded whole at open) tells the same from its entries.
+  for (bool kv_file : {false, true}) {
+    SCOPED_TRACE(kv_file);
+    MetaFileContents c;
+    c.comparator_name = BytewiseComparator()->Name();
+    std::vector<std::pair<std::string, std::string>> kvs;
+    for (int i = 0; i < 20; i++) {
+      char user[16];
+      std::snprintf(user, sizeof(user), "key%03d", i);
+      MetaEntry e;
+      const std::string value(static_cast<size_t>(i), 'v');
+      e.internal_key = IKey(user, 3, kTypeValue);
+      e.storage =
+          kv_file && i == 7 ? ValueStorage::kFile : ValueStorage::kInline;
+      if (e.storage == ValueStorage::kInline) e.inline_value = value;
+      e.value_size = e.stored_size = value.size();
+      e.stored_crc = crc32c::Mask(crc32c::Value(value.data(), value.size()));
+      kvs.emplace_back(e.internal_key, value);
+      c.entries.push_back(e);
+    }
+    c.smallest = c.entries.front().internal_key;
+    c.largest = c.entries.back().internal_key;
+    const std::string path = Path(kv_file ? "000050.sst" : "000051.sst");
+    std::unique_ptr<Directory> d;
+    ASSERT_TRUE(options_.fs->CreateDir(path, false).ok());
+    ASSERT_TRUE(options_.fs->OpenDirectory(path, &d).ok());
+    ASSERT_TRUE(
+        d->WriteFile("META", delsm_test::EncodeMetaFileVersion2(c), false)
+            .ok());
+    if (kv_file) {
+      ASSERT_TRUE(
+          d->WriteFile(KvFileName("key007", 3), kvs[7].second, false).ok());
+    }
+    std::unique_ptr<SstDir> dir = OpenDir(path);
+    ASSERT_NE(dir, nullptr);
+    EXPECT_EQ(dir->OpenDescriptors(), kv_file ? 1 : 0);
     ExpectReads(dir.get(), kvs);
   }
 }

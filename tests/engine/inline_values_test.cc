@@ -543,4 +543,107 @@ TEST_F(InlineValuesTest, PointReadOfInlineValueReadsOnlyThatValue) {
   ASSERT_EQ(v, model_[Key(5)]);
 }
 
+// Values cross the threshold both ways across compactions: SSTs without
+// KV files (which hold no directory descriptor, and so stay open past
+// max_open_files) merge with overwrites just past the threshold into SSTs
+// with KV files, and those back into SSTs without any. Every value reads
+// back after each round and after a reopen, and exactly the values past
+// the threshold have KV files.
+TEST_F(InlineValuesTest, CompactionMovesValuesIntoKvFilesAndBack) {
+  tuning_.sst_entries = 16;
+  options_.max_open_files = 74;  // the least: 64 descriptors for SSTs
+  Open();
+  constexpr int kKeys = 1200;  // 75 SSTs once compacted
+  for (int i = 0; i < kKeys; i++) {
+    Put(Key(i), MakeValue(Key(i), 0, kThreshold - i % 3, i % 4 == 0));
+  }
+  Flush();
+  CompactAll();
+  Check(model_);
+  EXPECT_TRUE(KvFiles(dbname_).empty());
+  for (int i = 0; i < kKeys; i += 2) {
+    Put(Key(i), MakeValue(Key(i), 1, kThreshold + 1 + i % 3, i % 4 == 0));
+  }
+  Flush();
+  CompactAll();
+  Check(model_);
+  EXPECT_FALSE(KeysNeedingFiles().empty());
+  EXPECT_EQ(KeysWithFiles(), KeysNeedingFiles());
+  for (int i = 0; i < kKeys; i += 2) {
+    if (i % 10 == 0) {
+      Delete(Key(i));
+    } else {
+      Put(Key(i), MakeValue(Key(i), 2, kThreshold - i % 2, i % 4 == 0));
+    }
+  }
+  Flush();
+  CompactAll();
+  Check(model_);
+  EXPECT_TRUE(KeysNeedingFiles().empty());
+  EXPECT_TRUE(KvFiles(dbname_).empty());
+  Open();
+  Check(model_);
+}
+
+// An SST of inline values and tombstones holds no directory descriptor
+// once open. A trivial move renames its directory to the next level while
+// an iterator over the older version is reading it: the iterator still
+// yields every entry of its version, and the new version reads every key
+// at the new level.
+TEST_F(InlineValuesTest, TrivialMoveUnderAnOpenIteratorOfInlineSsts) {
+  tuning_.l0_compaction_dirs = 4;
+  Open();
+  // Flushes of disjoint key ranges: no SST overlaps another, so the L0
+  // compaction the fourth one starts moves an SST by a rename.
+  auto flush_range = [&](int first) {
+    for (int i = first; i < first + 200; i++) {
+      if (i % 9 == 4) {
+        Delete(Key(i));
+      } else {
+        Put(Key(i), MakeValue(Key(i), 0, i % (kThreshold + 1), i % 2 == 0));
+      }
+    }
+    Flush();
+  };
+  for (int r = 0; r < 3; r++) flush_range(r * 1000);
+  const std::map<std::string, std::string> old_model = model_;
+  std::unique_ptr<leveldb::Iterator> it(db_->NewIterator(ReadOptions()));
+  auto m = old_model.begin();
+  it->SeekToFirst();
+  for (int n = 0; n < 50; n++, it->Next(), ++m) {
+    ASSERT_TRUE(it->Valid());
+    ASSERT_EQ(it->key().ToString(), m->first);
+  }
+  auto renames = [&]() {
+    std::string v;
+    EXPECT_TRUE(db_->GetProperty("delsm.renames", &v));
+    return std::stoull(v);
+  };
+  const uint64_t renames_before = renames();
+  flush_range(3000);
+  ASSERT_TRUE(impl()->TEST_WaitForBackgroundWork().ok());
+  ASSERT_GT(renames(), renames_before);
+  EXPECT_FALSE(delsm_test::ListDir(dbname_ + "/L1").empty());
+  for (; it->Valid(); it->Next(), ++m) {
+    ASSERT_TRUE(m != old_model.end()) << "extra key " << it->key().ToString();
+    ASSERT_EQ(it->key().ToString(), m->first);
+    ASSERT_EQ(it->value().ToString(), m->second) << m->first;
+  }
+  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  ASSERT_TRUE(m == old_model.end()) << "missing key " << m->first;
+  // Backwards over the whole older version too.
+  auto r = old_model.rbegin();
+  for (it->SeekToLast(); it->Valid(); it->Prev(), ++r) {
+    ASSERT_TRUE(r != old_model.rend());
+    ASSERT_EQ(it->key().ToString(), r->first);
+    ASSERT_EQ(it->value().ToString(), r->second) << r->first;
+  }
+  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  ASSERT_TRUE(r == old_model.rend());
+  it.reset();
+  Check(model_);
+  Open();
+  Check(model_);
+}
+
 }  // namespace
