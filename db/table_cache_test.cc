@@ -116,6 +116,14 @@ class TableCacheTest : public testing::Test {
     return fs_.Count(FsOp::kOpen) - before;
   }
 
+  // What one SST without a KV file holds once read by key, measured with
+  // every SST open in a cache that bounds neither descriptors nor memory.
+  size_t MemoryPerSstReadByKey() {
+    TableCache probe(dbname_, options_, 4 * kSsts, 64 << 20);
+    ReadEvery(&probe, 1, false);
+    return probe.MemoryUsage() / kSsts;
+  }
+
   // Iterates over every SST through `cache`, checking each entry; returns
   // the opens it made.
   uint64_t IterateEvery(TableCache* cache, bool with_kv_file) {
@@ -181,12 +189,7 @@ TEST_F(TableCacheTest, DescriptorBoundStillClosesSstsWithKvFiles) {
 // the resident memory stays within the bound.
 TEST_F(TableCacheTest, MemoryBoundStillClosesSstsWithoutKvFiles) {
   BuildSsts(/*with_kv_file=*/false);
-  size_t per_sst = 0;
-  {
-    TableCache probe(dbname_, options_, 4 * kSsts, 64 << 20);
-    ReadEvery(&probe, 1, false);
-    per_sst = probe.MemoryUsage() / kSsts;
-  }
+  const size_t per_sst = MemoryPerSstReadByKey();
   ASSERT_GT(per_sst, 0u);
   TableCache cache(dbname_, options_, 1000, 10 * per_sst);
   EXPECT_EQ(ReadEvery(&cache, 1, false), 2u * kSsts);
@@ -200,12 +203,7 @@ TEST_F(TableCacheTest, MemoryBoundStillClosesSstsWithoutKvFiles) {
 // recharge as they load whole indexes): every read finds its value.
 TEST_F(TableCacheTest, ConcurrentReadsOfSstsWithoutKvFiles) {
   BuildSsts(/*with_kv_file=*/false);
-  size_t per_sst = 0;
-  {
-    TableCache probe(dbname_, options_, 4 * kSsts, 64 << 20);
-    ReadEvery(&probe, 1, false);
-    per_sst = probe.MemoryUsage() / kSsts;
-  }
+  const size_t per_sst = MemoryPerSstReadByKey();
   ASSERT_GT(per_sst, 0u);
   TableCache cache(dbname_, options_, 10, 30 * per_sst);
   std::vector<std::thread> threads;
