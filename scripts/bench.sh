@@ -90,7 +90,9 @@ if [ "${BENCH_LOOP:-1}" = 1 ] && [ "$(id -u)" -eq 0 ] &&
   truncate -s "${BENCH_LOOP_SIZE:-16G}" "$image"
   mkfs.ext4 -q -F "$image"
   mount -o loop "$image" "$mnt"
-  args+=(--db-root "$mnt/db")
+  # --trim: the sparse image gives freed blocks back to the host during
+  # the run, so a long one does not fill the host's disk.
+  args+=(--db-root "$mnt/db" --trim)
   echo "bench: databases on a dedicated loop-mounted ext4 at $mnt"
 else
   echo "bench: databases under /tmp (a shared file system; run as root for a dedicated one)"
