@@ -474,6 +474,19 @@ void ReadTrailer(const std::string& data, MetaIndexRange* range,
   ASSERT_TRUE(s.ok()) << s.ToString();
 }
 
+// Format-4 `data` with its trailer replaced by `trailer_bytes`: the
+// groups as they were, then the new trailer and a footer with its crc.
+std::string WithTrailer(const std::string& data, const MetaIndexRange& range,
+                        const std::string& trailer_bytes) {
+  std::string f = data.substr(0, range.offset) + trailer_bytes;
+  PutFixed64(&f, range.offset);
+  PutFixed32(&f, crc32c::Mask(crc32c::Value(trailer_bytes.data(),
+                                            trailer_bytes.size())));
+  PutFixed32(&f, 4);
+  f.append("DLSMEND2");
+  return f;
+}
+
 // Every count of entries around a group's size: both encoders write the
 // documented bytes; the trailer describes one group per 16 entries; each
 // group decodes on its own to its entries, with each inline value where
@@ -598,16 +611,9 @@ TEST(MetaFileTest, TrailerThatMisdescribesAGroupIsCorruption) {
   MetaIndexRange range;
   MetaTrailer trailer;
   ReadTrailer(good, &range, &trailer);
-  // Rewrites the trailer with `edit` applied and its crc recomputed.
-  auto with_trailer = [&](std::string trailer_bytes) {
-    std::string f = good.substr(0, range.offset) + trailer_bytes;
-    const uint32_t crc =
-        crc32c::Value(trailer_bytes.data(), trailer_bytes.size());
-    PutFixed64(&f, range.offset);
-    PutFixed32(&f, crc32c::Mask(crc));
-    PutFixed32(&f, 4);
-    f.append("DLSMEND2");
-    return f;
+  // The file with a trailer, its crc recomputed.
+  auto with_trailer = [&](const std::string& trailer_bytes) {
+    return WithTrailer(good, range, trailer_bytes);
   };
   const std::string trailer_bytes = good.substr(range.offset, range.size);
   // Group 1's first key, one byte of its user key changed.
@@ -695,12 +701,7 @@ TEST(MetaFileTest, TrailerThatMiscountsKvFilesIsCorruption) {
     PutLengthPrefixedSlice(&t, c.filter);
     PutLengthPrefixedSlice(&t, c.smallest);
     PutLengthPrefixedSlice(&t, c.largest);
-    std::string f = good.substr(0, range.offset) + t;
-    PutFixed64(&f, range.offset);
-    PutFixed32(&f, crc32c::Mask(crc32c::Value(t.data(), t.size())));
-    PutFixed32(&f, 4);
-    f.append("DLSMEND2");
-    return f;
+    return WithTrailer(good, range, t);
   };
   ASSERT_EQ(with_count(trailer.kv_entries), good);  // the rebuild's method
   MetaFileContents out;
