@@ -341,13 +341,8 @@ Status DBImpl::HeldBelowLevel0(Version* v, const ParsedInternalKey& key,
       continue;
     }
     Cache::Handle* h = nullptr;
-    Status s = table_cache_->Find(level, (*f)->number, (*f)->dir, &h);
+    Status s = table_cache_->FindWhole(level, (*f)->number, (*f)->dir, &h);
     if (!s.ok()) return s;
-    s = table_cache_->Value(h)->LoadIndex();
-    if (!s.ok()) {
-      table_cache_->Release(h);
-      return s;
-    }
     const std::vector<MetaIndexEntry>& entries =
         table_cache_->Value(h)->index().entries;
     auto e = std::lower_bound(entries.begin(), entries.end(), newest.Encode(),
@@ -459,25 +454,18 @@ Status DBImpl::DropLevel0CoveredByWal(const ReplayedSequences& replayed,
 Status DBImpl::LoadLevel0Sst(const FileMetaData& f, SequenceNumber* first,
                              SequenceNumber* last, bool* known) {
   Cache::Handle* h = nullptr;
-  Status s = table_cache_->Find(0, f.number, f.dir, &h);
-  if (!s.ok()) return s;
   // Every group of a format-4 meta file checked: a torn one is damage here,
   // as a torn index is.
-  s = table_cache_->Value(h)->LoadIndex();
-  if (s.ok() && !*known) {
-    *known = SequenceRange(table_cache_->Value(h), first, last);
-  }
+  Status s = table_cache_->FindWhole(0, f.number, f.dir, &h);
+  if (!s.ok()) return s;
+  if (!*known) *known = SequenceRange(table_cache_->Value(h), first, last);
   table_cache_->Release(h);
   return s;
 }
 
 bool DBImpl::AllKvFilesPresent(const FileMetaData& f) {
   Cache::Handle* h = nullptr;
-  if (!table_cache_->Find(0, f.number, f.dir, &h).ok()) return true;
-  if (!table_cache_->Value(h)->LoadIndex().ok()) {  // as if Find failed
-    table_cache_->Release(h);
-    return true;
-  }
+  if (!table_cache_->FindWhole(0, f.number, f.dir, &h).ok()) return true;
   // Names present, by directory: "" for the SST directory, else a home.
   std::map<uint64_t, std::set<std::string>> listed;
   bool all = true;
@@ -513,12 +501,8 @@ bool DBImpl::AllKvFilesPresent(const FileMetaData& f) {
 
 bool DBImpl::AnyValueTorn(const FileMetaData& f) {
   Cache::Handle* h = nullptr;
-  if (!table_cache_->Find(0, f.number, f.dir, &h).ok()) return false;
+  if (!table_cache_->FindWhole(0, f.number, f.dir, &h).ok()) return false;
   const SstDir* sst = table_cache_->Value(h);
-  if (!sst->LoadIndex().ok()) {  // as if Find failed
-    table_cache_->Release(h);
-    return false;
-  }
   ReadOptions options;
   options.fill_cache = false;
   bool torn = false;

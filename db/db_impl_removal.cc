@@ -64,12 +64,10 @@ class PinnedSsts {
 
   Status Add(int level, uint64_t number, uint64_t dir) {
     Cache::Handle* h = nullptr;
-    Status s = cache_->Find(level, number, dir, &h);
+    // Every entry it names, every group of it checked.
+    Status s = cache_->FindWhole(level, number, dir, &h);
     if (!s.ok()) return s;
     handles_.push_back(h);
-    // Every entry it names, every group of it checked.
-    s = cache_->Value(h)->LoadIndex();
-    if (!s.ok()) return s;
     ssts_.push_back({&cache_->Value(h)->index(), MetaFileName(number, dir),
                      LongKeysFileName(number, dir)});
     return s;
@@ -617,13 +615,8 @@ static Status ForEachHomeEntry(Version* v, TableCache* cache, Fn fn) {
   for (int level = 0; level < config::kNumLevels; level++) {
     for (const FileMetaData* f : v->files(level)) {
       Cache::Handle* h = nullptr;
-      Status s = cache->Find(level, f->number, f->dir, &h);
+      Status s = cache->FindWhole(level, f->number, f->dir, &h);
       if (!s.ok()) return s;
-      s = cache->Value(h)->LoadIndex();
-      if (!s.ok()) {
-        cache->Release(h);
-        return s;
-      }
       for (const MetaIndexEntry& e : cache->Value(h)->index().entries) {
         if (StoredInHome(e.storage)) fn(e);
       }

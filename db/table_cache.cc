@@ -75,6 +75,18 @@ TableCache::~TableCache() {
   delete filters_;
 }
 
+Status TableCache::FindWhole(int level, uint64_t number, uint64_t dir,
+                             Cache::Handle** handle) {
+  Status s = Find(level, number, dir, handle);
+  if (!s.ok()) return s;
+  s = Value(*handle)->LoadIndex();
+  if (!s.ok()) {
+    Release(*handle);
+    *handle = nullptr;
+  }
+  return s;
+}
+
 Status TableCache::Find(int level, uint64_t number, uint64_t dir_number,
                         Cache::Handle** handle) {
   char buf[8];

@@ -60,6 +60,10 @@ class TableCache {
   // Release(), which also charges the cache for what the SST came to hold
   // meanwhile (SstDir::LoadIndex, which a user of the whole index calls).
   Status Find(int level, uint64_t number, uint64_t dir, Cache::Handle** handle);
+  // Find, then SstDir::LoadIndex: for a user of every entry, each group of
+  // the meta file checked. On any failure no handle is held.
+  Status FindWhole(int level, uint64_t number, uint64_t dir,
+                   Cache::Handle** handle);
   SstDir* Value(Cache::Handle* handle);
   void Release(Cache::Handle* handle);
 
