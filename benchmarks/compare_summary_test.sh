@@ -2,9 +2,10 @@
 # `compare --summary` counts, per value size and peer, the db_bench result
 # lines DeLSM was at least as fast in, with the lowest and the median ratio
 # of the peer's micros/op to DeLSM's, and lists the lines below 1.0x: the
-# figures RESULTS.md quotes from a results.csv. Checked on rows whose
-# ratios are known: LevelDB 2.0x, 1.0x and 0.5x at 128 B (2 of 3, lowest
-# 0.50x, median 1.00x); a line DeLSM has no row for is not counted.
+# figures benchmarks/journal/2026-11-27-every-engine-at-1m.md quotes from a
+# results.csv. Checked on rows whose ratios are known: LevelDB 2.0x, 1.0x
+# and 0.5x at 128 B (2 of 3, lowest 0.50x, median 1.00x); a line DeLSM has
+# no row for is not counted.
 #
 # Usage: compare_summary_test.sh <compare> <python>
 set -u
