@@ -557,54 +557,115 @@ Status DecodeMetaTrailer(const Slice& trailer, const MetaIndexRange& range,
   return Status::OK();
 }
 
-Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
-                       const std::string& path_for_errors,
-                       MetaIndexEntry* out) {
-  auto corrupt = [&](const std::string& what) {
-    return Status::Corruption(path_for_errors,
-                              "group " + std::to_string(g) + ": " + what);
-  };
-  const MetaGroup& m = trailer.groups[g];
-  if (group.size() != m.size || group.size() < 4) return corrupt("truncated");
-  const size_t records = group.size() - 4;
-  if (crc32c::Value(group.data(), records) !=
-      crc32c::Unmask(DecodeFixed32(group.data() + records))) {
-    return corrupt("checksum mismatch");
-  }
+namespace {
+
+Status GroupCorruption(const std::string& path_for_errors, size_t g,
+                       const std::string& what) {
+  return Status::Corruption(path_for_errors,
+                            "group " + std::to_string(g) + ": " + what);
+}
+
+// Decodes the entries of group g from its records [p, limit) into out[0 ..]
+// in order, checking each entry's fields, and moves *p past the last one
+// decoded. With `cmp`, stops after the first entry from index `from` on
+// whose key is at or after `target`, and sets *stop to its index (to the
+// group's entry count if there is none). *value_end is where the inline
+// values of the entries decoded end.
+Status DecodeGroupRecords(const char** p, const char* limit,
+                          const MetaTrailer& trailer, size_t g,
+                          const Comparator* cmp, const Slice& target,
+                          size_t from, const std::string& path_for_errors,
+                          MetaIndexEntry* out, size_t* stop,
+                          uint64_t* value_end) {
   const uint64_t n = trailer.EntriesIn(g);
-  const char* p = group.data();
-  const char* const limit = p + records;
+  const MetaGroup& m = trailer.groups[g];
   uint64_t value_offset = m.value_offset;
   std::string error;
   for (uint64_t i = 0; i < n; i++) {
     MetaIndexEntry& e = out[i];
-    if (!DecodeRecord(&p, limit, kFormatVersionGroups, &e, &error)) {
-      return corrupt("entry " + std::to_string(g * kMetaGroupEntries + i) +
-                     ": " + error);
+    auto entry = [&] {
+      return "entry " + std::to_string(g * kMetaGroupEntries + i) + ": ";
+    };
+    if (!DecodeRecord(p, limit, kFormatVersionGroups, &e, &error)) {
+      return GroupCorruption(path_for_errors, g, entry() + error);
     }
     e.inline_offset = 0;
     // A reader of such an SST may hold no directory to read a KV file in
     // (SstDir::OpenDescriptors).
     if (trailer.kv_entries == 0 && HasKvFile(e.storage)) {
-      return corrupt("entry " + std::to_string(g * kMetaGroupEntries + i) +
-                     ": a KV file, and the trailer counts none");
+      return GroupCorruption(
+          path_for_errors, g,
+          entry() + "a KV file, and the trailer counts none");
     }
-    if (!StoredInline(e.storage)) continue;
-    if (e.stored_size > m.value_end - value_offset) {
-      return corrupt("entry " + std::to_string(g * kMetaGroupEntries + i) +
-                     ": inline value runs past its group's values");
+    if (StoredInline(e.storage)) {
+      if (e.stored_size > m.value_end - value_offset) {
+        return GroupCorruption(
+            path_for_errors, g,
+            entry() + "inline value runs past its group's values");
+      }
+      e.inline_offset = value_offset;
+      value_offset += e.stored_size;
     }
-    e.inline_offset = value_offset;
-    value_offset += e.stored_size;
+    if (cmp != nullptr && i >= from &&
+        cmp->Compare(e.internal_key, target) >= 0) {
+      *stop = i;
+      *value_end = value_offset;
+      return Status::OK();
+    }
   }
-  if (p != limit) return corrupt("unexpected trailing bytes");
-  if (value_offset != m.value_end) {
-    return corrupt("inline values do not fill the group's values");
+  *stop = n;
+  *value_end = value_offset;
+  return Status::OK();
+}
+
+}  // namespace
+
+Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
+                       const std::string& path_for_errors,
+                       MetaIndexEntry* out) {
+  const MetaGroup& m = trailer.groups[g];
+  if (group.size() != m.size || group.size() < 4) {
+    return GroupCorruption(path_for_errors, g, "truncated");
+  }
+  const size_t records = group.size() - 4;
+  if (crc32c::Value(group.data(), records) !=
+      crc32c::Unmask(DecodeFixed32(group.data() + records))) {
+    return GroupCorruption(path_for_errors, g, "checksum mismatch");
+  }
+  const char* p = group.data();
+  const char* const limit = p + records;
+  size_t all;
+  uint64_t value_end;
+  Status s = DecodeGroupRecords(&p, limit, trailer, g, nullptr, Slice(), 0,
+                                path_for_errors, out, &all, &value_end);
+  if (!s.ok()) return s;
+  if (p != limit) {
+    return GroupCorruption(path_for_errors, g, "unexpected trailing bytes");
+  }
+  if (value_end != m.value_end) {
+    return GroupCorruption(path_for_errors, g,
+                           "inline values do not fill the group's values");
   }
   if (out[0].internal_key != m.first_key) {
-    return corrupt("first key differs from the trailer's");
+    return GroupCorruption(path_for_errors, g,
+                           "first key differs from the trailer's");
   }
   return Status::OK();
+}
+
+Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
+                              size_t g, const Comparator* cmp,
+                              const Slice& target, size_t from,
+                              const std::string& path_for_errors,
+                              MetaIndexEntry* out, size_t* pos) {
+  const MetaGroup& m = trailer.groups[g];
+  if (group.size() != m.size || group.size() < 4) {
+    return GroupCorruption(path_for_errors, g, "truncated");
+  }
+  const char* p = group.data();
+  uint64_t value_end;
+  return DecodeGroupRecords(&p, p + group.size() - 4, trailer, g, cmp, target,
+                            from, path_for_errors, out, pos, &value_end);
 }
 
 Status DecodeMetaGroups(const Slice& groups, const MetaTrailer& trailer,

@@ -98,6 +98,7 @@
 #include <string>
 #include <vector>
 
+#include "leveldb/comparator.h"
 #include "leveldb/slice.h"
 #include "leveldb/status.h"
 
@@ -380,6 +381,18 @@ Status DecodeMetaTrailer(const Slice& trailer, const MetaIndexRange& range,
 // with a KV file, that it has none; Corruption otherwise.
 Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
                        const std::string& path_for_errors, MetaIndexEntry* out);
+// Format 4: for a group whose bytes DecodeMetaGroup has found whole, the
+// place of `target` in it: decodes its entries in order into out[0 ..] and
+// stops at the first one from index `from` on whose internal key `cmp`
+// orders at or after `target`, setting *pos to its index, or to
+// trailer.EntriesIn(g) when there is none. Checks each decoded entry's
+// fields as DecodeMetaGroup does, but neither the crc nor what only a whole
+// group shows (its length, where its values end, its first key).
+Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
+                              size_t g, const Comparator* cmp,
+                              const Slice& target, size_t from,
+                              const std::string& path_for_errors,
+                              MetaIndexEntry* out, size_t* pos);
 // Format 4: decodes every group from `groups` (the file's bytes from
 // trailer.groups_offset to the trailer) into a whole MetaIndex whose keys
 // point into `groups` and whose comparator name, filter and key range

@@ -7,7 +7,9 @@
 #include <string>
 #include <vector>
 
+#include "db/dbformat.h"
 #include "gtest/gtest.h"
+#include "leveldb/comparator.h"
 #include "table/meta_file.h"
 #include "tests/meta_file_samples.h"
 #include "util/coding.h"
@@ -19,6 +21,7 @@ namespace {
 using meta_file_samples::DocumentedLayout;
 using meta_file_samples::Exactly;
 using meta_file_samples::ExpectSame;
+using meta_file_samples::IKey;
 using meta_file_samples::Incremental;
 
 // The footer and trailer of format-4 `data`.
@@ -108,6 +111,59 @@ TEST(MetaFileTest, GroupsOfEveryLength) {
     for (size_t i = 0; i < n; i++) {
       EXPECT_EQ(index.entries[i].internal_key,
                 Slice(c.entries[i].internal_key));
+    }
+  }
+}
+
+// A reader that checked a group whole seeks in it later by decoding only
+// up to the answer: for every target (each entry's key, keys between and
+// around them) and start, the same place and the same entries as a search
+// of the whole group.
+TEST(MetaFileTest, SeekInCheckedGroupFindsWhatTheWholeGroupHolds) {
+  const InternalKeyComparator icmp(BytewiseComparator());
+  for (size_t n : {1, 15, 16, 17, 33}) {
+    SCOPED_TRACE(n);
+    const MetaFileContents c = Exactly(n);
+    const std::string data = EncodeMetaFile(c);
+    MetaIndexRange range;
+    MetaTrailer trailer;
+    ReadTrailer(data, &range, &trailer);
+    std::vector<std::string> targets = {IKey("", 0, 0),
+                                        IKey("\xff\xff\xff\xff", 0, 0)};
+    for (const MetaEntry& e : c.entries) {
+      const std::string user = ExtractUserKey(e.internal_key).ToString();
+      targets.push_back(e.internal_key);
+      targets.push_back(IKey(user, kMaxSequenceNumber, kValueTypeForSeek));
+      targets.push_back(IKey(user, 0, 0));
+      targets.push_back(IKey(user + '\0', kMaxSequenceNumber, 1));
+    }
+    for (size_t g = 0; g < trailer.groups.size(); g++) {
+      const MetaGroup& m = trailer.groups[g];
+      const Slice bytes(data.data() + m.offset, m.size);
+      MetaIndexEntry whole[kMetaGroupEntries];
+      ASSERT_TRUE(DecodeMetaGroup(bytes, trailer, g, "META", whole).ok());
+      const size_t count = trailer.EntriesIn(g);
+      for (size_t from : {0, 1}) {
+        for (const std::string& target : targets) {
+          size_t want = from;
+          while (want < count &&
+                 icmp.Compare(whole[want].internal_key, target) < 0) {
+            want++;
+          }
+          MetaIndexEntry got[kMetaGroupEntries];
+          size_t pos = 99;
+          Status s = SeekInCheckedMetaGroup(bytes, trailer, g, &icmp, target,
+                                            from, "META", got, &pos);
+          ASSERT_TRUE(s.ok()) << s.ToString();
+          ASSERT_EQ(pos, want) << g << " from " << from;
+          for (size_t i = 0; i < count && i <= pos; i++) {
+            EXPECT_EQ(got[i].internal_key, whole[i].internal_key);
+            EXPECT_EQ(got[i].storage, whole[i].storage);
+            EXPECT_EQ(got[i].stored_size, whole[i].stored_size);
+            EXPECT_EQ(got[i].inline_offset, whole[i].inline_offset);
+          }
+        }
+      }
     }
   }
 }

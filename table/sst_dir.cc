@@ -185,8 +185,13 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   sst->meta_allocated_ = meta_allocated;
   size_t memory = sizeof(SstDir) + range.size;
   if (grouped) {
+    const size_t groups = sst->trailer_.groups.size();
+    sst->group_checked_.reset(new std::atomic<bool>[groups]);
+    for (size_t g = 0; g < groups; g++) {
+      sst->group_checked_[g].store(false, std::memory_order_relaxed);
+    }
     memory += sst->trailer_.groups.capacity() * sizeof(MetaGroup) +
-              sst->groups_copy_.size();
+              groups * sizeof(std::atomic<bool>) + sst->groups_copy_.size();
   } else {
     // Charged as if the windows were built, which they may be at any
     // lookup.
@@ -299,22 +304,49 @@ Status SstDir::InternalGet(const ReadOptions& options,
   return Status::OK();
 }
 
-Status SstDir::DecodeGroup(size_t g, MetaIndexEntry* out) const {
+Slice SstDir::GroupBytes(size_t g) const {
   const MetaGroup& m = trailer_.groups[g];
   // Within the file's groups (DecodeMetaTrailer checked that they tile it).
-  const Slice bytes =
-      meta_in_memory_ != nullptr
-          ? Slice(meta_in_memory_ + m.offset, m.size)
-          : Slice(groups_copy_.data() + (m.offset - trailer_.groups_offset),
-                  m.size);
+  return meta_in_memory_ != nullptr
+             ? Slice(meta_in_memory_ + m.offset, m.size)
+             : Slice(groups_copy_.data() + (m.offset - trailer_.groups_offset),
+                     m.size);
+}
+
+Status SstDir::SeekInGroup(size_t g, const Slice& internal_key, size_t from,
+                           MetaIndexEntry* out, size_t* pos) const {
+  const Comparator* cmp = options_.comparator;
+  const Slice bytes = GroupBytes(g);
   // The name for errors is built only on failure (decoding again gives the
   // same answer).
   static const std::string* const kNoName = new std::string();
+  if (group_checked_[g].load(std::memory_order_acquire)) {
+    // The same bytes as when checked (a mapping or groups_copy_ of a file
+    // never modified): their entries are decoded only up to the answer.
+    Status s = SeekInCheckedMetaGroup(bytes, trailer_, g, cmp, internal_key,
+                                      from, *kNoName, out, pos);
+    if (!s.ok()) {
+      s = SeekInCheckedMetaGroup(bytes, trailer_, g, cmp, internal_key, from,
+                                 path_ + "/" + meta_name_, out, pos);
+    }
+    return s;
+  }
   Status s = DecodeMetaGroup(bytes, trailer_, g, *kNoName, out);
   if (!s.ok()) {
-    s = DecodeMetaGroup(bytes, trailer_, g, path_ + "/" + meta_name_, out);
+    return DecodeMetaGroup(bytes, trailer_, g, path_ + "/" + meta_name_, out);
   }
-  return s;
+  group_checked_[g].store(true, std::memory_order_release);
+  size_t a = from, b = trailer_.EntriesIn(g);
+  while (a < b) {
+    const size_t mid = a + (b - a) / 2;
+    if (cmp->Compare(out[mid].internal_key, internal_key) < 0) {
+      a = mid + 1;
+    } else {
+      b = mid;
+    }
+  }
+  *pos = a;
+  return Status::OK();
 }
 
 Status SstDir::GroupGet(const ReadOptions& options, const Slice& internal_key,
@@ -340,21 +372,12 @@ Status SstDir::GroupGet(const ReadOptions& options, const Slice& internal_key,
   if (lo > 0) {
     // Every key of group lo - 1 from its first is < the target but maybe
     // the last ones; a damaged group is an error, not a miss.
-    Status s = DecodeGroup(lo - 1, entries);
+    size_t pos;
+    Status s = SeekInGroup(lo - 1, internal_key, 1, entries, &pos);
     if (!s.ok()) return s;
-    const size_t n = trailer_.EntriesIn(lo - 1);
-    size_t a = 1, b = n;
-    while (a < b) {
-      const size_t mid = a + (b - a) / 2;
-      if (cmp->Compare(entries[mid].internal_key, internal_key) < 0) {
-        a = mid + 1;
-      } else {
-        b = mid;
-      }
-    }
-    if (a < n) {
+    if (pos < trailer_.EntriesIn(lo - 1)) {
       g = lo - 1;
-      i = a;
+      i = pos;
     }
   }
   if (g == lo) {
@@ -365,8 +388,10 @@ Status SstDir::GroupGet(const ReadOptions& options, const Slice& internal_key,
                                   user_key) != 0) {
       return Status::OK();
     }
-    Status s = DecodeGroup(lo, entries);
+    size_t pos;
+    Status s = SeekInGroup(lo, internal_key, 0, entries, &pos);
     if (!s.ok()) return s;
+    assert(pos == 0);
   } else if (user_comparator_->Compare(ExtractUserKey(entries[i].internal_key),
                                        user_key) != 0) {
     return Status::OK();

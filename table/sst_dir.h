@@ -212,9 +212,15 @@ class SstDir {
                   void* arg,
                   void (*handle)(void*, const Slice& key,
                                  const Slice& value)) const;
-  // Decodes group g into out[0 .. trailer_.EntriesIn(g)), pointing into
-  // the mapping or groups_copy_.
-  Status DecodeGroup(size_t g, MetaIndexEntry* out) const;
+  // Group g's bytes, in the mapping or groups_copy_.
+  Slice GroupBytes(size_t g) const;
+  // The place of `internal_key` in group g from entry `from` on: *pos is
+  // the first entry there at or after it (the group's entry count if
+  // none), out[0 .. *pos] decoded, pointing into GroupBytes(g). The first
+  // read of a group decodes and checks it whole (Corruption naming it if
+  // damaged, every time); later ones decode only up to *pos.
+  Status SeekInGroup(size_t g, const Slice& internal_key, size_t from,
+                     MetaIndexEntry* out, size_t* pos) const;
 
   // What the index-numbered readers above do, for entry `e` numbered
   // `number` (in errors) whether or not it is in index_.
@@ -292,6 +298,10 @@ class SstDir {
   uint64_t values_end_ = 0;
   // Format 4: where the trailer starts (the groups end).
   uint64_t trailer_offset_ = 0;
+  // Format 4: one flag per group, set (release) by the first SeekInGroup
+  // that checked it whole and never cleared; read with acquire. A group
+  // that fails its check is never set, so it fails every read.
+  std::unique_ptr<std::atomic<bool>[]> group_checked_;
   mutable std::atomic<size_t> memory_usage_{0};
 };
 
