@@ -17,7 +17,11 @@
 //    that any readable manifest records as replaced (a crash between a
 //    compaction's commit and their removal left them) are left out, with the KV
 //    files only they name: merged, they would bring back keys the compaction
-//    had dropped with their tombstones. So is all of a directory a RepairDB
+//    had dropped with their tombstones. So is all of a directory no
+//    manifest records an SST added in, numbered below a later commit, when
+//    the manifest CURRENT names reads whole: a compaction killed before its
+//    commit (or whose outputs were not undone) left it, and the database
+//    ran on past it. So is all of a directory a RepairDB
 //    merged (its manifest records the directory's number as removed) if no
 //    meta file in it of an SST not recorded as replaced reads: a repair
 //    killed after its commit leaves the KV files it took back by their

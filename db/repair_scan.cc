@@ -204,7 +204,7 @@ Status Repairer::LoadDirectories() {
     Status s = LoadDirectory(&d, &dir, &rebuild);
     if (!handle(&d, s)) return s;
     if (!s.ok()) continue;
-    if (dir == nullptr && rebuild == nullptr) continue;  // merged before
+    if (dir == nullptr && rebuild == nullptr) continue;  // put away whole
     if (rebuild != nullptr) {
       for (const auto& meta : rebuild->metas) {
         NoteNamedFiles(meta->index());
@@ -247,6 +247,16 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
       (replaced ? retired_metas : metas).push_back(name);
       if (replaced) replaced_.push_back({d.level, sst_number});
     }
+  }
+  // Nothing in it was ever live: set aside whole (lost/), recorded as
+  // merged, as a directory an earlier RepairDB merged is.
+  if (DirectoryNeverLive(d.number)) {
+    Log(options_.info_log,
+        "RepairDB: %s: no manifest records an SST in it, and the database "
+        "ran on past its number; not merged\n",
+        d.path.c_str());
+    replaced_.push_back({d.level, d.number});
+    return Status::OK();
   }
   // A directory a committed RepairDB was given (its manifest records the
   // directory's number as removed, and never added it), where no meta file

@@ -127,6 +127,31 @@ class Repairer {
     return number >= committed_bound_;
   }
 
+  // Whether the SST directory numbered `dir` was never part of the
+  // database though the database ran on past its number: no manifest read
+  // records an SST added in it, and a manifest committed after the number
+  // was handed out (!NeverCommitted). A compaction that wrote a directory
+  // of its own (an output level with nothing to merge into) leaves one
+  // when killed before its commit, or when it could not undo its outputs,
+  // and an Open whose removal of it fails lets the database run on. The
+  // evidence is UncommittedAddition's: the manifest CURRENT names, read
+  // whole, holds every live SST, and the record of one replaced since is
+  // kept while its dead directory may be on disk (db_impl_removal.cc); so
+  // nothing in such a directory is live, and every SST in it holds only
+  // what the SSTs it was merged from or their successors hold (a flush's
+  // whose unsynced record a power loss took: what its WAL, kept, holds).
+  // Merged, or its KV files taken back by their names when its META does
+  // not read, it brings back the keys deleted since. A directory number
+  // names one directory only (Open marks every listed one used), so a
+  // record naming the number names this directory. False without the
+  // evidence (no CURRENT, a damaged manifest), and for a number at or past
+  // the bound: nothing committed since can have dropped what it holds.
+  bool DirectoryNeverLive(uint64_t dir) const {
+    if (committed_bound_ == UINT64_MAX || NeverCommitted(dir)) return false;
+    auto it = ever_added_.lower_bound({dir, 0});
+    return it == ever_added_.end() || it->first != dir;
+  }
+
   // Whether META-<number> in the SST directory numbered `dir` is the meta
   // file of an SST that a compaction added to that directory and no
   // manifest committed: a compaction killed before its commit, or one
@@ -190,8 +215,9 @@ class Repairer {
   // home or a KV file it names in the directory is gone) its
   // readable meta files and its listing are returned in *rebuild, for
   // RebuildDirectory to gather its entries into a new directory. A
-  // directory an earlier RepairDB merged is neither (both left null): it
-  // is put away whole.
+  // directory an earlier RepairDB merged, or one never live
+  // (DirectoryNeverLive), is neither (both left null): it is put away
+  // whole.
   Status LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
                        std::unique_ptr<PendingRebuild>* rebuild);
 

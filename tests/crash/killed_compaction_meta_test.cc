@@ -5,7 +5,9 @@
 // once), it stays while the database runs on. Later deletes, compacted
 // into that directory, drop their tombstones at the base level; RepairDB
 // must still not merge the stale META-<n> as live data, or it brings back
-// the deleted keys.
+// the deleted keys. The same holds for a whole SST directory such a
+// compaction wrote at a level holding nothing it could merge into, whose
+// removal keeps failing while the database runs on.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -21,6 +23,7 @@
 #include "delsm/delsm.h"
 #include "fs/file_system.h"
 #include "leveldb/db.h"
+#include "leveldb/env.h"
 #include "leveldb/options.h"
 #include "table/meta_file.h"
 #include "testing/fault_injection_file_system.h"
@@ -187,6 +190,135 @@ void KillCompactDeleteRepair(bool unflushed) {
     s = db->Get(ReadOptions(), UnflushedKey(i), &v);
     EXPECT_TRUE(s.ok() && v == "v") << UnflushedKey(i) << ": " << s.ToString();
   }
+}
+
+// Values held in KV files: above the default inline threshold.
+std::string LargeValue(int i) { return OldValue(i) + std::string(3000, 'x'); }
+
+// Flips a byte in the middle of group 0 of the format-4 meta file `path`:
+// its footer and trailer still check, the group does not.
+void DamageGroup0(const std::string& path) {
+  std::string data;
+  ASSERT_TRUE(ReadFileToString(Env::Default(), path, &data).ok());
+  MetaIndexRange range;
+  MetaTrailer trailer;
+  ASSERT_TRUE(DecodeMetaFooter(data, data.size(), path, &range).ok());
+  ASSERT_EQ(4u, range.version);
+  ASSERT_TRUE(DecodeMetaTrailer(Slice(data.data() + range.offset, range.size),
+                                range, path, &trailer)
+                  .ok());
+  ASSERT_FALSE(trailer.groups.empty());
+  const MetaGroup& g = trailer.groups[0];
+  data[g.offset + g.size / 2] ^= 0x10;
+  ASSERT_TRUE(WriteStringToFile(Env::Default(), data, path).ok());
+}
+
+// A compaction of L0 into an empty L1 writes its output as a new SST
+// directory, L1/<n>.sst/META (with links to the KV files of its inputs when
+// `kv_files`); killed before its commit, it leaves that directory, which no
+// manifest records. Every removal of it fails (it does not open) while the
+// database runs on past its number: the keys it holds are deleted and
+// compacted into L1, which drops the tombstones and unlinks the deleted
+// values' KV files from L0. RepairDB must not merge the stale directory,
+// nor (its META damaged when `damaged_meta`) take its KV files back by
+// their names.
+void StaleOutputDirectoryRepair(bool kv_files, bool damaged_meta) {
+  delsm_test::TempDir tmp;
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  auto value = [kv_files](int i) {
+    return kv_files ? LargeValue(i) : OldValue(i);
+  };
+  // L0 only: one SST holding the values.
+  {
+    std::unique_ptr<DB> db;
+    ASSERT_TRUE(OpenOn(dbname, FileSystem::Default(), &db).ok());
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), value(i)).ok());
+    }
+    ASSERT_TRUE(static_cast<DBImpl*>(db.get())->TEST_FlushMemTable().ok());
+  }
+  ASSERT_TRUE(delsm_test::ListDir(dbname + "/L1").empty());
+
+  const pid_t pid = delsm_test::SpawnSelf("KilledCompactionMetaTest.Child",
+                                          {{kDbVar, dbname}});
+  ASSERT_GT(pid, 0);
+  const int status = delsm_test::WaitChild(pid);
+  ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+      << "the child was not killed in the compaction (status " << status << ")";
+  const std::vector<std::string> l1 = delsm_test::ListDir(dbname + "/L1");
+  ASSERT_EQ(1u, l1.size()) << "the killed compaction left no directory";
+  const std::string stale = dbname + "/L1/" + l1[0];
+  ASSERT_EQ(kv_files ? size_t{kKeys + 1} : size_t{1},
+            delsm_test::ListDir(stale).size());
+
+  // Every Open of the stale directory fails from here on, so no removal
+  // pass (the Open's, those after the flush and the compaction, the
+  // close's) removes it.
+  {
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    FaultSpec never_opens;
+    never_opens.path_contains = stale;
+    never_opens.sticky = true;
+    never_opens.err = EACCES;
+    fs.Arm(FsOp::kOpen, never_opens);
+    std::unique_ptr<DB> db;
+    Status s = OpenOn(dbname, &fs, &db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    DBImpl* impl = static_cast<DBImpl*>(db.get());
+    for (int i = 0; i < kDeleted; i++) {
+      ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    s = impl->TEST_CompactRange(0, nullptr, nullptr);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    s = impl->TEST_WaitForBackgroundWork();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (int i = 0; i < kDeleted; i++) {
+      std::string v;
+      ASSERT_TRUE(db->Get(ReadOptions(), Key(i), &v).IsNotFound());
+    }
+    db.reset();
+    ASSERT_TRUE(fs.Fired()) << "no removal of the stale directory was tried";
+  }
+  ASSERT_EQ(kv_files ? size_t{kKeys + 1} : size_t{1},
+            delsm_test::ListDir(stale).size())
+      << "the stale directory changed";
+  if (damaged_meta) DamageGroup0(stale + "/" + kMetaFileName);
+
+  Status s = RepairDB(dbname, DbOptions());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // Set aside, not deleted: RepairDB deletes nothing it could not use.
+  EXPECT_EQ(kv_files ? size_t{kKeys + 1} : size_t{1},
+            delsm_test::ListDir(dbname + "/lost/L1-" + l1[0]).size());
+  std::unique_ptr<DB> db;
+  s = OpenOn(dbname, FileSystem::Default(), &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (i < kDeleted) {
+      EXPECT_TRUE(s.IsNotFound())
+          << "deleted key " << Key(i) << " came back as " << v.substr(0, 8);
+    } else {
+      EXPECT_TRUE(s.ok() && v == value(i))
+          << Key(i) << ": " << s.ToString() << " " << v.substr(0, 8);
+    }
+  }
+}
+
+TEST(KilledCompactionMetaTest, RepairDoesNotMergeAStaleOutputDirectory) {
+  StaleOutputDirectoryRepair(/*kv_files=*/false, /*damaged_meta=*/false);
+}
+
+TEST(KilledCompactionMetaTest,
+     RepairDoesNotMergeAStaleOutputDirectoryOfKvFiles) {
+  StaleOutputDirectoryRepair(/*kv_files=*/true, /*damaged_meta=*/false);
+}
+
+TEST(KilledCompactionMetaTest,
+     RepairDoesNotTakeBackTheKvFilesOfAStaleOutputDirectoryWithADamagedMeta) {
+  StaleOutputDirectoryRepair(/*kv_files=*/true, /*damaged_meta=*/true);
 }
 
 TEST(KilledCompactionMetaTest, RepairDoesNotMergeAStaleMetaFile) {
