@@ -141,9 +141,15 @@ class Directory {
     return OpenFile(name, result);
   }
 
-  // Hard-link `name` from `source` into this directory under the same name.
-  // EEXIST is reported as an IOError; callers decide whether that is benign.
-  virtual Status LinkFrom(Directory* source, const std::string& name) = 0;
+  // Hard-link `name` from `source` into this directory as `new_name` (a
+  // second name of the same file: nothing is copied). EEXIST is reported as
+  // an IOError; callers decide whether that is benign.
+  virtual Status LinkFromAs(Directory* source, const std::string& name,
+                            const std::string& new_name) = 0;
+  // LinkFromAs under the same name.
+  Status LinkFrom(Directory* source, const std::string& name) {
+    return LinkFromAs(source, name, name);
+  }
 
   // Remove the directory entry `name`. NotFound if it does not exist.
   virtual Status Unlink(const std::string& name) = 0;

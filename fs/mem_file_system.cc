@@ -99,7 +99,8 @@ class MemDirectory final : public Directory {
                     std::string* contents) override;
   Status OpenFile(const std::string& name,
                   std::unique_ptr<ReadOnlyFile>* result) override;
-  Status LinkFrom(Directory* source, const std::string& name) override;
+  Status LinkFromAs(Directory* source, const std::string& name,
+                    const std::string& new_name) override;
   Status Unlink(const std::string& name) override;
   Status Stat(const std::string& name, KvFileInfo* info) override;
   Status List(std::vector<std::string>* names) override;
@@ -332,8 +333,10 @@ Status MemDirectory::OpenFile(const std::string& name,
   return s;
 }
 
-Status MemDirectory::LinkFrom(Directory* source, const std::string& name) {
-  const std::string what = source->path() + "/" + name + " -> " + Join(name);
+Status MemDirectory::LinkFromAs(Directory* source, const std::string& name,
+                                const std::string& new_name) {
+  const std::string what =
+      source->path() + "/" + name + " -> " + Join(new_name);
   MemDirectory* src = dynamic_cast<MemDirectory*>(source);
   if (src == nullptr || src->fs_ != fs_) {
     return PosixError(what, EXDEV, false);  // another file system
@@ -343,9 +346,10 @@ Status MemDirectory::LinkFrom(Directory* source, const std::string& name) {
   if (it == src->node_->entries.end()) return PosixError(what, ENOENT, false);
   if (it->second->is_dir) return PosixError(what, EPERM, false);
   if (node_->links == 0) return PosixError(what, ENOENT, false);
-  if (node_->entries.count(name) != 0) return PosixError(what, EEXIST, false);
+  if (node_->entries.count(new_name) != 0)
+    return PosixError(what, EEXIST, false);
   it->second->links++;
-  node_->entries[name] = it->second;
+  node_->entries[new_name] = it->second;
   return Status::OK();
 }
 

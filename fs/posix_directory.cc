@@ -274,7 +274,8 @@ class PosixDirectory final : public Directory {
   Status OpenMappedFile(const std::string& name,
                         std::unique_ptr<ReadOnlyFile>* result) override;
 
-  Status LinkFrom(Directory* source, const std::string& name) override {
+  Status LinkFromAs(Directory* source, const std::string& name,
+                    const std::string& new_name) override {
     PosixDirectory* src = dynamic_cast<PosixDirectory*>(source);
     if (symlink_) return NotFollowed(path_);
     if (src != nullptr && src->symlink_) return NotFollowed(src->path_);
@@ -286,7 +287,7 @@ class PosixDirectory final : public Directory {
       for (int attempt = 0;; attempt++) {
         int src_fd;
         const std::string src_name = src->Locate(name, &src_fd);
-        r = At(name, [&](int dirfd, const char* n) {
+        r = At(new_name, [&](int dirfd, const char* n) {
           return linkat(src_fd, src_name.c_str(), dirfd, n, 0);
         });
         if (r == 0 || errno != ENOENT || attempt > 0 || !src->Relocate()) {
@@ -296,13 +297,14 @@ class PosixDirectory final : public Directory {
     } else {
       // A foreign Directory: all we have is the path it was opened by.
       const std::string from = source->path() + "/" + name;
-      r = At(name, [&](int dirfd, const char* n) {
+      r = At(new_name, [&](int dirfd, const char* n) {
         return linkat(AT_FDCWD, from.c_str(), dirfd, n, 0);
       });
     }
     if (r != 0) {
       int err = errno;
-      return PosixError(source->path() + "/" + name + " -> " + Join(name), err,
+      return PosixError(source->path() + "/" + name + " -> " + Join(new_name),
+                        err,
                         /*enoent_is_not_found=*/false, fd_);
     }
     return Status::OK();

@@ -157,6 +157,7 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
       }
     }
   }
+  sst->kv_files_ = kv_files;
   if (!kv_files &&
       (sst->meta_file_ == nullptr || sst->meta_file_->mapped() != nullptr)) {
     sst->dir_.reset();

@@ -181,6 +181,11 @@ class SstDir {
   // File descriptors held open: the directory unless directory() is null,
   // and an unmapped meta file with inline values. A mapped meta file holds
   // none, so an SST without a KV file whose meta file is mapped holds none.
+  // True if some entry has a KV file (in the directory or in a home): the
+  // trailer's count (format 4), or the index (formats 1 to 3). False means
+  // the meta file is the whole SST: a second name of it in another
+  // directory is a second copy of the SST (DBImpl::LinkMove).
+  bool HasKvFiles() const { return kv_files_; }
   int OpenDescriptors() const {
     return (dir_ != nullptr ? 1 : 0) +
            (meta_file_ != nullptr && meta_in_memory_ == nullptr ? 1 : 0);
@@ -293,6 +298,7 @@ class SstDir {
   Slice filter_;
   // AllocatedBytes of the meta file.
   uint64_t meta_allocated_ = 0;
+  bool kv_files_ = false;  // HasKvFiles()
   // Formats 2 to 4: the end of the value section (the index's or the
   // groups' offset), for reads of an unmapped meta file.
   uint64_t values_end_ = 0;

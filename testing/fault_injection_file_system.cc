@@ -54,12 +54,14 @@ class FaultDirectory final : public Directory {
     return base_->OpenFile(name, result);
   }
 
-  Status LinkFrom(Directory* source, const std::string& name) override {
-    const FaultDecision d = fs_->Decide(FsOp::kLink, Join(name));
+  Status LinkFromAs(Directory* source, const std::string& name,
+                    const std::string& new_name) override {
+    const FaultDecision d = fs_->Decide(FsOp::kLink, Join(new_name));
     if (d.fail) return d.status;
     // The wrapped directory only knows its own kind of source.
     auto* wrapped = dynamic_cast<FaultDirectory*>(source);
-    return base_->LinkFrom(wrapped != nullptr ? wrapped->base() : source, name);
+    return base_->LinkFromAs(wrapped != nullptr ? wrapped->base() : source,
+                             name, new_name);
   }
 
   Status Unlink(const std::string& name) override {

@@ -26,7 +26,7 @@ namespace leveldb {
 //   kWrite   the write in WriteFile
 //   kFsync   Directory::Sync, and the fsync of WriteFile(sync=true)
 //   kSyncfs  Directory::SyncFileSystem
-//   kLink    LinkFrom          kUnlink  Unlink
+//   kLink    LinkFromAs        kUnlink  Unlink
 //   kRename  Rename            kMkdir   CreateDir
 //   kRmdir   RemoveDir         kReaddir List
 // Stat and Exists are never counted nor failed.

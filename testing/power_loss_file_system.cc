@@ -43,12 +43,13 @@ class PowerLossDirectory final : public Directory {
     return base_->OpenFile(name, result);
   }
 
-  Status LinkFrom(Directory* source, const std::string& name) override {
-    if (fs_->PowerCutBefore()) return fs_->PowerOffError(Join(name));
+  Status LinkFromAs(Directory* source, const std::string& name,
+                    const std::string& new_name) override {
+    if (fs_->PowerCutBefore()) return fs_->PowerOffError(Join(new_name));
     auto* wrapped = dynamic_cast<PowerLossDirectory*>(source);
-    Status s =
-        base_->LinkFrom(wrapped != nullptr ? wrapped->base() : source, name);
-    if (s.ok()) fs_->RecordCreate(Now() + "/" + name);
+    Status s = base_->LinkFromAs(wrapped != nullptr ? wrapped->base() : source,
+                                 name, new_name);
+    if (s.ok()) fs_->RecordCreate(Now() + "/" + new_name);
     return s;
   }
 

@@ -8,7 +8,8 @@
 //  * WriteFile creates an entry; its data is durable with sync=true, else
 //    only after a later syncfs (a KV or meta file is written once, so until
 //    then a crash may leave it empty, zero-filled or half written).
-//  * LinkFrom creates an entry, Unlink removes one, CreateDir and RemoveDir
+//  * LinkFromAs (LinkFrom) creates an entry, Unlink removes one, CreateDir and
+//  RemoveDir
 //    create and remove a directory, Rename renames (a directory, in
 //    practice).
 //  * Directory::Sync makes the entry changes in that directory durable;

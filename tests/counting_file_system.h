@@ -195,10 +195,10 @@ class CountingFileSystem : public leveldb::FileSystem {
       if (s.ok()) r->reset(new File(fs_, std::move(f)));
       return s;
     }
-    leveldb::Status LinkFrom(leveldb::Directory* source,
-                             const std::string& n) override {
+    leveldb::Status LinkFromAs(leveldb::Directory* source, const std::string& n,
+                               const std::string& new_name) override {
       // Every Directory the engine holds came from this file system.
-      return d_->LinkFrom(static_cast<Dir*>(source)->d_.get(), n);
+      return d_->LinkFromAs(static_cast<Dir*>(source)->d_.get(), n, new_name);
     }
     leveldb::Status Unlink(const std::string& n) override {
       return d_->Unlink(n);

@@ -107,8 +107,9 @@ class FailingValueSectionFs : public FileSystem {
       }
       return s;
     }
-    Status LinkFrom(Directory* source, const std::string& n) override {
-      return d_->LinkFrom(static_cast<Dir*>(source)->d_.get(), n);
+    Status LinkFromAs(Directory* source, const std::string& n,
+                      const std::string& new_name) override {
+      return d_->LinkFromAs(static_cast<Dir*>(source)->d_.get(), n, new_name);
     }
     Status Unlink(const std::string& n) override { return d_->Unlink(n); }
     Status Stat(const std::string& n, KvFileInfo* i) override {
