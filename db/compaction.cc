@@ -43,21 +43,33 @@ uint64_t Compaction::InputEntries() const {
   return TotalEntries(inputs_[0]) + TotalEntries(inputs_[1]);
 }
 
-bool Compaction::IsTrivialMove() const {
-  if (num_input_files(0) != 1 || num_input_files(1) != 0 ||
-      TotalEntries(grandparents_) > max_grandparent_overlap_entries_) {
-    return false;
-  }
-  // A rename moves the whole directory: only possible if no other SST of
-  // this level lives in it.
+bool Compaction::SingleInputMovable() const {
+  return num_input_files(0) == 1 && num_input_files(1) == 0 &&
+         TotalEntries(grandparents_) <= max_grandparent_overlap_entries_;
+}
+
+bool Compaction::InputSharesDirectory() const {
   const FileMetaData* in = inputs_[0][0];
+  for (const FileMetaData* f : input_version_->files_[level_]) {
+    if (f != in && f->dir == in->dir) return true;
+  }
+  return false;
+}
+
+bool Compaction::IsTrivialMove() const {
+  if (!SingleInputMovable()) return false;
   // A directory past the bound (an L0 one holds a whole memtable) is
   // compacted into new directories instead.
-  if (in->dir_entries > max_dir_entries_) return false;
-  for (const FileMetaData* f : input_version_->files_[level_]) {
-    if (f != in && f->dir == in->dir) return false;
-  }
-  return true;
+  if (inputs_[0][0]->dir_entries > max_dir_entries_) return false;
+  // A rename moves the whole directory: only possible if no other SST of
+  // this level lives in it.
+  return !InputSharesDirectory();
+}
+
+bool Compaction::IsMetaFileMove() const {
+  // dir_entries 0 is unrecorded (an older manifest): not known to be 1.
+  return SingleInputMovable() && inputs_[0][0]->dir_entries == 1 &&
+         InputSharesDirectory();
 }
 
 void Compaction::AddInputDeletions(VersionEdit* edit) {

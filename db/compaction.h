@@ -54,6 +54,15 @@ class Compaction {
   // later compaction would pay for it.
   bool IsTrivialMove() const;
 
+  // True if, instead, the single input can move into level()+1 as a second
+  // name of its meta file in a new directory there (DBImpl::LinkMove): the
+  // same conditions but that another SST of level() lives in its
+  // directory, and the input owns no entry of that directory but its meta
+  // file (FileMetaData::dir_entries is 1: no KV file there, no LONGKEYS).
+  // Whether its entries name KV files in homes only the meta file tells
+  // (SstDir::HasKvFiles); the executor checks that before it links.
+  bool IsMetaFileMove() const;
+
   // Adds the removal of every input directory to *edit.
   void AddInputDeletions(VersionEdit* edit);
 
@@ -72,6 +81,12 @@ class Compaction {
   friend class VersionSet;
 
   Compaction(const delsm::Tuning& tuning, int level);
+
+  // One input SST, nothing overlapping at level()+1, and not too much at
+  // level()+2: it may move down whole.
+  bool SingleInputMovable() const;
+  // Whether another SST of level() lives in the single input's directory.
+  bool InputSharesDirectory() const;
 
   const int level_;
   const uint64_t max_output_entries_;

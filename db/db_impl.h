@@ -49,6 +49,8 @@ struct DentryStats {
   uint64_t flushes = 0;
   uint64_t compactions = 0;
   uint64_t trivial_moves = 0;  // renames of a whole SST directory
+  // SSTs moved down by a second name of their meta file (DBImpl::LinkMove)
+  uint64_t meta_file_moves = 0;
   uint64_t kv_files_created = 0;
   uint64_t links = 0;
   uint64_t unlinks = 0;
@@ -265,6 +267,13 @@ class DBImpl : public DB {
   Status HeldBelowLevel0(Version* v, const ParsedInternalKey& key, bool* held)
       LOCKS_EXCLUDED(mutex_);
   Status TrivialMove(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // For a compaction that IsMetaFileMove: if the input's meta file names
+  // no KV file (SstDir::HasKvFiles), moves it down as a second name of
+  // that file in a new SST directory and sets *moved; OK with *moved false
+  // otherwise (the caller compacts it). *retryable as for
+  // RunDentryCompaction.
+  Status LinkMove(Compaction* c, bool* moved, bool* retryable)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // *retryable as for CommitBuiltFlushes.
   Status RunDentryCompaction(Compaction* c, bool* retryable)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);

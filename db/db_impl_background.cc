@@ -115,9 +115,14 @@ void DBImpl::CompactionThreadMain() {
     Status s;
     bool retryable = false;
     if (c != nullptr) {
-      s = (m == nullptr && c->IsTrivialMove())
-              ? TrivialMove(c)
-              : RunDentryCompaction(c, &retryable);
+      bool moved = false;
+      if (m == nullptr && c->IsTrivialMove()) {
+        s = TrivialMove(c);
+        moved = true;
+      } else if (m == nullptr && c->IsMetaFileMove()) {
+        s = LinkMove(c, &moved, &retryable);
+      }
+      if (s.ok() && !moved) s = RunDentryCompaction(c, &retryable);
       c->ReleaseInputs();
       delete c;
       if (s.ok()) RemoveObsoleteFiles();
@@ -174,6 +179,103 @@ Status DBImpl::TrivialMove(Compaction* c) {
   Log(options_.info_log, "Moved #%llu to level-%d: %s\n",
       static_cast<unsigned long long>(f->number), level + 1,
       s.ToString().c_str());
+  return s;
+}
+
+// An input that shares its directory with other SSTs of its level cannot
+// be renamed; when its meta file is the whole SST (no KV file, in the
+// directory or in a home), a second name of that file, META of a new SST
+// directory at level+1 under a new number, is a second copy of the SST,
+// made without reading or rewriting an entry. A meta file records no SST
+// number, directory or level (table/meta_file.h): its name alone ties it
+// to them. The commit is a compaction's: the new SST added, the input
+// removed and retired, so the removal pass unlinks the old name as it
+// unlinks any replaced SST's meta file. Killed before the commit, the new
+// directory is an uncommitted output (dead at the next Open, which
+// removes it whole; RepairDB merges it as exact duplicates of the
+// input's entries, or sets it aside whole once a later commit ran past
+// its number: the input, still live, holds them); killed after it, the
+// old name is a retired SST's (the Open's sweep of its directory unlinks
+// it; RepairDB leaves it out as replaced, whatever other name its file
+// has).
+Status DBImpl::LinkMove(Compaction* c, bool* moved, bool* retryable) {
+  mutex_.AssertHeld();
+  *moved = false;
+  *retryable = false;
+  const int level = c->level();
+  FileMetaData* f = c->input(0, 0);
+  mutex_.Unlock();
+  Cache::Handle* h = nullptr;
+  Status s = table_cache_->Find(level, f->number, f->dir, &h);
+  bool meta_only = false;
+  if (s.ok()) {
+    meta_only = !table_cache_->Value(h)->HasKvFiles();
+    table_cache_->Release(h);
+  }
+  mutex_.Lock();
+  if (!s.ok() || !meta_only) {
+    *retryable = IsOutOfDescriptors(s);
+    return s;
+  }
+  const uint64_t number = versions_->NewFileNumber();
+  pending_outputs_.insert(number);
+  const uint64_t committed_before_sync = DeferredLogsCommitted();
+  const std::string from = SstDirName(dbname_, level, f->dir);
+  const std::string to = SstDirName(dbname_, level + 1, number);
+  const std::string meta = MetaFileName(f->number, f->dir);
+  mutex_.Unlock();
+  s = fs_->CreateDir(to, /*ok_if_exists=*/false);
+  const bool created = s.ok();
+  bool linked = false;
+  {
+    std::unique_ptr<Directory> src, dst;
+    if (s.ok()) s = fs_->OpenDirectory(from, &src);
+    if (s.ok()) s = fs_->OpenDirectory(to, &dst);
+    if (s.ok()) {
+      s = dst->LinkFromAs(src.get(), meta, kMetaFileName);
+      linked = s.ok();
+    }
+  }
+  if (s.ok()) {
+    // The file's bytes were made durable before the input's own commit;
+    // the new names must be before this one.
+    s = MakeDirectoriesDurable(fs_, CompactionDurability(tuning_.durability),
+                               {to, LevelDirName(dbname_, level + 1)});
+  }
+  bool undone = true;
+  if (!s.ok() && created) {
+    // Never committed: the new name and directory go. (The file keeps its
+    // old name, the input's, which stays live.)
+    std::unique_ptr<Directory> dst;
+    undone = !linked || (fs_->OpenDirectory(to, &dst).ok() &&
+                         dst->Unlink(kMetaFileName).ok());
+    dst.reset();
+    undone = undone && fs_->RemoveDir(to).ok();
+    *retryable = IsOutOfDescriptors(s);
+  }
+  mutex_.Lock();
+  if (!undone) left_for_open_sweep_ = true;
+  if (s.ok()) {
+    ReleaseDeferredLogs(committed_before_sync, c->edit());
+    c->edit()->RemoveFile(level, f->number);
+    FileMetaData moved_sst = *f;  // the same entries, key and sequence range
+    moved_sst.refs = 0;
+    moved_sst.number = number;
+    moved_sst.dir = number;
+    c->edit()->AddFile(level + 1, moved_sst);
+    s = ApplyEdit(c->edit());
+    if (!s.ok()) left_for_open_sweep_ = true;
+  }
+  pending_outputs_.erase(number);
+  if (s.ok()) {
+    RetireInputs(c);
+    dentry_stats_.meta_file_moves++;
+    *moved = true;
+  }
+  Log(options_.info_log,
+      "Moved #%llu to level-%d as #%llu (meta file linked): %s\n",
+      static_cast<unsigned long long>(f->number), level + 1,
+      static_cast<unsigned long long>(number), s.ToString().c_str());
   return s;
 }
 

@@ -94,11 +94,11 @@ std::string DBImpl::StatsString() {
   const DentryStats& d = dentry_stats_;
   std::snprintf(buf, sizeof(buf),
                 "Dentry work: flushes %" PRIu64 ", compactions %" PRIu64
-                ", renames %" PRIu64 ", KV files created %" PRIu64
-                ", links %" PRIu64 ", unlinks %" PRIu64
-                ", directories removed %" PRIu64 "\n",
-                d.flushes, d.compactions, d.trivial_moves, d.kv_files_created,
-                d.links, d.unlinks, d.dirs_removed);
+                ", renames %" PRIu64 ", meta file moves %" PRIu64
+                ", KV files created %" PRIu64 ", links %" PRIu64
+                ", unlinks %" PRIu64 ", directories removed %" PRIu64 "\n",
+                d.flushes, d.compactions, d.trivial_moves, d.meta_file_moves,
+                d.kv_files_created, d.links, d.unlinks, d.dirs_removed);
   out.append(buf);
   std::snprintf(buf, sizeof(buf),
                 "Bytes written by flushes: %.1f MB; durability syncs: %" PRIu64
@@ -232,6 +232,7 @@ bool DBImpl::GetProperty(const Slice& property, std::string* value) {
         {"flushes", d.flushes},
         {"compactions", d.compactions},
         {"renames", d.trivial_moves},
+        {"meta-file-moves", d.meta_file_moves},
         {"kv-files-created", d.kv_files_created},
         {"links", d.links},
         {"unlinks", d.unlinks},

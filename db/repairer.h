@@ -182,7 +182,9 @@ class Repairer {
   Status FindFiles();
 
   // SSTs a manifest records as replaced: added by one edit and removed by
-  // a later one (a trivial move removes and re-adds in one edit), or
+  // a later one (a trivial move by rename removes and re-adds one number
+  // in one edit; one by a second name of the meta file adds a new number,
+  // and the old is replaced, DBImpl::LinkMove), or
   // removed without being added (a RepairDB's manifest records so the old
   // SSTs its merge replaced, for a RepairDB after it was killed). Numbers
   // are never reused, so what any readable prefix of any manifest retired

@@ -597,6 +597,51 @@ TEST_F(VersionSetTest, PicksLevelZeroOverDirThreshold) {
   c->ReleaseInputs();
 }
 
+// An SST that shares its directory with another SST of its level cannot
+// be renamed; if it owns no entry of the directory but its meta file, it
+// moves by a second name of that file. Owning KV files there (or its
+// directory entries unrecorded), it is compacted.
+TEST_F(VersionSetTest, SharedDirectoryMovesByMetaFileOnlyIfMetaIsAllItOwns) {
+  for (uint64_t dir_entries : {1, 5, 0}) {
+    tuning_.l1_entries = 10;  // L1 over capacity
+    std::unique_ptr<VersionSet> vset = Open();
+    VersionEdit edit;
+    FileMetaData a = Dir(5, 10, "a", "c");
+    FileMetaData b = Dir(6, 10, "m", "p");
+    a.dir = b.dir = 5;  // #6 is META-000006 of directory 5
+    a.dir_entries = b.dir_entries = dir_entries;
+    edit.AddFile(1, a);
+    edit.AddFile(1, b);
+    ASSERT_TRUE(Apply(vset.get(), &edit).ok());
+    std::unique_ptr<Compaction> c(vset->PickCompaction());
+    ASSERT_NE(nullptr, c);
+    EXPECT_EQ(1, c->level());
+    EXPECT_EQ(1, c->num_input_files(0));
+    EXPECT_EQ(0, c->num_input_files(1));
+    EXPECT_FALSE(c->IsTrivialMove()) << dir_entries;
+    EXPECT_EQ(dir_entries == 1, c->IsMetaFileMove()) << dir_entries;
+    c->ReleaseInputs();
+  }
+}
+
+// Alone in its directory, an SST is renamed, never linked.
+TEST_F(VersionSetTest, SstAloneInItsDirectoryIsRenamed) {
+  tuning_.l1_entries = 10;
+  std::unique_ptr<VersionSet> vset = Open();
+  VersionEdit edit;
+  FileMetaData a = Dir(5, 10, "a", "c");
+  FileMetaData b = Dir(6, 10, "m", "p");
+  a.dir_entries = b.dir_entries = 1;
+  edit.AddFile(1, a);
+  edit.AddFile(1, b);
+  ASSERT_TRUE(Apply(vset.get(), &edit).ok());
+  std::unique_ptr<Compaction> c(vset->PickCompaction());
+  ASSERT_NE(nullptr, c);
+  EXPECT_TRUE(c->IsTrivialMove());
+  EXPECT_FALSE(c->IsMetaFileMove());
+  c->ReleaseInputs();
+}
+
 TEST_F(VersionSetTest, LevelZeroOverlapExpandsTransitively) {
   std::unique_ptr<VersionSet> vset = Open();
   VersionEdit edit;
