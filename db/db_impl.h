@@ -17,6 +17,7 @@
 
 #include "compat/leveldb/conversion.h"
 #include "db/dbformat.h"
+#include "db/live_numbers.h"
 #include "db/log_writer.h"
 #include "db/snapshot.h"
 #include "db/version_edit.h"
@@ -351,7 +352,7 @@ class DBImpl : public DB {
   // dead value holds (`held`, DeadValueNamers); evicts them all from the
   // cache.
   std::vector<RetiredRemoval> TakeRemovableRetiredSsts(
-      const std::set<uint64_t>& live, const std::set<uint64_t>& held)
+      const LiveNumbers& live, const std::set<uint64_t>& held)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Unlink the retired SSTs' entries that no live SST shares. Called
   // without mutex_. Returns those to try again (RequeueRetiredSsts): a

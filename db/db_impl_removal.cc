@@ -132,8 +132,10 @@ void DBImpl::RemoveObsoleteFiles() {
   }
   std::set<uint64_t> held_ssts, held_dirs;
   DeadValueNamers(&held_ssts, &held_dirs);
-  std::set<uint64_t> live = pending_outputs_;
+  LiveNumbers live;
+  for (uint64_t number : pending_outputs_) live.Add(number);
   versions_->AddLiveFiles(&live);
+  live.Seal();
   // Directories numbered from here on are created after `live` was taken;
   // never touch them.
   const uint64_t fence = versions_->NewFileNumber();
@@ -164,7 +166,7 @@ void DBImpl::RemoveObsoleteFiles() {
         keep = number >= manifest_number || left_for_open_sweep_;
         break;
       case kTempFile:
-        keep = live.count(number) > 0 || number >= fence;
+        keep = live.Contains(number) || number >= fence;
         break;
       default:
         break;
@@ -179,7 +181,7 @@ void DBImpl::RemoveObsoleteFiles() {
     for (const std::string& d : level_children[level]) {
       uint64_t number;
       if (ParseSstDirName(d, &number) && number < fence &&
-          live.count(number) == 0 && held_dirs.count(number) == 0 &&
+          !live.Contains(number) && held_dirs.count(number) == 0 &&
           dirs_being_removed_.insert(number).second) {
         dirs_to_delete.push_back({number, level_dir + "/" + d});
       }
@@ -272,23 +274,24 @@ void DBImpl::RetireInputs(Compaction* c) {
 }
 
 std::vector<DBImpl::RetiredRemoval> DBImpl::TakeRemovableRetiredSsts(
-    const std::set<uint64_t>& live, const std::set<uint64_t>& held) {
+    const LiveNumbers& live, const std::set<uint64_t>& held) {
   mutex_.AssertHeld();
   std::vector<RetiredRemoval> result;
   if (retired_ssts_.empty()) return result;
-  std::set<uint64_t> live_ssts;
+  LiveNumbers live_ssts;
   versions_->AddLiveSsts(&live_ssts);
+  live_ssts.Seal();
   std::vector<RetiredSst> still_used;
   for (RetiredSst& r : retired_ssts_) {
     // Its meta file may name a dead value still on disk: it stays until
     // that value has gone (DeadValues in db_impl.h).
-    if (live_ssts.count(r.number) > 0 || held.count(r.number) > 0) {
+    if (live_ssts.Contains(r.number) || held.count(r.number) > 0) {
       still_used.push_back(std::move(r));
       continue;
     }
     table_cache_->Evict(r.number);
     // A dead directory goes whole (RemoveObsoleteFiles).
-    if (live.count(r.dir) == 0) continue;
+    if (!live.Contains(r.dir)) continue;
     RetiredRemoval removal;
     // An SST owning no KV file of its directory shares none with them.
     if (r.dir_entries != 1) {

@@ -122,9 +122,11 @@ bool ParseSstDirName(const std::string& name, uint64_t* number) {
   Slice rest(name);
   uint64_t n;
   if (!ConsumeDecimalNumber(&rest, &n) || rest != ".sst") return false;
-  // Only the spelling SstDirName gives n: "5.sst" or "0000005.sst" is
+  // Only the spelling SstDirName gives n ("%06llu": six digits, zero
+  // padded, or more without a leading zero): "5.sst" or "0000005.sst" is
   // not DeLSM's, and whatever removes SST directories leaves it alone.
-  if (NumberedName("", n, ".sst") != "/" + name) return false;
+  const size_t digits = name.size() - rest.size();
+  if (digits < 6 || (digits > 6 && name[0] == '0')) return false;
   *number = n;
   return true;
 }

@@ -386,23 +386,23 @@ const char* VersionSet::LevelSummary(LevelSummaryStorage* scratch) const {
   return scratch->buffer;
 }
 
-void VersionSet::AddLiveFiles(std::set<uint64_t>* live) {
+void VersionSet::AddLiveFiles(LiveNumbers* live) {
   for (Version* v = dummy_versions_.next_; v != &dummy_versions_;
        v = v->next_) {
     for (int level = 0; level < config::kNumLevels; level++) {
       for (const FileMetaData* f : v->files_[level]) {
-        live->insert(f->number);
-        live->insert(f->dir);
+        live->Add(f->number);
+        live->Add(f->dir);
       }
     }
   }
 }
 
-void VersionSet::AddLiveSsts(std::set<uint64_t>* live) {
+void VersionSet::AddLiveSsts(LiveNumbers* live) {
   for (Version* v = dummy_versions_.next_; v != &dummy_versions_;
        v = v->next_) {
     for (int level = 0; level < config::kNumLevels; level++) {
-      for (const FileMetaData* f : v->files_[level]) live->insert(f->number);
+      for (const FileMetaData* f : v->files_[level]) live->Add(f->number);
     }
   }
 }

@@ -18,6 +18,7 @@
 #include <string>
 
 #include "db/dbformat.h"
+#include "db/live_numbers.h"
 #include "db/version.h"
 #include "db/version_edit.h"
 #include "delsm/delsm.h"
@@ -127,9 +128,9 @@ class VersionSet {
   // Adds the number of every SST, and of every SST directory, some live
   // version references. (Numbers come from one counter, so an SST number
   // equals a directory number only for the SST created with it.)
-  void AddLiveFiles(std::set<uint64_t>* live);
+  void AddLiveFiles(LiveNumbers* live);
   // Adds the number of every SST some live version references.
-  void AddLiveSsts(std::set<uint64_t>* live);
+  void AddLiveSsts(LiveNumbers* live);
 
   // Versions are numbered in the order they are installed. A version whose
   // number is below OldestLiveVersion() has been released by every

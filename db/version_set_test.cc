@@ -338,9 +338,10 @@ TEST_F(VersionSetTest, LogAndApplyThenRecoverRestoresEverything) {
   EXPECT_EQ(std::vector<uint64_t>({13}), Numbers(vset->current()->files(2)));
   EXPECT_EQ(std::vector<uint64_t>({7}), Numbers(vset->current()->files(3)));
 
-  std::set<uint64_t> live;
+  LiveNumbers live;
   vset->AddLiveFiles(&live);
-  EXPECT_EQ(std::set<uint64_t>({6, 7, 10, 11, 13}), live);
+  live.Seal();
+  EXPECT_EQ(std::vector<uint64_t>({6, 7, 10, 11, 13}), live.numbers());
 
   // A further edit after recovery goes to a new manifest that CURRENT names;
   // a third open sees it.
