@@ -171,7 +171,9 @@ Iterator* TableCache::NewIterator(const ReadOptions& options, int level,
   Status s = Find(level, number, dir_number, &handle);
   if (!s.ok()) return NewErrorIterator(s);
   SstDir* dir = Value(handle);
-  Iterator* it = dir->NewIterator(options);  // loads the whole index
+  // Loads the whole index, unless the SST has no KV file (then it reads
+  // one group at a time, and the charge stays the trailer's).
+  Iterator* it = dir->NewIterator(options);
   Recharge(handle);
   it->RegisterCleanup(&ReleaseHandle, cache_, handle);
   if (dirptr != nullptr) *dirptr = dir;

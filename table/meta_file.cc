@@ -668,6 +668,14 @@ Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
                             from, path_for_errors, out, pos, &value_end);
 }
 
+Status DecodeCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
+                              size_t g, const std::string& path_for_errors,
+                              MetaIndexEntry* out) {
+  size_t all;  // without a comparator, every entry is decoded
+  return SeekInCheckedMetaGroup(group, trailer, g, nullptr, Slice(), 0,
+                                path_for_errors, out, &all);
+}
+
 Status DecodeMetaGroups(const Slice& groups, const MetaTrailer& trailer,
                         const std::string& path_for_errors, MetaIndex* result) {
   *result = MetaIndex();

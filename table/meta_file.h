@@ -42,7 +42,8 @@
 // Why groups: a reader opening the file reads and checks the footer and the
 // trailer only (a few KB: one key per group, the filter), whatever the
 // number of entries; a point lookup searches the groups' first keys,
-// decodes and checks one group and searches it; an iterator, a compaction
+// decodes and checks one group and searches it; an iterator over an SST
+// without a KV file decodes one group at a time as it moves; a compaction
 // or a check of the whole file decodes every group, checking each crc.
 // Every kind, the home kinds included (values_stay_put, DESIGN.md section
 // 5), may appear in a version-4 file: a reader that knows version 4 knows
@@ -393,6 +394,13 @@ Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
                               const Slice& target, size_t from,
                               const std::string& path_for_errors,
                               MetaIndexEntry* out, size_t* pos);
+// Format 4: for a group whose bytes DecodeMetaGroup has found whole, decodes
+// every entry into out[0 .. trailer.EntriesIn(g)), pointing into `group`,
+// as SeekInCheckedMetaGroup does (each entry's fields checked, not the
+// crc): for a reader that moves through a group it checked before.
+Status DecodeCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
+                              size_t g, const std::string& path_for_errors,
+                              MetaIndexEntry* out);
 // Format 4: decodes every group from `groups` (the file's bytes from
 // trailer.groups_offset to the trailer) into a whole MetaIndex whose keys
 // point into `groups` and whose comparator name, filter and key range

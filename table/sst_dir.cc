@@ -314,6 +314,44 @@ Slice SstDir::GroupBytes(size_t g) const {
                      m.size);
 }
 
+size_t SstDir::GroupLowerBound(const Slice& internal_key) const {
+  const Comparator* cmp = options_.comparator;
+  const std::vector<MetaGroup>& groups = trailer_.groups;
+  size_t lo = 0, hi = groups.size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (cmp->Compare(groups[mid].first_key, internal_key) < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo;
+}
+
+Status SstDir::ReadGroup(size_t g, MetaIndexEntry* out) const {
+  const Slice bytes = GroupBytes(g);
+  // The name for errors is built only on failure (decoding again gives the
+  // same answer).
+  static const std::string* const kNoName = new std::string();
+  if (group_checked_[g].load(std::memory_order_acquire)) {
+    // The same bytes as when checked (a mapping or groups_copy_ of a file
+    // never modified).
+    Status s = DecodeCheckedMetaGroup(bytes, trailer_, g, *kNoName, out);
+    if (!s.ok()) {
+      s = DecodeCheckedMetaGroup(bytes, trailer_, g, path_ + "/" + meta_name_,
+                                 out);
+    }
+    return s;
+  }
+  Status s = DecodeMetaGroup(bytes, trailer_, g, *kNoName, out);
+  if (!s.ok()) {
+    return DecodeMetaGroup(bytes, trailer_, g, path_ + "/" + meta_name_, out);
+  }
+  group_checked_[g].store(true, std::memory_order_release);
+  return Status::OK();
+}
+
 Status SstDir::SeekInGroup(size_t g, const Slice& internal_key, size_t from,
                            MetaIndexEntry* out, size_t* pos) const {
   const Comparator* cmp = options_.comparator;
@@ -332,11 +370,8 @@ Status SstDir::SeekInGroup(size_t g, const Slice& internal_key, size_t from,
     }
     return s;
   }
-  Status s = DecodeMetaGroup(bytes, trailer_, g, *kNoName, out);
-  if (!s.ok()) {
-    return DecodeMetaGroup(bytes, trailer_, g, path_ + "/" + meta_name_, out);
-  }
-  group_checked_[g].store(true, std::memory_order_release);
+  Status s = ReadGroup(g, out);
+  if (!s.ok()) return s;
   size_t a = from, b = trailer_.EntriesIn(g);
   while (a < b) {
     const size_t mid = a + (b - a) / 2;
@@ -354,19 +389,9 @@ Status SstDir::GroupGet(const ReadOptions& options, const Slice& internal_key,
                         void* arg,
                         void (*handle)(void*, const Slice& key,
                                        const Slice& value)) const {
-  const Comparator* cmp = options_.comparator;
   const std::vector<MetaGroup>& groups = trailer_.groups;
-  // The first group whose first key is >= the target: the answer is in the
-  // group before it, or else it is that group's first entry.
-  size_t lo = 0, hi = groups.size();
-  while (lo < hi) {
-    const size_t mid = lo + (hi - lo) / 2;
-    if (cmp->Compare(groups[mid].first_key, internal_key) < 0) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
+  // The answer is in the group before lo, or else it is lo's first entry.
+  const size_t lo = GroupLowerBound(internal_key);
   const Slice user_key = ExtractUserKey(internal_key);
   MetaIndexEntry entries[kMetaGroupEntries];
   size_t g = lo, i = 0;

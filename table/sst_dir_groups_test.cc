@@ -42,8 +42,9 @@ std::string User(int i) {
 // `users` user keys, each with `versions` versions (sequence numbers
 // 100 + versions - 1 down to 100, newest first as they sort), of every
 // kind in turn: an inline value, a deletion, a value in a KV file (over
-// the fixture's inline threshold of 64 set by the tests), an empty value.
-KVs Entries(int users, int versions) {
+// the fixture's inline threshold of 64 set by the tests; without
+// `kv_files`, an inline value of 40 bytes or so instead), an empty value.
+KVs Entries(int users, int versions, bool kv_files = true) {
   KVs kvs;
   for (int u = 0; u < users; u++) {
     for (int v = versions - 1; v >= 0; v--) {
@@ -54,8 +55,10 @@ KVs Entries(int users, int versions) {
       } else {
         std::string value;
         if (kind == 0) value = "inline-" + std::to_string(u * 1000 + v);
-        if (kind == 2)
-          value = std::string(100 + v, static_cast<char>('a' + u % 26));
+        if (kind == 2) {
+          value = std::string((kv_files ? 100 : 40) + v,
+                              static_cast<char>('a' + u % 26));
+        }
         kvs.emplace_back(IKey(User(u), seq, kTypeValue), value);
       }
     }
@@ -130,6 +133,51 @@ class SstDirGroupsTest : public SstDirTest {
     return true;
   }
 
+  void ExpectDamageIsCorruptionWhereverItIsRead(bool kv_files);
+
+  // For an SST without a KV file of 40 entries whose group 1 (entries 16
+  // to 31) is damaged: forward, its iterator returns entries 0 to 15, then
+  // is invalid with group 1's Corruption, which a later seek does not
+  // clear; backward, entries 39 to 32, then the same; a seek into group 1
+  // fails at once.
+  static void ExpectGroupIteratorStopsAtGroup1(SstDir* dir, const KVs& kvs) {
+    auto corrupt_at_group_1 = [](Iterator* it) {
+      EXPECT_FALSE(it->Valid());
+      EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+      EXPECT_NE(it->status().ToString().find("group 1"), std::string::npos)
+          << it->status().ToString();
+    };
+    {
+      std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+      it->SeekToFirst();
+      for (size_t i = 0; i < 16; i++) {
+        ASSERT_TRUE(it->Valid()) << i << ": " << it->status().ToString();
+        EXPECT_EQ(it->key().ToString(), kvs[i].first);
+        EXPECT_EQ(it->value().ToString(), kvs[i].second);
+        it->Next();
+      }
+      corrupt_at_group_1(it.get());
+      it->Seek(kvs[0].first);
+      corrupt_at_group_1(it.get());
+    }
+    {
+      std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+      it->SeekToLast();
+      for (size_t i = 39; i >= 32; i--) {
+        ASSERT_TRUE(it->Valid()) << i << ": " << it->status().ToString();
+        EXPECT_EQ(it->key().ToString(), kvs[i].first);
+        EXPECT_EQ(it->value().ToString(), kvs[i].second);
+        it->Prev();
+      }
+      corrupt_at_group_1(it.get());
+    }
+    for (size_t i : {size_t{16}, size_t{20}, size_t{31}}) {
+      std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+      it->Seek(kvs[i].first);
+      corrupt_at_group_1(it.get());
+    }
+  }
+
   // The format-4 trailer of `path`'s META, and the META's bytes.
   void ReadTrailer(const std::string& path, std::string* data,
                    MetaIndexRange* range, MetaTrailer* trailer) {
@@ -197,26 +245,38 @@ TEST_F(SstDirGroupsTest, OpenHoldsTheTrailerOnly) {
 // A flipped byte in each region of the meta file: the footer and the
 // trailer fail Open; a group fails every lookup that reads it (never a
 // miss, which would let an older version in another SST answer), loading
-// the whole index and every iterator, while lookups of the other groups
-// still answer.
+// the whole index, and every iterator where it reaches the group, while
+// lookups of the other groups still answer. An iterator through the whole
+// index (an SST with KV files) fails before its first entry; one through
+// the groups (an SST without) returns the entries before the damaged group
+// and then fails there, none of that group's or of any beyond it.
 TEST_F(SstDirGroupsTest, DamageIsCorruptionWhereverItIsRead) {
+  for (bool kv_files : {true, false}) {
+    SCOPED_TRACE(kv_files ? "KV files" : "inline only");
+    ExpectDamageIsCorruptionWhereverItIsRead(kv_files);
+  }
+}
+
+void SstDirGroupsTest::ExpectDamageIsCorruptionWhereverItIsRead(bool kv_files) {
   const int users = 20, versions = 2;  // 40 entries: groups of 16, 16, 8
-  const KVs kvs = Entries(users, versions);
+  const KVs kvs = Entries(users, versions, kv_files);
+  const std::string prefix = kv_files ? "kv-" : "inline-";
   std::string data;
   MetaIndexRange range;
   MetaTrailer trailer;
   {
-    const std::string path = Path("layout");
+    const std::string path = Path(prefix + "layout");
     Build(path, kvs);
     ReadTrailer(path, &data, &range, &trailer);
     ASSERT_EQ(trailer.groups.size(), 3u);
+    ASSERT_EQ(trailer.kv_entries > 0, kv_files);
   }
   // The footer, the trailer: Open fails.
   for (int64_t at : {int64_t{-1}, int64_t{-9}, int64_t{-13}, int64_t{-20},
                      int64_t{-25}, static_cast<int64_t>(range.offset),
                      static_cast<int64_t>(range.offset + range.size / 2)}) {
     SCOPED_TRACE(at);
-    const std::string path = Path("tail" + std::to_string(-at));
+    const std::string path = Path(prefix + "tail" + std::to_string(-at));
     Build(path, kvs);
     FlipMetaByte(path, at);
     std::unique_ptr<SstDir> dir;
@@ -228,7 +288,7 @@ TEST_F(SstDirGroupsTest, DamageIsCorruptionWhereverItIsRead) {
   FaultInjectionFileSystem unmapping(FileSystem::Default());
   for (uint64_t at = one.offset; at < one.offset + one.size; at++) {
     SCOPED_TRACE(at);
-    const std::string path = Path("group" + std::to_string(at));
+    const std::string path = Path(prefix + "group" + std::to_string(at));
     Build(path, kvs);
     FlipMetaByte(path, static_cast<int64_t>(at));
     for (FileSystem* fs : {static_cast<FileSystem*>(nullptr),
@@ -252,10 +312,14 @@ TEST_F(SstDirGroupsTest, DamageIsCorruptionWhereverItIsRead) {
       Status s = dir->LoadIndex();
       ASSERT_TRUE(s.IsCorruption()) << s.ToString();
       EXPECT_TRUE(dir->LoadIndex().IsCorruption());  // the same, again
-      std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
-      it->SeekToFirst();
-      EXPECT_FALSE(it->Valid());
-      EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+      if (kv_files) {
+        std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+        it->SeekToFirst();
+        EXPECT_FALSE(it->Valid());
+        EXPECT_TRUE(it->status().IsCorruption()) << it->status().ToString();
+      } else {
+        ExpectGroupIteratorStopsAtGroup1(dir.get(), kvs);
+      }
       // Lookups still go through the groups, and still fail on group 1.
       EXPECT_TRUE(Get(dir.get(), User(9), 200, &s).found == false &&
                   s.IsCorruption());

@@ -1,4 +1,6 @@
-// SstDir's iterator: positions are indices into the meta-file index; a
+// SstDir's iterator through the whole index (an SST without a KV file may
+// be iterated through its groups instead: sst_dir_group_iterator.cc):
+// positions are indices into the meta-file index; a
 // value is read on the first value() call at a position. An inline value
 // of a mapped meta file is read in memory. Otherwise, once value() has
 // been asked at two successive positions in one direction, the iterator
@@ -172,6 +174,15 @@ class SstDirIterator final : public Iterator {
 }  // namespace
 
 Iterator* SstDir::NewIterator(const ReadOptions& options) const {
+  // Without a KV file there is nothing to read ahead but the value section,
+  // which the group iterator reads the same way: the whole index is not
+  // decoded for it, unless the SST serves seeks. (Formats 1 to 3 are loaded
+  // by Open.)
+  if (!index_loaded_.load(std::memory_order_acquire) &&
+      trailer_.kv_entries == 0 &&
+      group_seeks_.load(std::memory_order_relaxed) < kIndexAfterGroupSeeks) {
+    return NewGroupIterator(options);
+  }
   Status s = LoadIndex();
   if (!s.ok()) return NewErrorIterator(s);
   return new SstDirIterator(this, options);
