@@ -106,6 +106,9 @@ class SstDir {
   // through its whole index (LoadIndex first: an error iterator with its
   // status if that fails), which the KV files' read-ahead needs.
   Iterator* NewIterator(const ReadOptions& options) const;
+  // How the iterators read the value at their position
+  // (table/sst_dir_value_reader.h).
+  class ValueReader;
   // Seeks through the groups after which NewIterator loads the whole index
   // (see there): a scan seeks an SST once or twice, and 16 group seeks
   // (some 1,800 instructions more each than a seek in a loaded index) cost

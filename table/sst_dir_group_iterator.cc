@@ -18,13 +18,9 @@
 // invalid, as after a failed value read, so that no caller moves on past
 // damage it did not look at.
 //
-// Values: an inline value of a mapped meta file is read in memory (an
-// uncompressed one without a copy), checked against its crc on every read;
-// an unmapped meta file's are read by offset, and once value() has been
-// asked at two successive positions in one direction, in pieces of
-// read_ahead_bytes (the value section holds them in key order), as the
-// index iterator does. No entry has a KV file (decoding refuses one when the
-// trailer counts none), so there is no KV-file read-ahead.
+// Values: read as the index iterator reads them (SstDir::ValueReader,
+// sst_dir_value_reader.h). No entry has a KV file (decoding refuses one
+// when the trailer counts none), so there is no KV-file read-ahead.
 //
 // Seeks: each one decodes a group (two at most) where the index iterator
 // searches a loaded index; the SST counts them, and past
@@ -38,6 +34,7 @@
 #include <cstdint>
 
 #include "table/sst_dir.h"
+#include "table/sst_dir_value_reader.h"
 
 namespace leveldb {
 
@@ -45,10 +42,10 @@ class SstDir::GroupIterator final : public Iterator {
  public:
   GroupIterator(const SstDir* dir, const ReadOptions& options)
       : dir_(dir),
-        options_(options),
         groups_(dir->trailer_.groups.size()),
-        entries_in_sst_(dir->trailer_.num_entries),
-        group_(groups_) {}
+        group_(groups_),
+        reader_(dir, options, dir->trailer_.num_entries,
+                /*whole_index=*/false) {}
 
   bool Valid() const override { return group_ < groups_ && status_.ok(); }
   void SeekToFirst() override {
@@ -92,7 +89,7 @@ class SstDir::GroupIterator final : public Iterator {
   }
   void Next() override {
     assert(Valid());
-    value_loaded_ = false;
+    reader_.Moved();
     if (++pos_ < count_) return;
     const size_t next = group_ + 1;
     group_ = groups_;
@@ -100,7 +97,7 @@ class SstDir::GroupIterator final : public Iterator {
   }
   void Prev() override {
     assert(Valid());
-    value_loaded_ = false;
+    reader_.Moved();
     if (pos_ > 0) {
       pos_--;
       return;
@@ -115,18 +112,8 @@ class SstDir::GroupIterator final : public Iterator {
   }
   Slice value() const override {
     assert(Valid());
-    if (!value_loaded_) {
-      Status s = Load();
-      if (!s.ok()) {
-        // The contract: a failed read invalidates the iterator.
-        status_ = s;
-        value_.clear();
-        value_slice_ = Slice();
-        return Slice();
-      }
-      value_loaded_ = true;
-    }
-    return value_slice_;
+    // A failed read invalidates the iterator (the Iterator contract).
+    return reader_.Value(Number(), entries_[pos_], &status_);
   }
   Status status() const override { return status_; }
 
@@ -135,10 +122,7 @@ class SstDir::GroupIterator final : public Iterator {
   // until it finds its entry.
   void Reposition() {
     group_ = groups_;
-    value_loaded_ = false;
-    last_loaded_ = entries_in_sst_;
-    direction_ = 0;
-    run_ = 0;
+    reader_.Repositioned();
   }
 
   // Makes group g the current one, decoded into entries_; false (the
@@ -159,96 +143,17 @@ class SstDir::GroupIterator final : public Iterator {
   // The current entry's number in the SST (for errors and scan detection).
   size_t Number() const { return group_ * kMetaGroupEntries + pos_; }
 
-  // Reads the current entry's value into value_slice_.
-  Status Load() const {
-    const MetaIndexEntry& e = entries_[pos_];
-    value_slice_ = Slice();
-    if (e.storage == ValueStorage::kNone) return Status::OK();
-    if (dir_->InlineInMemory(e.storage)) {
-      // Read in memory, whatever the access pattern: no scan detection, no
-      // buffer, no value cache. An uncompressed value is not even copied.
-      Slice stored;
-      Status s = dir_->ReadEntryInlineStored(Number(), e, 0, 0, &inline_buffer_,
-                                             &inline_buffer_offset_, &stored);
-      if (!s.ok()) return s;
-      if (!StoredCompressed(e.storage) && stored.size() == e.value_size) {
-        value_slice_ = stored;
-        return Status::OK();
-      }
-      s = dir_->DecodeEntryInlineValue(Number(), e, stored, &value_);
-      if (s.ok()) value_slice_ = value_;
-      return s;
-    }
-    Status s = LoadFromFile(e);
-    if (s.ok()) value_slice_ = value_;
-    return s;
-  }
-
-  // Load() of a value read by system calls, noting whether the reads form
-  // a scan; the same policy as the index iterator's (a scan neither looks
-  // the value cache up nor fills it).
-  Status LoadFromFile(const MetaIndexEntry& e) const {
-    const size_t number = Number();
-    const int direction =
-        last_loaded_ == entries_in_sst_ ? 0 : (number > last_loaded_ ? 1 : -1);
-    if (direction != 0 && (direction_ == 0 || direction == direction_)) {
-      run_++;
-    } else {
-      run_ = 1;
-    }
-    direction_ = direction;
-    last_loaded_ = number;
-    const bool scan = run_ >= 2;
-
-    if (!scan && dir_->LookupCachedEntry(e.internal_key, &value_)) {
-      return Status::OK();
-    }
-    Status s;
-    if (StoredInline(e.storage)) {
-      const size_t ahead = scan ? dir_->options().read_ahead_bytes : 0;
-      Slice stored;
-      s = dir_->ReadEntryInlineStored(number, e, direction_, ahead,
-                                      &inline_buffer_, &inline_buffer_offset_,
-                                      &stored);
-      if (s.ok()) s = dir_->DecodeEntryInlineValue(number, e, stored, &value_);
-    } else {
-      // No entry has a KV file here (see above); whatever the kind, the
-      // reader that knows it answers.
-      s = dir_->ReadEntryValueUncached(options_, number, e, &value_, nullptr);
-    }
-    if (s.ok() && options_.fill_cache && !scan) {
-      dir_->CacheEntry(e.internal_key, value_);
-    }
-    return s;
-  }
-
   const SstDir* const dir_;
-  const ReadOptions options_;
   const size_t groups_;
-  const size_t entries_in_sst_;
   // The current group (groups_ when not positioned), its entry count, the
   // position in it, and its entries, pointing into the SST's group bytes.
   size_t group_;
   size_t count_ = 0;
   size_t pos_ = 0;
   MetaIndexEntry entries_[kMetaGroupEntries];
-  // Lazily loaded value of entries_[pos_]; mutable because value() is
-  // const.
-  mutable std::string value_;
-  // What value() returns: value_, or the stored bytes of an uncompressed
-  // inline value in a mapped meta file (valid while dir_ lives).
-  mutable Slice value_slice_;
-  mutable bool value_loaded_ = false;
+  // value() is const; reading a value changes only what is read.
+  mutable SstDir::ValueReader reader_;
   mutable Status status_;
-  // Scan detection: the number of the last entry whose value was read
-  // (entries_in_sst_: none), the direction from the one before, and how
-  // many reads in a row went that way.
-  mutable size_t last_loaded_ = entries_in_sst_;
-  mutable int direction_ = 0;
-  mutable int run_ = 0;
-  // A piece of the meta file's value section, at inline_buffer_offset_.
-  mutable std::string inline_buffer_;
-  mutable uint64_t inline_buffer_offset_ = 0;
 };
 
 Iterator* SstDir::NewGroupIterator(const ReadOptions& options) const {
