@@ -21,6 +21,23 @@ namespace leveldb {
 
 namespace {
 
+// decode(name) with an empty name for errors and, only if that fails, again
+// with name_for_errors() (decoding is deterministic: the same failure), so
+// a read that succeeds builds no string; a scan decodes every entry, and
+// building a name cost as much as decoding a small value.
+template <typename Decode, typename Name>
+Status DecodeNamingOnFailure(const Decode& decode,
+                             const Name& name_for_errors) {
+  static const std::string* const kNoName = new std::string();
+  Status s = decode(*kNoName);
+  if (!s.ok()) s = decode(name_for_errors());
+  return s;
+}
+
+}  // namespace
+
+namespace {
+
 // A meta file this small is read with one read; a larger one as footer,
 // then index, leaving the value section on disk.
 constexpr uint64_t kReadWholeMetaBelow = 64 << 10;
@@ -218,8 +235,7 @@ Status SstDir::LoadIndex() const {
         meta_in_memory_ != nullptr
             ? Slice(meta_in_memory_ + trailer_.groups_offset, size)
             : Slice(groups_copy_);
-    Status s =
-        DecodeMetaGroups(groups, trailer_, path_ + "/" + meta_name_, &index_);
+    Status s = DecodeMetaGroups(groups, trailer_, MetaPath(), &index_);
     if (!s.ok()) {
       index_ = MetaIndex();
       index_status_ = s;
@@ -329,59 +345,58 @@ size_t SstDir::GroupLowerBound(const Slice& internal_key) const {
   return lo;
 }
 
-Status SstDir::ReadGroup(size_t g, MetaIndexEntry* out) const {
-  const Slice bytes = GroupBytes(g);
-  // The name for errors is built only on failure (decoding again gives the
-  // same answer).
-  static const std::string* const kNoName = new std::string();
-  if (group_checked_[g].load(std::memory_order_acquire)) {
-    // The same bytes as when checked (a mapping or groups_copy_ of a file
-    // never modified).
-    Status s = DecodeCheckedMetaGroup(bytes, trailer_, g, *kNoName, out);
-    if (!s.ok()) {
-      s = DecodeCheckedMetaGroup(bytes, trailer_, g, path_ + "/" + meta_name_,
-                                 out);
-    }
-    return s;
-  }
-  Status s = DecodeMetaGroup(bytes, trailer_, g, *kNoName, out);
-  if (!s.ok()) {
-    return DecodeMetaGroup(bytes, trailer_, g, path_ + "/" + meta_name_, out);
-  }
-  group_checked_[g].store(true, std::memory_order_release);
-  return Status::OK();
-}
-
-Status SstDir::SeekInGroup(size_t g, const Slice& internal_key, size_t from,
-                           MetaIndexEntry* out, size_t* pos) const {
+size_t SstDir::LowerBoundInGroup(const MetaIndexEntry* entries, size_t from,
+                                 size_t count,
+                                 const Slice& internal_key) const {
   const Comparator* cmp = options_.comparator;
-  const Slice bytes = GroupBytes(g);
-  // The name for errors is built only on failure (decoding again gives the
-  // same answer).
-  static const std::string* const kNoName = new std::string();
-  if (group_checked_[g].load(std::memory_order_acquire)) {
-    // The same bytes as when checked (a mapping or groups_copy_ of a file
-    // never modified): their entries are decoded only up to the answer.
-    Status s = SeekInCheckedMetaGroup(bytes, trailer_, g, cmp, internal_key,
-                                      from, *kNoName, out, pos);
-    if (!s.ok()) {
-      s = SeekInCheckedMetaGroup(bytes, trailer_, g, cmp, internal_key, from,
-                                 path_ + "/" + meta_name_, out, pos);
-    }
-    return s;
-  }
-  Status s = ReadGroup(g, out);
-  if (!s.ok()) return s;
-  size_t a = from, b = trailer_.EntriesIn(g);
+  size_t a = from, b = count;
   while (a < b) {
     const size_t mid = a + (b - a) / 2;
-    if (cmp->Compare(out[mid].internal_key, internal_key) < 0) {
+    if (cmp->Compare(entries[mid].internal_key, internal_key) < 0) {
       a = mid + 1;
     } else {
       b = mid;
     }
   }
-  *pos = a;
+  return a;
+}
+
+Status SstDir::ReadGroup(size_t g, MetaIndexEntry* out) const {
+  const Slice bytes = GroupBytes(g);
+  if (group_checked_[g].load(std::memory_order_acquire)) {
+    // The same bytes as when checked (a mapping or groups_copy_ of a file
+    // never modified).
+    return DecodeNamingOnFailure(
+        [&](const std::string& name) {
+          return DecodeCheckedMetaGroup(bytes, trailer_, g, name, out);
+        },
+        [this] { return MetaPath(); });
+  }
+  Status s = DecodeNamingOnFailure(
+      [&](const std::string& name) {
+        return DecodeMetaGroup(bytes, trailer_, g, name, out);
+      },
+      [this] { return MetaPath(); });
+  if (s.ok()) group_checked_[g].store(true, std::memory_order_release);
+  return s;
+}
+
+Status SstDir::SeekInGroup(size_t g, const Slice& internal_key, size_t from,
+                           MetaIndexEntry* out, size_t* pos) const {
+  if (group_checked_[g].load(std::memory_order_acquire)) {
+    // The same bytes as when checked (a mapping or groups_copy_ of a file
+    // never modified): their entries are decoded only up to the answer.
+    const Slice bytes = GroupBytes(g);
+    return DecodeNamingOnFailure(
+        [&](const std::string& name) {
+          return SeekInCheckedMetaGroup(bytes, trailer_, g, options_.comparator,
+                                        internal_key, from, name, out, pos);
+        },
+        [this] { return MetaPath(); });
+  }
+  Status s = ReadGroup(g, out);
+  if (!s.ok()) return s;
+  *pos = LowerBoundInGroup(out, from, trailer_.EntriesIn(g), internal_key);
   return Status::OK();
 }
 
@@ -492,7 +507,7 @@ Status SstDir::ReadEntryValue(const ReadOptions& options, size_t number,
 }
 
 std::string SstDir::InlineWhere(size_t index) const {
-  return path_ + "/" + meta_name_ + " entry " + std::to_string(index);
+  return MetaPath() + " entry " + std::to_string(index);
 }
 
 Status SstDir::ReadInlineStored(size_t index, int direction, size_t ahead,
@@ -564,16 +579,11 @@ Status SstDir::DecodeEntryInlineValue(size_t index, const MetaIndexEntry& e,
                                       const Slice& stored,
                                       std::string* value) const {
   const bool compressed = StoredCompressed(e.storage);
-  // The name for errors is built only on failure (decoding again is
-  // deterministic): a scan decodes every entry, and building the name cost
-  // as much as decoding a small value.
-  static const std::string* const kNoName = new std::string();
-  Status s = DecodeKvValue(stored, compressed, e.value_size, *kNoName, value);
-  if (!s.ok()) {
-    s = DecodeKvValue(stored, compressed, e.value_size, InlineWhere(index),
-                      value);
-  }
-  return s;
+  return DecodeNamingOnFailure(
+      [&](const std::string& name) {
+        return DecodeKvValue(stored, compressed, e.value_size, name, value);
+      },
+      [&] { return InlineWhere(index); });
 }
 
 namespace {
@@ -646,12 +656,12 @@ Status SstDir::ReadEntryValueUncached(const ReadOptions& options, size_t index,
     if (StoredInFile(e.storage) && dir == nullptr) {
       // Never: decoding refuses such an entry of an SST that counts no KV
       // file, and Open keeps the directory of every other SST.
-      return Status::Corruption(path_ + "/" + meta_name_,
+      return Status::Corruption(MetaPath(),
                                 "KV file in an SST that counts none");
     }
     if (StoredInHome(e.storage)) {
       if (options_.homes == nullptr) {
-        return Status::Corruption(path_ + "/" + meta_name_,
+        return Status::Corruption(MetaPath(),
                                   "entry in a home, and no homes given");
       }
       Status s = options_.homes->Get(e.home, &home);

@@ -260,6 +260,12 @@ class SstDir {
   // damaged, every time); later ones decode only up to *pos.
   Status SeekInGroup(size_t g, const Slice& internal_key, size_t from,
                      MetaIndexEntry* out, size_t* pos) const;
+  // The first of entries[from .. count) at or after `internal_key` (count
+  // if none is), by bisection: a decoded group's entries are in order.
+  size_t LowerBoundInGroup(const MetaIndexEntry* entries, size_t from,
+                           size_t count, const Slice& internal_key) const;
+  // The meta file's path, for errors.
+  std::string MetaPath() const { return path_ + "/" + meta_name_; }
 
   // What the index-numbered readers above do, for entry `e` numbered
   // `number` (in errors) whether or not it is in index_.

@@ -68,16 +68,7 @@ class SstDir::GroupIterator final : public Iterator {
       // Every entry of group lo - 1 is before the target but maybe its last
       // ones (its first is: the trailer says so).
       if (!LoadGroup(lo - 1)) return;
-      const Comparator* cmp = dir_->options_.comparator;
-      size_t a = 1, b = count_;
-      while (a < b) {
-        const size_t mid = a + (b - a) / 2;
-        if (cmp->Compare(entries_[mid].internal_key, target) < 0) {
-          a = mid + 1;
-        } else {
-          b = mid;
-        }
-      }
+      const size_t a = dir_->LowerBoundInGroup(entries_, 1, count_, target);
       if (a < count_) {
         pos_ = a;
         return;
