@@ -1,6 +1,7 @@
 // META encoding and decoding. See meta_file.h for the layout.
 #include "table/meta_file.h"
 
+#include <cassert>
 #include <cstdio>
 #include <cstring>
 
@@ -565,28 +566,27 @@ Status GroupCorruption(const std::string& path_for_errors, size_t g,
                             "group " + std::to_string(g) + ": " + what);
 }
 
-// Decodes the entries of group g from its records [p, limit) into out[0 ..]
-// in order, checking each entry's fields, and moves *p past the last one
-// decoded. With `cmp`, stops after the first entry from index `from` on
-// whose key is at or after `target`, and sets *stop to its index (to the
-// group's entry count if there is none). *value_end is where the inline
-// values of the entries decoded end.
-Status DecodeGroupRecords(const char** p, const char* limit,
-                          const MetaTrailer& trailer, size_t g,
-                          const Comparator* cmp, const Slice& target,
-                          size_t from, const std::string& path_for_errors,
-                          MetaIndexEntry* out, size_t* stop,
-                          uint64_t* value_end) {
-  const uint64_t n = trailer.EntriesIn(g);
+// Decodes the entries of group g from cursor->decoded on into out[..],
+// checking each entry's fields, until `until` of them are decoded, and
+// moves the cursor past the last one decoded. With `cmp`, stops after the
+// first entry from index `from` on whose key is at or after `target`, and
+// sets *stop to its index (to `until` if there is none).
+Status DecodeGroupRecords(MetaGroupCursor* cursor, const MetaTrailer& trailer,
+                          size_t g, const Comparator* cmp, const Slice& target,
+                          size_t from, size_t until,
+                          const std::string& path_for_errors,
+                          MetaIndexEntry* out, size_t* stop) {
+  assert(until <= trailer.EntriesIn(g));
   const MetaGroup& m = trailer.groups[g];
-  uint64_t value_offset = m.value_offset;
   std::string error;
-  for (uint64_t i = 0; i < n; i++) {
+  while (cursor->decoded < until) {
+    const size_t i = cursor->decoded;
     MetaIndexEntry& e = out[i];
     auto entry = [&] {
       return "entry " + std::to_string(g * kMetaGroupEntries + i) + ": ";
     };
-    if (!DecodeRecord(p, limit, kFormatVersionGroups, &e, &error)) {
+    if (!DecodeRecord(&cursor->next, cursor->limit, kFormatVersionGroups, &e,
+                      &error)) {
       return GroupCorruption(path_for_errors, g, entry() + error);
     }
     e.inline_offset = 0;
@@ -598,23 +598,37 @@ Status DecodeGroupRecords(const char** p, const char* limit,
           entry() + "a KV file, and the trailer counts none");
     }
     if (StoredInline(e.storage)) {
-      if (e.stored_size > m.value_end - value_offset) {
+      if (e.stored_size > m.value_end - cursor->value_offset) {
         return GroupCorruption(
             path_for_errors, g,
             entry() + "inline value runs past its group's values");
       }
-      e.inline_offset = value_offset;
-      value_offset += e.stored_size;
+      e.inline_offset = cursor->value_offset;
+      cursor->value_offset += e.stored_size;
     }
+    cursor->decoded = i + 1;
     if (cmp != nullptr && i >= from &&
         cmp->Compare(e.internal_key, target) >= 0) {
       *stop = i;
-      *value_end = value_offset;
       return Status::OK();
     }
   }
-  *stop = n;
-  *value_end = value_offset;
+  *stop = until;
+  return Status::OK();
+}
+
+// A cursor at the first record of group g, whose bytes are `group`;
+// Corruption if they are not the trailer's length for it.
+Status StartGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
+                  const std::string& path_for_errors, MetaGroupCursor* cursor) {
+  const MetaGroup& m = trailer.groups[g];
+  if (group.size() != m.size || group.size() < 4) {
+    return GroupCorruption(path_for_errors, g, "truncated");
+  }
+  cursor->next = group.data();
+  cursor->limit = group.data() + group.size() - 4;
+  cursor->value_offset = m.value_offset;
+  cursor->decoded = 0;
   return Status::OK();
 }
 
@@ -624,25 +638,22 @@ Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
                        const std::string& path_for_errors,
                        MetaIndexEntry* out) {
   const MetaGroup& m = trailer.groups[g];
-  if (group.size() != m.size || group.size() < 4) {
-    return GroupCorruption(path_for_errors, g, "truncated");
-  }
+  MetaGroupCursor cursor;
+  Status s = StartGroup(group, trailer, g, path_for_errors, &cursor);
+  if (!s.ok()) return s;
   const size_t records = group.size() - 4;
   if (crc32c::Value(group.data(), records) !=
       crc32c::Unmask(DecodeFixed32(group.data() + records))) {
     return GroupCorruption(path_for_errors, g, "checksum mismatch");
   }
-  const char* p = group.data();
-  const char* const limit = p + records;
   size_t all;
-  uint64_t value_end;
-  Status s = DecodeGroupRecords(&p, limit, trailer, g, nullptr, Slice(), 0,
-                                path_for_errors, out, &all, &value_end);
+  s = DecodeGroupRecords(&cursor, trailer, g, nullptr, Slice(), 0,
+                         trailer.EntriesIn(g), path_for_errors, out, &all);
   if (!s.ok()) return s;
-  if (p != limit) {
+  if (cursor.next != cursor.limit) {
     return GroupCorruption(path_for_errors, g, "unexpected trailing bytes");
   }
-  if (value_end != m.value_end) {
+  if (cursor.value_offset != m.value_end) {
     return GroupCorruption(path_for_errors, g,
                            "inline values do not fill the group's values");
   }
@@ -657,15 +668,14 @@ Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
                               size_t g, const Comparator* cmp,
                               const Slice& target, size_t from,
                               const std::string& path_for_errors,
-                              MetaIndexEntry* out, size_t* pos) {
-  const MetaGroup& m = trailer.groups[g];
-  if (group.size() != m.size || group.size() < 4) {
-    return GroupCorruption(path_for_errors, g, "truncated");
-  }
-  const char* p = group.data();
-  uint64_t value_end;
-  return DecodeGroupRecords(&p, p + group.size() - 4, trailer, g, cmp, target,
-                            from, path_for_errors, out, pos, &value_end);
+                              MetaIndexEntry* out, size_t* pos,
+                              MetaGroupCursor* cursor) {
+  MetaGroupCursor local;
+  if (cursor == nullptr) cursor = &local;
+  Status s = StartGroup(group, trailer, g, path_for_errors, cursor);
+  if (!s.ok()) return s;
+  return DecodeGroupRecords(cursor, trailer, g, cmp, target, from,
+                            trailer.EntriesIn(g), path_for_errors, out, pos);
 }
 
 Status DecodeCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
@@ -674,6 +684,25 @@ Status DecodeCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
   size_t all;  // without a comparator, every entry is decoded
   return SeekInCheckedMetaGroup(group, trailer, g, nullptr, Slice(), 0,
                                 path_for_errors, out, &all);
+}
+
+Status StartCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
+                             size_t g, size_t until,
+                             const std::string& path_for_errors,
+                             MetaIndexEntry* out, MetaGroupCursor* cursor) {
+  Status s = StartGroup(group, trailer, g, path_for_errors, cursor);
+  if (!s.ok()) return s;
+  return ContinueCheckedMetaGroup(trailer, g, until, path_for_errors, out,
+                                  cursor);
+}
+
+Status ContinueCheckedMetaGroup(const MetaTrailer& trailer, size_t g,
+                                size_t until,
+                                const std::string& path_for_errors,
+                                MetaIndexEntry* out, MetaGroupCursor* cursor) {
+  size_t stop;
+  return DecodeGroupRecords(cursor, trailer, g, nullptr, Slice(), 0, until,
+                            path_for_errors, out, &stop);
 }
 
 Status DecodeMetaGroups(const Slice& groups, const MetaTrailer& trailer,

@@ -382,6 +382,15 @@ Status DecodeMetaTrailer(const Slice& trailer, const MetaIndexRange& range,
 // with a KV file, that it has none; Corruption otherwise.
 Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
                        const std::string& path_for_errors, MetaIndexEntry* out);
+// Format 4: where a reader that decodes a checked group a few entries at a
+// time is in it: out[0 .. decoded) are decoded, and the next record, its
+// end and the next inline value's offset. Points into the group's bytes.
+struct MetaGroupCursor {
+  const char* next = nullptr;
+  const char* limit = nullptr;
+  uint64_t value_offset = 0;
+  size_t decoded = 0;
+};
 // Format 4: for a group whose bytes DecodeMetaGroup has found whole, the
 // place of `target` in it: decodes its entries in order into out[0 ..] and
 // stops at the first one from index `from` on whose internal key `cmp`
@@ -389,11 +398,14 @@ Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
 // trailer.EntriesIn(g) when there is none. Checks each decoded entry's
 // fields as DecodeMetaGroup does, but neither the crc nor what only a whole
 // group shows (its length, where its values end, its first key).
+// With `cursor`, leaves it after the last entry decoded, for
+// ContinueCheckedMetaGroup.
 Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
                               size_t g, const Comparator* cmp,
                               const Slice& target, size_t from,
                               const std::string& path_for_errors,
-                              MetaIndexEntry* out, size_t* pos);
+                              MetaIndexEntry* out, size_t* pos,
+                              MetaGroupCursor* cursor = nullptr);
 // Format 4: for a group whose bytes DecodeMetaGroup has found whole, decodes
 // every entry into out[0 .. trailer.EntriesIn(g)), pointing into `group`,
 // as SeekInCheckedMetaGroup does (each entry's fields checked, not the
@@ -401,6 +413,21 @@ Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
 Status DecodeCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
                               size_t g, const std::string& path_for_errors,
                               MetaIndexEntry* out);
+// Format 4: for a group whose bytes DecodeMetaGroup has found whole, decodes
+// its first `until` entries (at most trailer.EntriesIn(g)) into out[0 ..
+// until), checking each one's fields as SeekInCheckedMetaGroup does, and
+// leaves *cursor after them.
+Status StartCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
+                             size_t g, size_t until,
+                             const std::string& path_for_errors,
+                             MetaIndexEntry* out, MetaGroupCursor* cursor);
+// Decodes the entries of the same group (its trailer and number, the out[]
+// that *cursor was left for) after the ones *cursor has decoded, up to
+// `until` of them (at most trailer.EntriesIn(g)), the same way.
+Status ContinueCheckedMetaGroup(const MetaTrailer& trailer, size_t g,
+                                size_t until,
+                                const std::string& path_for_errors,
+                                MetaIndexEntry* out, MetaGroupCursor* cursor);
 // Format 4: decodes every group from `groups` (the file's bytes from
 // trailer.groups_offset to the trailer) into a whole MetaIndex whose keys
 // point into `groups` and whose comparator name, filter and key range

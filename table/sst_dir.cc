@@ -205,6 +205,10 @@ Status SstDir::Open(const SstDirOptions& options, const std::string& path,
   if (grouped) {
     const size_t groups = sst->trailer_.groups.size();
     sst->group_checked_.reset(new std::atomic<bool>[groups]);
+    sst->index_after_group_seeks_ = static_cast<uint32_t>(std::min<uint64_t>(
+        UINT32_MAX, std::max<uint64_t>(kMinIndexAfterGroupSeeks,
+                                       static_cast<uint64_t>(groups) /
+                                           kGroupsPerSeekBeforeIndex)));
     for (size_t g = 0; g < groups; g++) {
       sst->group_checked_[g].store(false, std::memory_order_relaxed);
     }
@@ -382,7 +386,8 @@ Status SstDir::ReadGroup(size_t g, MetaIndexEntry* out) const {
 }
 
 Status SstDir::SeekInGroup(size_t g, const Slice& internal_key, size_t from,
-                           MetaIndexEntry* out, size_t* pos) const {
+                           MetaIndexEntry* out, size_t* pos,
+                           MetaGroupCursor* cursor) const {
   if (group_checked_[g].load(std::memory_order_acquire)) {
     // The same bytes as when checked (a mapping or groups_copy_ of a file
     // never modified): their entries are decoded only up to the answer.
@@ -390,14 +395,48 @@ Status SstDir::SeekInGroup(size_t g, const Slice& internal_key, size_t from,
     return DecodeNamingOnFailure(
         [&](const std::string& name) {
           return SeekInCheckedMetaGroup(bytes, trailer_, g, options_.comparator,
-                                        internal_key, from, name, out, pos);
+                                        internal_key, from, name, out, pos,
+                                        cursor);
         },
         [this] { return MetaPath(); });
   }
   Status s = ReadGroup(g, out);
   if (!s.ok()) return s;
-  *pos = LowerBoundInGroup(out, from, trailer_.EntriesIn(g), internal_key);
+  const size_t n = trailer_.EntriesIn(g);
+  if (cursor != nullptr) cursor->decoded = n;
+  *pos = LowerBoundInGroup(out, from, n, internal_key);
   return Status::OK();
+}
+
+Status SstDir::StartGroup(size_t g, size_t until, MetaIndexEntry* out,
+                          MetaGroupCursor* cursor) const {
+  if (group_checked_[g].load(std::memory_order_acquire)) {
+    // As in SeekInGroup: only the entries asked for are decoded.
+    const Slice bytes = GroupBytes(g);
+    return DecodeNamingOnFailure(
+        [&](const std::string& name) {
+          return StartCheckedMetaGroup(bytes, trailer_, g, until, name, out,
+                                       cursor);
+        },
+        [this] { return MetaPath(); });
+  }
+  Status s = ReadGroup(g, out);
+  if (s.ok()) cursor->decoded = trailer_.EntriesIn(g);
+  return s;
+}
+
+Status SstDir::ContinueGroup(size_t g, size_t until, MetaIndexEntry* out,
+                             MetaGroupCursor* cursor) const {
+  if (cursor->decoded >= until) return Status::OK();
+  // A failed decode may have moved the cursor into a record: the second
+  // decode, which names the file, starts where the first one did.
+  const MetaGroupCursor start = *cursor;
+  return DecodeNamingOnFailure(
+      [&](const std::string& name) {
+        *cursor = start;
+        return ContinueCheckedMetaGroup(trailer_, g, until, name, out, cursor);
+      },
+      [this] { return MetaPath(); });
 }
 
 Status SstDir::GroupGet(const ReadOptions& options, const Slice& internal_key,

@@ -99,9 +99,9 @@ class SstDir {
   // iterated through its groups, one decoded at a time where the iterator
   // moves (sst_dir_group_iterator.cc): no LoadIndex, and a damaged group is
   // the iterator's Corruption where it reaches it. Such iterators seek by
-  // decoding a group (some 16 entries' worth of decoding a whole index)
-  // where a loaded index is searched: once they have made
-  // kIndexAfterGroupSeeks seeks in this SST, it is one that serves seeks,
+  // decoding a group up to their target (some entries' worth of decoding a
+  // whole index) where a loaded index is searched: once they have made
+  // IndexAfterGroupSeeks() seeks in this SST, it is one that serves seeks,
   // and later iterators load the whole index. Any other SST is iterated
   // through its whole index (LoadIndex first: an error iterator with its
   // status if that fails), which the KV files' read-ahead needs.
@@ -110,12 +110,21 @@ class SstDir {
   // (table/sst_dir_value_reader.h).
   class ValueReader;
   // Seeks through the groups after which NewIterator loads the whole index
-  // (see there): a scan seeks an SST once or twice, and 16 group seeks
-  // (some 1,800 instructions more each than a seek in a loaded index) cost
-  // a few percent of loading an index of 4096 entries. With 64, a 128-byte
-  // seekrandom at 100k keys cost 7% more instructions than with the index
-  // loaded at the first seek.
-  static constexpr uint32_t kIndexAfterGroupSeeks = 16;
+  // (see there): one per kGroupsPerSeekBeforeIndex groups of the SST, and
+  // at least kMinIndexAfterGroupSeeks. Loading an index decodes every
+  // entry once (some 170 instructions each); a seek through the groups
+  // decodes one group up to its target, some hundreds of instructions more
+  // than a search of a loaded index. A short run of scans may be all a
+  // large SST is ever sought for: in db_bench's fsmeta scan stage at 1M
+  // keys (10,000 Seeks and 20 Nexts each, right after the load), loading
+  // every SST's index after 16 seeks was 20% of the scans' instructions
+  // (839M; 515M with the index after groups / 4 seeks). Against that, a
+  // long run of seeks pays the group seeks before the load: 128-byte
+  // seekrandom on a compacted 100k-key DB, 5,606 instructions per seek
+  // after 16 seeks, 5,911 after groups / 4, 6,887 after one per group.
+  static constexpr uint32_t kMinIndexAfterGroupSeeks = 16;
+  static constexpr uint32_t kGroupsPerSeekBeforeIndex = 4;
+  uint32_t IndexAfterGroupSeeks() const { return index_after_group_seeks_; }
 
   // The value of index().entries[index], through the value cache: looked up,
   // and inserted after a read when options.fill_cache; an inline value read in
@@ -258,8 +267,22 @@ class SstDir {
   // none), out[0 .. *pos] decoded, pointing into GroupBytes(g). The first
   // read of a group decodes and checks it whole (Corruption naming it if
   // damaged, every time); later ones decode only up to *pos.
+  // With `cursor`, leaves it after the entries decoded (every one, on the
+  // group's first read), for ContinueGroup.
   Status SeekInGroup(size_t g, const Slice& internal_key, size_t from,
-                     MetaIndexEntry* out, size_t* pos) const;
+                     MetaIndexEntry* out, size_t* pos,
+                     MetaGroupCursor* cursor = nullptr) const;
+  // Group g for a reader that decodes it a few entries at a time: at least
+  // its first `until` entries decoded into out[] (every one on the group's
+  // first read, which checks it whole as ReadGroup does), *cursor after
+  // the last one decoded.
+  Status StartGroup(size_t g, size_t until, MetaIndexEntry* out,
+                    MetaGroupCursor* cursor) const;
+  // The same group's entries up to `until` decoded into the same out[],
+  // from where StartGroup or SeekInGroup left *cursor. The group was
+  // checked whole then; a failure is its Corruption.
+  Status ContinueGroup(size_t g, size_t until, MetaIndexEntry* out,
+                       MetaGroupCursor* cursor) const;
   // The first of entries[from .. count) at or after `internal_key` (count
   // if none is), by bisection: a decoded group's entries are in order.
   size_t LowerBoundInGroup(const MetaIndexEntry* entries, size_t from,
@@ -350,9 +373,10 @@ class SstDir {
   std::unique_ptr<std::atomic<bool>[]> group_checked_;
   mutable std::atomic<size_t> memory_usage_{0};
   // Seeks made through group iterators, counted up to
-  // kIndexAfterGroupSeeks (relaxed: a count that only decides when the
-  // whole index is worth loading).
+  // index_after_group_seeks_ (relaxed: a count that only decides when the
+  // whole index is worth loading), which Open sets (format 4).
   mutable std::atomic<uint32_t> group_seeks_{0};
+  uint32_t index_after_group_seeks_ = kMinIndexAfterGroupSeeks;
 };
 
 }  // namespace leveldb

@@ -4,6 +4,7 @@
 // the whole index (until the SST has served enough seeks), and several of
 // it scan one SST at once (run under TSan too). Damage is in
 // sst_dir_groups_test.cc.
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <memory>
@@ -107,15 +108,43 @@ class SstDirGroupIteratorTest : public SstDirTest {
       ASSERT_EQ(State(a), State(b)) << where << " after " << m;
     }
   }
+
+  // Seeks `a` and `b` to every target of Targets(users, versions), and
+  // walks both from there: forward, backward and turning around, and by
+  // keys only, as a merging iterator moves (no value read: no scan
+  // detected, then one).
+  static void SeekEverywhere(Iterator* a, Iterator* b, int users,
+                             int versions) {
+    for (const std::string& target : Targets(users, versions)) {
+      ParsedInternalKey k;
+      ASSERT_TRUE(ParseInternalKey(target, &k));
+      const std::string where = k.DebugString();
+      a->Seek(target);
+      b->Seek(target);
+      Walk(a, b, "nnnpppppnnnn", where);
+      a->Seek(target);
+      b->Seek(target);
+      Walk(a, b, "pppnnnnnppp", where);
+      a->Seek(target);
+      b->Seek(target);
+      for (int step = 0; step < 20 && a->Valid() && b->Valid(); step++) {
+        ASSERT_EQ(a->key(), b->key()) << where;
+        a->Next();
+        b->Next();
+      }
+      ASSERT_EQ(State(a), State(b)) << where;
+    }
+  }
 };
 
 // Entry counts around the group's size, tombstones, several versions of a
 // key across group boundaries, values compressed or not, the meta file
 // mapped or read (with read-ahead pieces smaller than a group's values):
-// whole scans forward and backward, seeks to every key and between keys,
-// and Next/Prev changing direction across group boundaries answer as the
-// index iterator does over the same SST; the SST never loads its whole
-// index for it (its charge stays the trailer's).
+// whole scans forward and backward, seeks to every key and between keys
+// (in groups checked before, which a seek decodes only up to its target,
+// and in groups it checks), and Next/Prev changing direction across group
+// boundaries answer as the index iterator does over the same SST; the SST
+// never loads its whole index for it (its charge stays the trailer's).
 TEST_F(SstDirGroupIteratorTest, AgreesWithTheIndexIterator) {
   for (bool compressed : {false, true}) {
     options_.compression = compressed ? kSnappyCompression : kNoCompression;
@@ -174,28 +203,17 @@ TEST_F(SstDirGroupIteratorTest, AgreesWithTheIndexIterator) {
         a->SeekToLast();
         b->SeekToLast();
         Walk(a.get(), b.get(), "ppnnnpp", "last");
-        for (const std::string& target : Targets(users, versions)) {
-          ParsedInternalKey k;
-          ASSERT_TRUE(ParseInternalKey(target, &k));
-          const std::string where = k.DebugString();
-          a->Seek(target);
-          b->Seek(target);
-          Walk(a.get(), b.get(), "nnnpppppnnnn", where);
-          a->Seek(target);
-          b->Seek(target);
-          Walk(a.get(), b.get(), "pppnnnnnppp", where);
-          // Keys only, as a merging iterator moves (no value read: no scan
-          // detected, then one).
-          a->Seek(target);
-          b->Seek(target);
-          for (int step = 0; step < 20 && a->Valid() && b->Valid(); step++) {
-            ASSERT_EQ(a->key(), b->key()) << where;
-            a->Next();
-            b->Next();
-          }
-          ASSERT_EQ(State(a.get()), State(b.get())) << where;
-        }
+        // Every group is checked whole by now: a seek decodes its group
+        // only up to the target, and a Next one entry more.
+        SeekEverywhere(a.get(), b.get(), users, versions);
         EXPECT_EQ(groups->ApproximateMemoryUsage(), opened);
+
+        // The same on an SST just opened, whose groups the seeks check
+        // whole as they first reach them.
+        std::unique_ptr<SstDir> fresh = OpenDir(path, fs);
+        ASSERT_NE(fresh, nullptr);
+        std::unique_ptr<Iterator> c(fresh->NewIterator(ro));
+        SeekEverywhere(c.get(), b.get(), users, versions);
       }
     }
   }
@@ -278,39 +296,45 @@ TEST_F(SstDirGroupIteratorTest, ConcurrentScans) {
 }
 
 // An SST that serves seeks: once iterators through its groups have made
-// kIndexAfterGroupSeeks seeks in it, the next iterator loads the whole
-// index (the SST's charge grows to it) and answers the same; an iterator
-// made before stays one through the groups, and answers the same too.
+// IndexAfterGroupSeeks() seeks in it (16, or one per 4 groups of a larger
+// SST), the next iterator loads the whole index (the SST's charge grows to
+// it) and answers the same; an iterator made before stays one through the
+// groups, and answers the same too.
 TEST_F(SstDirGroupIteratorTest, SeeksLoadTheWholeIndexAfterEnoughOfThem) {
-  const KVs kvs = InlineEntries(200, 2);
-  const std::string path = Path("seeks");
-  Build(path, kvs);
-  std::unique_ptr<SstDir> dir = OpenDir(path);
-  ASSERT_NE(dir, nullptr);
-  const size_t opened = dir->ApproximateMemoryUsage();
-  std::unique_ptr<Iterator> early(dir->NewIterator(ReadOptions()));
-  for (uint32_t i = 0; i < SstDir::kIndexAfterGroupSeeks; i++) {
-    std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
-    ASSERT_EQ(dir->ApproximateMemoryUsage(), opened) << i;
-    const size_t k = (i * 37) % kvs.size();
-    it->Seek(kvs[k].first);
-    ASSERT_TRUE(it->Valid()) << i << ": " << it->status().ToString();
-    EXPECT_EQ(it->key().ToString(), kvs[k].first);
-    EXPECT_EQ(it->value().ToString(), kvs[k].second);
-  }
-  EXPECT_EQ(dir->ApproximateMemoryUsage(), opened);
-  std::unique_ptr<Iterator> later(dir->NewIterator(ReadOptions()));
-  EXPECT_GT(dir->ApproximateMemoryUsage(),
-            opened + kvs.size() * sizeof(MetaIndexEntry) - 1);
-  for (Iterator* it : {early.get(), later.get()}) {
-    size_t i = 0;
-    for (it->SeekToFirst(); it->Valid(); it->Next(), i++) {
-      ASSERT_LT(i, kvs.size());
-      EXPECT_EQ(it->key().ToString(), kvs[i].first) << i;
-      EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
+  for (int users : {100, 1000}) {
+    const KVs kvs = InlineEntries(users, 2);
+    const std::string path = Path("seeks" + std::to_string(users));
+    Build(path, kvs);
+    std::unique_ptr<SstDir> dir = OpenDir(path);
+    ASSERT_NE(dir, nullptr);
+    const uint32_t groups = (kvs.size() + 15) / 16;
+    EXPECT_EQ(dir->IndexAfterGroupSeeks(), std::max(16u, groups / 4))
+        << groups << " groups";
+    const size_t opened = dir->ApproximateMemoryUsage();
+    std::unique_ptr<Iterator> early(dir->NewIterator(ReadOptions()));
+    for (uint32_t i = 0; i < dir->IndexAfterGroupSeeks(); i++) {
+      std::unique_ptr<Iterator> it(dir->NewIterator(ReadOptions()));
+      ASSERT_EQ(dir->ApproximateMemoryUsage(), opened) << i;
+      const size_t k = (i * 37) % kvs.size();
+      it->Seek(kvs[k].first);
+      ASSERT_TRUE(it->Valid()) << i << ": " << it->status().ToString();
+      EXPECT_EQ(it->key().ToString(), kvs[k].first);
+      EXPECT_EQ(it->value().ToString(), kvs[k].second);
     }
-    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
-    EXPECT_EQ(i, kvs.size());
+    EXPECT_EQ(dir->ApproximateMemoryUsage(), opened);
+    std::unique_ptr<Iterator> later(dir->NewIterator(ReadOptions()));
+    EXPECT_GT(dir->ApproximateMemoryUsage(),
+              opened + kvs.size() * sizeof(MetaIndexEntry) - 1);
+    for (Iterator* it : {early.get(), later.get()}) {
+      size_t i = 0;
+      for (it->SeekToFirst(); it->Valid(); it->Next(), i++) {
+        ASSERT_LT(i, kvs.size());
+        EXPECT_EQ(it->key().ToString(), kvs[i].first) << i;
+        EXPECT_EQ(it->value().ToString(), kvs[i].second) << i;
+      }
+      EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+      EXPECT_EQ(i, kvs.size());
+    }
   }
 }
 

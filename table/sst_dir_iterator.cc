@@ -73,7 +73,7 @@ Iterator* SstDir::NewIterator(const ReadOptions& options) const {
   // by Open.)
   if (!index_loaded_.load(std::memory_order_acquire) &&
       trailer_.kv_entries == 0 &&
-      group_seeks_.load(std::memory_order_relaxed) < kIndexAfterGroupSeeks) {
+      group_seeks_.load(std::memory_order_relaxed) < index_after_group_seeks_) {
     return NewGroupIterator(options);
   }
   Status s = LoadIndex();
