@@ -150,8 +150,15 @@ void DBIter::FindPrevUserEntry() {
       saved_value_.assign(v.data(), v.size());
     }
   }
-  if (value_type == kTypeDeletion) {
-    // Ran off the front.
+  // The move that ended the loop (onto an older user key, or off the
+  // front) may have met damage: a child iterator that cannot read a group
+  // becomes invalid, or goes on past it, with the error in its status. The
+  // entries it could not read may hold a newer version of saved_key_ (its
+  // deletion, or a newer value, is met after the older ones going
+  // backward), so the saved value is not the answer: the iteration ends
+  // with the error, as FindNextUserEntry ends it.
+  if (value_type == kTypeDeletion || !iter_->status().ok()) {
+    // Ran off the front, or could not go on.
     valid_ = false;
     saved_key_.clear();
     ClearSavedValue();
