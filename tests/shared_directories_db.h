@@ -10,6 +10,8 @@
 // entries, as two SSTs each: META and META-<n>, or META-<n> and
 // META-<m>. The deletes' tombstones and the puts they delete are dropped
 // by that compaction (L1 is their base level). Closed cleanly.
+// BuildOverOlderValues() does the same over older values of every key in
+// L3, which keeps the tombstones in L1.
 #ifndef DELSM_TESTS_SHARED_DIRECTORIES_DB_H_
 #define DELSM_TESTS_SHARED_DIRECTORIES_DB_H_
 
@@ -91,6 +93,33 @@ inline std::string Build(const std::string& dbname,
     if (metas > 1) return "";
   }
   return "no L1 directory holds two SSTs";
+}
+
+// Build() over an older value of every key three levels down (L3), put
+// there first: the deletes' tombstones are then kept in L1 (not their base
+// level), in the SSTs that moves take down, over the older puts they hide.
+inline std::string BuildOverOlderValues(const std::string& dbname) {
+  {
+    leveldb::DB* raw = nullptr;
+    leveldb::Status s = delsm::Open(DbOptions(), BuildTuning(), dbname, &raw);
+    if (!s.ok()) return "open: " + s.ToString();
+    std::unique_ptr<leveldb::DB> db(raw);
+    auto* impl = static_cast<leveldb::DBImpl*>(raw);
+    for (int i = 0; i < kKeys && s.ok(); i++) {
+      s = db->Put(leveldb::WriteOptions(), Key(i), "older " + Value(i));
+    }
+    if (s.ok()) s = impl->TEST_FlushMemTable();
+    for (int level = 0; level < 3 && s.ok(); level++) {
+      s = impl->TEST_CompactRange(level, nullptr, nullptr);
+    }
+    if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
+    if (!s.ok()) return s.ToString();
+    std::string n;
+    if (!db->GetProperty("leveldb.num-files-at-level3", &n) || n == "0") {
+      return "no older values in L3";
+    }
+  }
+  return Build(dbname);
 }
 
 // "" if every key of `db` reads as built: NotFound if Deleted() or

@@ -121,11 +121,12 @@ std::string CheckAfterKill(const std::string& work) {
   return problem.empty() ? "" : "Open: " + problem;
 }
 
-TEST(MetaFileMoveKillTest, OpenKilledAtEachCallThenRepairOrOpen) {
+// The sweep over a pristine database `build` makes.
+void KillAtEachCallOf(std::string (*build)(const std::string&)) {
   delsm_test::TempDir tmp;
   ASSERT_FALSE(tmp.path().empty());
   const std::string pristine = tmp.path() + "/pristine";
-  ASSERT_EQ("", shared_dirs::Build(pristine));
+  ASSERT_EQ("", build(pristine));
   // The premise: the Open moves SSTs by their meta files.
   {
     const std::string copy = tmp.path() + "/premise";
@@ -148,6 +149,18 @@ TEST(MetaFileMoveKillTest, OpenKilledAtEachCallThenRepairOrOpen) {
       [](const std::string& work, uint64_t) { return CheckAfterKill(work); },
       &killed);
   EXPECT_GT(killed, 0u);
+}
+
+TEST(MetaFileMoveKillTest, OpenKilledAtEachCallThenRepairOrOpen) {
+  KillAtEachCallOf(
+      [](const std::string& dbname) { return shared_dirs::Build(dbname); });
+}
+
+// The moved SSTs hold the deletes' tombstones, over older puts of the same
+// keys in L3: whatever a kill leaves (two names of a meta file of
+// tombstones, the old one retired or not), a deleted key stays deleted.
+TEST(MetaFileMoveKillTest, TombstonesOverOlderValuesKilledAtEachCall) {
+  KillAtEachCallOf(&shared_dirs::BuildOverOlderValues);
 }
 
 }  // namespace
