@@ -13,7 +13,11 @@
 //    compaction killed before its commit links KV files into its outputs'
 //    directories) or a stray copy: it is taken back only if its bytes
 //    match that entry's size and checksum. Tombstones live only in meta
-//    files, so those of an unreadable meta file are lost. Meta files of SSTs
+//    files, so those of an unreadable meta file are lost; of a format-4
+//    meta file with a damaged group (or trailer), every entry of its intact
+//    groups is taken back (table/meta_file_salvage.h), and a value below
+//    whose key a lost group may have held is withheld (Repairer::Withheld).
+//    Meta files of SSTs
 //    that any readable manifest records as replaced (a crash between a
 //    compaction's commit and their removal left them) are left out, with the KV
 //    files only they name: merged, they would bring back keys the compaction
@@ -122,9 +126,12 @@ Status Repairer::Run() {
   env_->UnlockFile(lock);
   Log(options_.info_log,
       "RepairDB %s: %s; %zu directories, %zu logs read, %zu files moved "
-      "to lost/\n",
+      "to lost/; of damaged meta files, %llu entries taken back from intact "
+      "groups, %llu lost, %llu older versions withheld\n",
       dbname_.c_str(), s.ToString().c_str(), old_dirs_.size(), logs_.size(),
-      moved_to_lost_);
+      moved_to_lost_, static_cast<unsigned long long>(salvaged_entries_),
+      static_cast<unsigned long long>(lost_entries_),
+      static_cast<unsigned long long>(withheld_entries_));
   return s;
 }
 

@@ -67,6 +67,10 @@ void RepairHomes::NoteReplaced(const MetaIndex& index) {
   }
 }
 
+void RepairHomes::NoteWithheld(const MetaIndexEntry& entry) {
+  if (StoredInHome(entry.storage)) replaced_.insert(KeyOf(entry));
+}
+
 bool TakeBackEntry(const Slice& user_key, SequenceNumber sequence,
                    bool compressed, const std::string& stored, uint64_t home,
                    MetaEntry* e) {

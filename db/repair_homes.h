@@ -60,6 +60,10 @@ class RepairHomes {
   // `index` is of an SST a manifest records as replaced: the files only it
   // names are not taken back.
   void NoteReplaced(const MetaIndex& index);
+  // The entry (of a home kind) is withheld from the merge
+  // (Repairer::Withheld): its file is not taken back, and SetAside links
+  // it into lost/.
+  void NoteWithheld(const MetaIndexEntry& entry);
 
   // A meta file of an SST no manifest records as replaced could not be
   // read, or an SST directory holds none: the files it named are unknown.

@@ -20,6 +20,7 @@
 #include "table/sst_dir.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
+#include "util/logging.h"
 
 namespace leveldb {
 
@@ -53,35 +54,67 @@ Status ReadLongKeys(Directory* dir, const std::string& file_name,
 
 Status SalvageSstDir(Directory* src, const std::vector<std::string>& names,
                      const std::vector<std::unique_ptr<SstDir>>& metas,
+                     const std::vector<SalvagedMetaFile>& salvaged,
                      const std::set<std::string>& retired,
                      const std::map<std::string, MetaEntry>& named_files,
+                     const std::function<bool(const Slice&)>& withheld,
                      RepairHomes* homes, Logger* info_log,
                      std::set<std::string>* used,
-                     std::vector<MetaEntry>* entries) {
+                     std::vector<MetaEntry>* entries, size_t* withheld_count) {
   std::set<std::string> present(names.begin(), names.end());
   std::set<std::string> seen_keys;  // internal keys taken so far
   std::set<std::string> named;      // KV files some meta entry names
+  // KV files of withheld entries: neither used nor taken back by name.
+  std::set<std::string> withheld_files;
   entries->clear();
+  *withheld_count = 0;
+  auto withhold = [&](const Slice& internal_key, const char* where) {
+    Log(info_log,
+        "RepairDB: %s: withheld %s @ %llu (%s): a lost group of a meta file "
+        "above may have held a newer version or a deletion of its key\n",
+        src->path().c_str(), EscapeString(ExtractUserKey(internal_key)).c_str(),
+        static_cast<unsigned long long>(
+            DecodeFixed64(internal_key.data() + internal_key.size() - 8) >> 8),
+        where);
+    ++*withheld_count;
+  };
+  // Whether entry `e` (of a meta file) is taken: its value is still there,
+  // it is not withheld, and its internal key is not taken yet.
+  auto admit = [&](const MetaIndexEntry& e, bool* meta_whole) {
+    ParsedInternalKey k;
+    if (!ParseInternalKey(e.internal_key, &k)) return false;
+    std::string name;
+    if (StoredInFile(e.storage)) {
+      name = KvStoredFileName(k.user_key, k.sequence,
+                              e.storage == ValueStorage::kFileSnappy);
+    }
+    if (e.storage != ValueStorage::kNone && withheld(e.internal_key)) {
+      if (!name.empty()) withheld_files.insert(name);
+      homes->NoteWithheld(e);
+      // Inline: the meta file that holds the value is set aside whole.
+      if (StoredInline(e.storage)) *meta_whole = false;
+      withhold(e.internal_key, "a meta file's entry");
+      return false;
+    }
+    if (!name.empty()) {
+      // Its value is not in the directory: the file was lost (damage),
+      // or never linked (the output of a compaction killed before its
+      // commit). No file holds it here, so there is nothing to take back
+      // or to set aside in lost/; the entry alone would fail the merge's
+      // link and every read. An older version of its key, if an SST holds
+      // one, answers for it, as when a whole SST is lost.
+      if (present.count(name) == 0) return false;
+      named.insert(std::move(name));
+    }
+    if (StoredInHome(e.storage) && !homes->Present(e)) return false;
+    if (!seen_keys.insert(e.internal_key.ToString()).second) return false;
+    homes->NoteUsed(e);
+    return true;
+  };
   for (const auto& meta : metas) {
-    bool meta_whole = true;  // false once an inline value is lost
+    bool meta_whole = true;  // false once an inline value is not taken
     for (const MetaIndexEntry& e : meta->index().entries) {
-      ParsedInternalKey k;
-      if (!ParseInternalKey(e.internal_key, &k)) continue;
-      if (StoredInFile(e.storage)) {
-        std::string name = KvStoredFileName(
-            k.user_key, k.sequence, e.storage == ValueStorage::kFileSnappy);
-        // Its value is not in the directory: the file was lost (damage),
-        // or never linked (the output of a compaction killed before its
-        // commit). No file holds it here, so there is nothing to take back
-        // or to set aside in lost/; the entry alone would fail the merge's
-        // link and every read. An older version of its key, if an SST
-        // holds one, answers for it, as when a whole SST is lost.
-        if (present.count(name) == 0) continue;
-        named.insert(std::move(name));
-      }
-      if (StoredInHome(e.storage) && !homes->Present(e)) continue;
-      if (!seen_keys.insert(e.internal_key.ToString()).second) continue;
-      homes->NoteUsed(e);
+      if (!admit(e, &meta_whole)) continue;
       entries->push_back(CopyOfEntry(e));
       if (StoredInline(e.storage)) {
         // Bring the inline value along; a damaged one loses its entry.
@@ -107,6 +140,16 @@ Status SalvageSstDir(Directory* src, const std::vector<std::string>& names,
     }
     if (meta_whole) used->insert(meta->meta_name());
   }
+  // A salvaged meta file is damaged: never used, so it is set aside whole.
+  for (const SalvagedMetaFile& meta : salvaged) {
+    bool meta_whole = false;
+    for (const MetaEntry& e : meta.entries) {
+      MetaIndexEntry view;
+      static_cast<ValueRecord&>(view) = e;
+      view.internal_key = e.internal_key;
+      if (admit(view, &meta_whole)) entries->push_back(e);
+    }
+  }
   std::vector<std::pair<std::string, std::string>> long_keys;
   for (const std::string& name : names) {
     uint64_t n;
@@ -125,6 +168,7 @@ Status SalvageSstDir(Directory* src, const std::vector<std::string>& names,
     uint64_t sequence;
     bool hashed, compressed;
     if (named.count(name) > 0 || retired.count(name) > 0 ||
+        withheld_files.count(name) > 0 ||
         !ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
                                &compressed)) {
       continue;
@@ -160,6 +204,10 @@ Status SalvageSstDir(Directory* src, const std::vector<std::string>& names,
       }
       e = n;
     } else if (!TakeBackEntry(user_key, sequence, compressed, stored, 0, &e)) {
+      continue;
+    }
+    if (withheld(e.internal_key)) {
+      withhold(e.internal_key, name.c_str());
       continue;
     }
     used->insert(name);

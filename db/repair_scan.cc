@@ -20,8 +20,13 @@
 #include "db/version_edit.h"
 #include "fs/file_system.h"
 #include "leveldb/env.h"
+#include "leveldb/filter_policy.h"
+#include "table/key_codec.h"
 #include "table/meta_file.h"
+#include "table/meta_file_salvage.h"
 #include "table/sst_dir.h"
+#include "util/coding.h"
+#include "util/logging.h"
 
 namespace leveldb {
 
@@ -196,8 +201,11 @@ Status Repairer::LoadDirectories() {
     AddInput(std::move(dir), d->number);
   };
   // Every directory is loaded, and its META-<n> numbers noted, before
-  // the first rebuild takes a number (NewNumber).
+  // the first rebuild takes a number (NewNumber); and every meta file is
+  // read, so every lost group known, before a directory is given to the
+  // merge as it is (Withheld).
   std::vector<std::unique_ptr<PendingRebuild>> pending;
+  std::vector<std::pair<OldDir*, std::unique_ptr<SstDir>>> as_is;
   for (OldDir& d : old_dirs_) {
     std::unique_ptr<SstDir> dir;
     std::unique_ptr<PendingRebuild> rebuild;
@@ -209,16 +217,52 @@ Status Repairer::LoadDirectories() {
       for (const auto& meta : rebuild->metas) {
         NoteNamedFiles(meta->index());
       }
+      for (const SalvagedMetaFile& meta : rebuild->salvaged) {
+        for (const MetaEntry& e : meta.entries) {
+          if (StoredInFile(e.storage)) named_files_.emplace(e.internal_key, e);
+        }
+      }
       pending.push_back(std::move(rebuild));
       continue;
     }
     NoteNamedFiles(dir->index());
-    add(&d, std::move(dir));
+    as_is.push_back({&d, std::move(dir)});
+  }
+  for (auto& a : as_is) {
+    OldDir* d = a.first;
+    const auto& entries = a.second->index().entries;
+    const bool withholds = std::any_of(
+        entries.begin(), entries.end(), [this, d](const MetaIndexEntry& e) {
+          return e.storage != ValueStorage::kNone &&
+                 Withheld(d->level, e.internal_key);
+        });
+    if (!withholds) {
+      homes_.NoteAllUsed(a.second->index());
+      add(d, std::move(a.second));
+      continue;
+    }
+    // Rebuilt without what it withholds, from its META (it reads whole)
+    // and its listing, as a directory that needs rebuilding is.
+    Log(options_.info_log,
+        "RepairDB: %s: holds versions of keys a lost group above may have "
+        "held; rebuilding\n",
+        d->path.c_str());
+    std::unique_ptr<PendingRebuild> p(new PendingRebuild);
+    p->old = d;
+    Status s = sst_options_.fs->OpenDirectory(d->path, &p->src);
+    if (s.ok()) s = p->src->List(&p->names);
+    if (!s.ok()) {
+      Log(options_.info_log, "RepairDB: cannot read %s: %s\n", d->path.c_str(),
+          s.ToString().c_str());
+      return s;  // listed and read a moment ago: not damage
+    }
+    d->used.clear();
+    p->metas.push_back(std::move(a.second));
+    pending.push_back(std::move(p));
   }
   for (std::unique_ptr<PendingRebuild>& p : pending) {
     std::unique_ptr<SstDir> dir;
-    Status s = RebuildDirectory(p->src.get(), p->names, p->metas, p->retired,
-                                &p->old->used, &dir);
+    Status s = RebuildDirectory(*p, &p->old->used, &dir);
     if (!handle(p->old, s)) return s;
     if (s.ok()) add(p->old, std::move(dir));
     p.reset();  // closes its directory and meta files
@@ -321,7 +365,6 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     }
     if (s.ok()) {
       replaced_.push_back({d.level, d.number});
-      homes_.NoteAllUsed((*result)->index());
       old->used.insert(kMetaFileName);
       old->used.insert(kLongKeysFileName);
       for (std::string& name : kv_files) old->used.insert(std::move(name));
@@ -351,6 +394,7 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
   if (metas.empty() && retired_metas.empty() && !NeverCommitted(d.number)) {
     homes_.NoteMetaFileLost();
   }
+  std::vector<SalvagedMetaFile> salvaged;
   for (const std::string& meta : metas) {
     uint64_t sst_number = 0;
     ParseMetaFileName(meta, d.number, &sst_number);
@@ -359,11 +403,23 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     if (m.ok()) {
       replaced_.push_back({d.level, sst_number});
       loaded.push_back(std::move(sst));
-    } else if (!m.IsCorruption()) {
+      continue;
+    }
+    if (!m.IsCorruption()) {
       return m;  // not damage: RepairDB fails (LoadDirectories)
+    }
+    Log(options_.info_log, "RepairDB: %s/%s: %s\n", d.path.c_str(),
+        meta.c_str(), m.ToString().c_str());
+    m = SalvageMeta(d, src.get(), names, meta, sst_number, &salvaged);
+    if (m.ok()) {
+      // Merged, in part: recorded as replaced, so that a later RepairDB
+      // (this one killed after its commit) does not merge it again.
+      replaced_.push_back({d.level, sst_number});
+    } else if (!m.IsCorruption()) {
+      return m;
     } else {
-      Log(options_.info_log, "RepairDB: %s/%s: %s\n", d.path.c_str(),
-          meta.c_str(), m.ToString().c_str());
+      Log(options_.info_log, "RepairDB: %s/%s: nothing taken back: %s\n",
+          d.path.c_str(), meta.c_str(), m.ToString().c_str());
       if (!NeverCommitted(sst_number)) homes_.NoteMetaFileLost();
     }
   }
@@ -372,6 +428,7 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
   (*rebuild)->src = std::move(src);
   (*rebuild)->names = std::move(names);
   (*rebuild)->metas = std::move(loaded);
+  (*rebuild)->salvaged = std::move(salvaged);
   (*rebuild)->retired = std::move(retired_names);
   return Status::OK();
 }
@@ -426,16 +483,126 @@ Status Repairer::CheckKvFilesListed(const std::vector<std::string>& kv_files,
                               std::to_string(missing) + " missing)");
 }
 
-Status Repairer::RebuildDirectory(
-    Directory* src, const std::vector<std::string>& names,
-    const std::vector<std::unique_ptr<SstDir>>& metas,
-    const std::set<std::string>& retired, std::set<std::string>* used,
-    std::unique_ptr<SstDir>* result) {
+Status Repairer::RebuildDirectory(const PendingRebuild& p,
+                                  std::set<std::string>* used,
+                                  std::unique_ptr<SstDir>* result) {
   std::vector<MetaEntry> entries;
-  Status s = SalvageSstDir(src, names, metas, retired, named_files_, &homes_,
-                           options_.info_log, used, &entries);
+  const int level = p.old->level;
+  size_t withheld = 0;
+  Status s = SalvageSstDir(
+      p.src.get(), p.names, p.metas, p.salvaged, p.retired, named_files_,
+      [this, level](const Slice& internal_key) {
+        return Withheld(level, internal_key);
+      },
+      &homes_, options_.info_log, used, &entries, &withheld);
+  withheld_entries_ += withheld;
   if (!s.ok()) return s;
-  return BuildSstOf(&entries, src, result);
+  return BuildSstOf(&entries, p.src.get(), result);
+}
+
+Status Repairer::SalvageMeta(const OldDir& old, Directory* src,
+                             const std::vector<std::string>& names,
+                             const std::string& meta, uint64_t sst_number,
+                             std::vector<SalvagedMetaFile>* salvaged) {
+  const std::string path = old.path + "/" + meta;
+  std::string data;
+  Status s = src->ReadFile(meta, &data);
+  if (!s.ok()) return s;  // listed a moment ago: not damage
+  MetaFileSalvage salvage;
+  s = SalvageMetaFile(data, &icmp_, path, &salvage);
+  if (!s.ok()) return s;
+  // The KV files of the directory no intact entry names: what of a lost
+  // group's entries its listing still shows (taken back by their names).
+  std::set<std::string> intact;
+  for (const MetaEntry& e : salvage.entries) {
+    if (StoredInFile(e.storage)) {
+      intact.insert(KvStoredFileName(
+          ExtractUserKey(e.internal_key),
+          DecodeFixed64(e.internal_key.data() + e.internal_key.size() - 8) >> 8,
+          e.storage == ValueStorage::kFileSnappy));
+    }
+  }
+  const Comparator* ucmp = icmp_.user_comparator();
+  uint64_t lost = 0;
+  for (const MetaFileSalvage::LostGroup& g : salvage.lost_groups) {
+    lost += g.entries;
+    uint64_t files = 0;
+    for (const std::string& name : names) {
+      std::string user_key;
+      uint64_t sequence;
+      bool hashed, compressed;
+      if (intact.count(name) == 0 &&
+          ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
+                                &compressed) &&
+          !hashed && ucmp->Compare(user_key, g.smallest_user_key) >= 0 &&
+          ucmp->Compare(user_key, g.largest_user_key) <= 0) {
+        files++;
+      }
+    }
+    Log(options_.info_log,
+        "RepairDB: %s: group %zu lost (%llu entries, user keys %s .. %s; %llu "
+        "KV files of the directory in that range no intact entry names): "
+        "%s\n",
+        path.c_str(), g.group, static_cast<unsigned long long>(g.entries),
+        EscapeString(g.smallest_user_key).c_str(),
+        EscapeString(g.largest_user_key).c_str(),
+        static_cast<unsigned long long>(files), g.why.ToString().c_str());
+    // Its entries were all values in KV files, which come back by their
+    // names: it held no tombstone and no inline value, and nothing below
+    // it needs withholding.
+    if (files >= g.entries) continue;
+    lost_keys_.push_back({old.level, old.number, g.smallest_user_key,
+                          g.largest_user_key, salvage.filter});
+  }
+  if (salvage.lost_groups.empty()) {
+    Log(options_.info_log,
+        "RepairDB: %s: every entry taken back from its groups (%zu; the "
+        "trailer %s)\n",
+        path.c_str(), salvage.entries.size(),
+        salvage.trailer_read ? "read"
+                             : "did not read, the groups tile the file");
+  } else {
+    Log(options_.info_log,
+        "RepairDB: %s: %zu entries taken back from its intact groups, %llu "
+        "lost with %zu damaged groups\n",
+        path.c_str(), salvage.entries.size(),
+        static_cast<unsigned long long>(lost), salvage.lost_groups.size());
+    // The values in homes its lost entries named are not known.
+    if (!NeverCommitted(sst_number)) homes_.NoteMetaFileLost();
+  }
+  if (salvage.damaged_values > 0) {
+    Log(options_.info_log,
+        "RepairDB: %s: %zu inline values damaged; their entries lost\n",
+        path.c_str(), salvage.damaged_values);
+  }
+  salvaged_entries_ += salvage.entries.size();
+  lost_entries_ += lost + salvage.damaged_values;
+  salvaged->push_back({meta, std::move(salvage.entries)});
+  return Status::OK();
+}
+
+bool Repairer::Withheld(int level, const Slice& internal_key) const {
+  if (lost_keys_.empty() || internal_key.size() < 8) return false;
+  const Slice user_key = ExtractUserKey(internal_key);
+  const Comparator* ucmp = icmp_.user_comparator();
+  const FilterPolicy* policy = sst_options_.filter_policy;
+  for (const LostKeys& lost : lost_keys_) {
+    if (level <= lost.level || ucmp->Compare(user_key, lost.smallest) < 0 ||
+        ucmp->Compare(user_key, lost.largest) > 0) {
+      continue;
+    }
+    // The filter rules a key out only when the policy that made it is the
+    // one in use (as SstDir::Open decides).
+    Slice filter = lost.filter;
+    Slice policy_name;
+    if (policy != nullptr && GetLengthPrefixedSlice(&filter, &policy_name) &&
+        policy_name == Slice(policy->Name()) &&
+        !policy->KeyMayMatch(user_key, filter)) {
+      continue;
+    }
+    return true;
+  }
+  return false;
 }
 
 }  // namespace leveldb

@@ -27,6 +27,7 @@
 
 #include "db/dbformat.h"
 #include "db/repair_homes.h"
+#include "db/repair_salvage.h"
 #include "leveldb/env.h"
 #include "leveldb/filter_policy.h"
 #include "leveldb/options.h"
@@ -83,7 +84,20 @@ class Repairer {
     std::unique_ptr<Directory> src;
     std::vector<std::string> names;
     std::vector<std::unique_ptr<SstDir>> metas;
+    // The intact groups of its meta files that did not read whole.
+    std::vector<SalvagedMetaFile> salvaged;
     std::set<std::string> retired;  // files only replaced SSTs name
+  };
+
+  // The user keys a lost group of a meta file (MetaFileSalvage::LostGroup)
+  // may have held, in the SST directory `dir` at `level`; `filter` is its
+  // SST's (empty if unknown).
+  struct LostKeys {
+    int level;
+    uint64_t dir;
+    std::string smallest;
+    std::string largest;
+    std::string filter;
   };
 
   struct Input {
@@ -175,6 +189,36 @@ class Repairer {
            ever_added_.count({dir, number}) == 0;
   }
 
+  // The rule for what a lost group may have hidden. A meta file one of
+  // whose groups is damaged loses that group's entries: its values and its
+  // tombstones. LevelDB's RepairDB loses a damaged block's records the same
+  // way and then lets any older version of their keys answer: a key the
+  // block deleted comes back, one it rewrote reads its old value. Here a
+  // version of such a key is withheld from the merge, and set aside in
+  // lost/, when repair can tell that the lost group may have held a newer
+  // entry for that key: the version is a value (a tombstone brings nothing
+  // back), it is in an SST directory at a deeper level than the damaged SST
+  // (an LSM's deeper levels hold only older versions of the keys a level
+  // above holds), its user key lies in the lost group's range (from its
+  // first key to the next group's, both included, LostKeys), that SST's
+  // filter does not rule the key out, and the group may have held a
+  // tombstone or an inline value at all: a group whose every entry is
+  // accounted for by a KV file taken back by its name from the SST's
+  // directory (SalvageMeta) held neither, and withholds nothing. Such a version
+  // cannot be the key's newest: the lost entry, a value or a tombstone, was
+  // newer. So the key reads as absent rather than as a value it no longer had
+  // (a deleted key's, or the value before the one lost), and only a key the SST
+  // never held that its filter cannot rule out (the filter's false positives,
+  // some 1% of the keys in the range) is withheld wrongly; lost/ keeps both,
+  // and the LOG names each. Nothing in L0 or at the damaged SST's level is
+  // withheld: L0 directories are ordered by their flushes, which repair
+  // cannot prove, and the other SSTs of a deeper level do not overlap. Nor
+  // is anything withheld when a meta file's trailer does not read and a
+  // group is lost with it (the range is not known: LevelDB's behaviour), or
+  // for a value in a home taken back by its name (RecoverHomeValues: no
+  // level is known for it).
+  bool Withheld(int level, const Slice& internal_key) const;
+
   // ---- Finding what survives (db/repair_scan.cc) ----
 
   // Lists the WALs, manifests, SST directories and homes; creates the
@@ -245,11 +289,23 @@ class Repairer {
   // Build a new directory from what SalvageSstDir takes back of `src`,
   // linking its KV files in, and open the result. Adds to *used the names
   // whose contents the result holds.
-  Status RebuildDirectory(Directory* src, const std::vector<std::string>& names,
-                          const std::vector<std::unique_ptr<SstDir>>& metas,
-                          const std::set<std::string>& retired,
-                          std::set<std::string>* used,
+  Status RebuildDirectory(const PendingRebuild& p, std::set<std::string>* used,
                           std::unique_ptr<SstDir>* result);
+
+  // Meta file `meta` of `old` (read from `src`) did not read whole
+  // (Corruption): takes what SalvageMetaFile proves intact into *salvaged,
+  // and notes the keys of its lost groups (lost_keys_) and, if a group is
+  // lost, that values in homes may have lost the meta file naming them.
+  // Corruption if nothing is proved (the whole meta file is then lost, as
+  // before: the caller notes it); any other error reading it is returned.
+  // `names` is the directory's listing: a lost group whose entries as
+  // many KV files there account for (no intact entry names them, their
+  // keys in its range) held no tombstone or inline value, and its keys are
+  // not noted.
+  Status SalvageMeta(const OldDir& old, Directory* src,
+                     const std::vector<std::string>& names,
+                     const std::string& meta, uint64_t sst_number,
+                     std::vector<SalvagedMetaFile>* salvaged);
 
   // ---- The merge (db/repair_merge.cc) ----
 
@@ -350,6 +406,13 @@ class Repairer {
   uint64_t new_manifest_ = 0;
   SequenceNumber max_sequence_ = 0;
   uint64_t repaired_entries_ = 0;
+  // Of the meta files that did not read whole: entries taken back from
+  // their intact groups, entries lost with their damaged groups, and the
+  // versions withheld (Withheld).
+  uint64_t salvaged_entries_ = 0;
+  uint64_t lost_entries_ = 0;
+  uint64_t withheld_entries_ = 0;
+  std::vector<LostKeys> lost_keys_;
   std::vector<uint64_t> logs_;
   std::vector<std::string> manifests_;
   // The WALs and manifests SetAsideEnvFiles linked into lost/, by name.

@@ -66,8 +66,10 @@ class RepairTest : public testing::Test {
   }
 
   // Every surviving key reads back; deleted keys stay deleted when
-  // `tombstones_survive`.
-  void Check(bool tombstones_survive) {
+  // `tombstones_survive`. With `repair_log` (the LOG of a RepairDB), a key
+  // that log names as withheld (Repairer::Withheld: a lost group of a meta
+  // file above may have deleted or replaced it) may be missing.
+  void Check(bool tombstones_survive, const std::string* repair_log = nullptr) {
     DB* db;
     Status s = delsm::Open(options_, tuning_, dbname_, &db);
     ASSERT_TRUE(s.ok()) << s.ToString();
@@ -76,6 +78,10 @@ class RepairTest : public testing::Test {
       s = db->Get(ReadOptions(), Key(i), &v);
       if (i < kKeys && i % 7 == 0) {
         if (tombstones_survive) EXPECT_TRUE(s.IsNotFound()) << Key(i);
+        continue;
+      }
+      if (s.IsNotFound() && repair_log != nullptr &&
+          repair_log->find("withheld " + Key(i) + " @") != std::string::npos) {
         continue;
       }
       ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
@@ -151,8 +157,9 @@ std::string ReadAll(const std::string& path) {
 
 // A META whose footer and trailer check but one of whose groups is damaged
 // is damage to RepairDB: the directory is not kept as it is (its entries in
-// that group would read as Corruption for good), but rebuilt, its values
-// taken back by their names, and the LOG names the group.
+// that group would read as Corruption for good), but rebuilt from the
+// other groups and its values taken back by their names, and the LOG names
+// the group (tests/faults/repair_meta_group_test.cc has the rest).
 TEST_F(RepairTest, DamagedGroupOfAMetaFileIsSeenBeforeTheDirectoryIsKept) {
   Fill();
   // Any meta file of format 4 with three groups or more: whether the SSTs
@@ -192,8 +199,11 @@ TEST_F(RepairTest, DamagedGroupOfAMetaFileIsSeenBeforeTheDirectoryIsKept) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   const std::string log = ReadAll(dbname_ + "/LOG");
   EXPECT_NE(log.find(victim + ": group 1"), std::string::npos) << log;
-  // Its tombstones are gone with it; every value is back.
-  Check(false);
+  // The damaged group's tombstones are gone with it; every value is back,
+  // but for one a group holding a tombstone may have hidden (the rule
+  // withholds it, and the LOG names it, only when that group held
+  // something other than KV files).
+  Check(false, &log);
 }
 
 bool WriteAll(const std::string& path, const std::string& data) {

@@ -1,0 +1,338 @@
+// RepairDB on a database one of whose meta files (format 4) has one damaged
+// part: a group of entries, or the trailer. LevelDB's RepairDB, given a
+// table with one damaged block, keeps every record of the other blocks and
+// loses that block's. So does DeLSM's here: every entry of every intact
+// group comes back (inline values and tombstones, which live nowhere but
+// in the meta file), only the damaged group's are lost, and with the
+// trailer damaged nothing is. Where LevelDB then lets a deeper, older
+// version answer for a key whose newer version or deletion marker was in
+// the lost block, DeLSM withholds that older version (db/repairer.h,
+// Repairer::Withheld, says the rule) and keeps it in lost/.
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "gtest/gtest.h"
+#include "leveldb/db.h"
+#include "table/meta_file.h"
+#include "tests/file_bytes.h"
+#include "tests/test_support.h"
+
+namespace leveldb {
+namespace {
+using delsm_test::FlipByte;
+using delsm_test::ListDir;
+using delsm_test::ReadWholeFile;
+using delsm_test::TempDir;
+
+constexpr int kKeys = 240;
+
+std::string Key(int i) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "key%06d", i);
+  return buf;
+}
+std::string OldValue(int i) { return "old-" + Key(i) + std::string(60, 'o'); }
+std::string NewValue(int i) { return "new-" + Key(i) + std::string(60, 'n'); }
+
+// What the second round did to key i: deleted it (a tombstone in the
+// flushed SST; rewritten instead when `rewrites_only`), wrote a new value
+// (an entry in it), or left it alone (its old value, below, is the only
+// one).
+enum class Fate { kDeleted, kRewritten, kUntouched };
+Fate FateOf(int i, bool rewrites_only = false) {
+  switch (i % 3) {
+    case 0:
+      return rewrites_only ? Fate::kRewritten : Fate::kDeleted;
+    case 1:
+      return Fate::kRewritten;
+    default:
+      return Fate::kUntouched;
+  }
+}
+
+enum class Damage { kFirstGroup, kMiddleGroup, kLastGroup, kTrailer };
+
+struct Case {
+  Damage damage;
+  bool inline_values;          // else every value is a KV file
+  bool rewrites_only = false;  // no key deleted (FateOf)
+};
+
+void PrintTo(const Case& c, std::ostream* os) {
+  *os << "damage " << static_cast<int>(c.damage)
+      << (c.inline_values ? ", inline" : ", KV files")
+      << (c.rewrites_only ? ", rewrites only" : "");
+}
+
+std::string CaseName(const testing::TestParamInfo<Case>& info) {
+  static const char* const kDamage[] = {"FirstGroup", "MiddleGroup",
+                                        "LastGroup", "Trailer"};
+  return std::string(kDamage[static_cast<int>(info.param.damage)]) +
+         (info.param.inline_values ? "Inline" : "KvFiles") +
+         (info.param.rewrites_only ? "RewritesOnly" : "");
+}
+
+class RepairMetaGroupTest : public testing::TestWithParam<Case> {
+ protected:
+  RepairMetaGroupTest() : dbname_(tmp_.path() + "/db") {
+    options_.create_if_missing = true;
+    options_.compression = kNoCompression;
+    tuning_.inline_threshold = GetParam().inline_values ? 2048 : 0;
+    // The flushed SST stays in L0, above the compacted old values.
+    tuning_.l0_compaction_entries = 1000000;
+    tuning_.l0_compaction_dirs = 8;
+  }
+
+  Fate Of(int i) const { return FateOf(i, GetParam().rewrites_only); }
+
+  // Every key gets its old value, compacted below L0; then every third
+  // key is deleted and every third rewritten, and that is flushed into
+  // one L0 SST: its meta file holds the new values (inline, or naming KV
+  // files) and the tombstones, in groups of 16.
+  void Fill() {
+    DB* db;
+    ASSERT_OK(delsm::Open(options_, tuning_, dbname_, &db));
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), OldValue(i)));
+    }
+    db->CompactRange(nullptr, nullptr);
+    for (int i = 0; i < kKeys; i++) {
+      if (Of(i) == Fate::kDeleted) {
+        ASSERT_OK(db->Delete(WriteOptions(), Key(i)));
+      } else if (Of(i) == Fate::kRewritten) {
+        ASSERT_OK(db->Put(WriteOptions(), Key(i), NewValue(i)));
+      }
+    }
+    ASSERT_OK(reinterpret_cast<DBImpl*>(db)->TEST_FlushMemTable());
+    delete db;
+  }
+
+  // Finds the flushed SST's meta file in L0, records which keys each of
+  // its groups holds, and damages the part the case names.
+  void Damage() {
+    for (const std::string& d : ListDir(dbname_ + "/L0")) {
+      for (const std::string& n : ListDir(dbname_ + "/L0/" + d)) {
+        if (n.rfind("META", 0) == 0) {
+          ASSERT_TRUE(victim_.empty()) << "more than one SST in L0";
+          victim_ = dbname_ + "/L0/" + d + "/" + n;
+        }
+      }
+    }
+    ASSERT_FALSE(victim_.empty());
+    const std::string data = ReadWholeFile(victim_);
+    MetaIndexRange range;
+    ASSERT_OK(DecodeMetaFooter(data, data.size(), victim_, &range));
+    ASSERT_EQ(4u, range.version);
+    MetaTrailer trailer;
+    ASSERT_OK(DecodeMetaTrailer(Slice(data.data() + range.offset, range.size),
+                                range, victim_, &trailer));
+    ASSERT_GE(trailer.groups.size(), 3u);
+    MetaFileContents contents;
+    ASSERT_OK(DecodeMetaFile(data, victim_, &contents));
+    size_t tombstones = 0, inline_values = 0;
+    for (size_t i = 0; i < contents.entries.size(); i++) {
+      const MetaEntry& e = contents.entries[i];
+      group_of_[ExtractUserKey(e.internal_key).ToString()] =
+          static_cast<int>(i / kMetaGroupEntries);
+      if (e.storage == ValueStorage::kNone) tombstones++;
+      if (StoredInline(e.storage)) inline_values++;
+    }
+    ASSERT_EQ(static_cast<size_t>(kKeys * 2 / 3), contents.entries.size());
+    ASSERT_EQ(0u, contents.entries.size() % kMetaGroupEntries);
+    ASSERT_EQ(GetParam().rewrites_only, tombstones == 0);
+    if (GetParam().inline_values) {
+      ASSERT_EQ(contents.entries.size(), tombstones + inline_values);
+    } else {
+      ASSERT_EQ(0u, inline_values);
+    }
+    uint64_t offset;
+    switch (GetParam().damage) {
+      case Damage::kFirstGroup:
+        damaged_group_ = 0;
+        break;
+      case Damage::kMiddleGroup:
+        damaged_group_ = static_cast<int>(trailer.groups.size() / 2);
+        break;
+      case Damage::kLastGroup:
+        damaged_group_ = static_cast<int>(trailer.groups.size() - 1);
+        break;
+      case Damage::kTrailer:
+        damaged_group_ = -1;
+        break;
+    }
+    if (damaged_group_ >= 0) {
+      const MetaGroup& g = trailer.groups[damaged_group_];
+      offset = g.offset + g.size / 2;
+    } else {
+      offset = range.offset + range.size / 2;  // in the filter
+    }
+    ASSERT_TRUE(FlipByte(victim_, offset));
+    damaged_bytes_ = ReadWholeFile(victim_);
+    // The damage is there: a reader that needs every entry fails.
+    ASSERT_FALSE(DecodeMetaFile(damaged_bytes_, victim_, &contents).ok());
+  }
+
+  // Whether key i was in the damaged group.
+  bool InDamagedGroup(int i) const {
+    auto it = group_of_.find(Key(i));
+    return it != group_of_.end() && it->second == damaged_group_;
+  }
+
+  TempDir tmp_;
+  const std::string dbname_;
+  Options options_;
+  delsm::Tuning tuning_;
+  std::string victim_;
+  std::string damaged_bytes_;
+  std::map<std::string, int> group_of_;  // user key -> group in the victim
+  int damaged_group_ = -1;               // -1: the trailer
+};
+
+TEST_P(RepairMetaGroupTest, IntactGroupsAreTakenBackAndOldValuesStayHidden) {
+  Fill();
+  Damage();
+  ASSERT_OK(RepairDB(dbname_, options_));
+  // Before an Open renames it LOG.old.
+  const std::string log = ReadWholeFile(dbname_ + "/LOG");
+
+  DB* db;
+  Options reopen = options_;
+  reopen.create_if_missing = false;
+  ASSERT_OK(delsm::Open(reopen, tuning_, dbname_, &db));
+  std::set<int> missing;
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    Status s = db->Get(ReadOptions(), Key(i), &v);
+    ASSERT_TRUE(s.ok() || s.IsNotFound()) << Key(i) << ": " << s.ToString();
+    // Never the old value of a key the SST deleted or rewrote, whichever
+    // part of it was damaged.
+    if (Of(i) != Fate::kUntouched && s.ok()) {
+      EXPECT_NE(OldValue(i), v) << Key(i) << " came back from below";
+    }
+    if (InDamagedGroup(i)) {
+      // Its entry is lost: a tombstone leaves the key deleted; a new
+      // value in a KV file is taken back by its name; an inline one is
+      // lost, and the old value below stays hidden.
+      if (Of(i) == Fate::kRewritten && !GetParam().inline_values) {
+        EXPECT_TRUE(s.ok() && v == NewValue(i)) << Key(i) << ": " << v;
+      } else {
+        EXPECT_TRUE(s.IsNotFound()) << Key(i) << ": " << v;
+      }
+      continue;
+    }
+    switch (Of(i)) {
+      case Fate::kDeleted:
+        EXPECT_TRUE(s.IsNotFound()) << Key(i) << " deleted, reads " << v;
+        break;
+      case Fate::kRewritten:
+        EXPECT_TRUE(s.ok() && v == NewValue(i)) << Key(i) << ": " << v;
+        break;
+      case Fate::kUntouched:
+        // Not in the SST; one in the damaged group's key range may be
+        // withheld if the SST's filter cannot rule it out (then the LOG
+        // names it), never served another value.
+        if (s.IsNotFound()) {
+          missing.insert(i);
+        } else {
+          EXPECT_EQ(OldValue(i), v) << Key(i);
+        }
+        break;
+    }
+  }
+  delete db;
+
+  for (int i : missing) {
+    EXPECT_NE(log.find("withheld " + Key(i)), std::string::npos)
+        << Key(i) << " is missing and the LOG does not say why\n"
+        << log;
+  }
+  // Of the untouched keys, only a few (the filter's false positives in
+  // the damaged group's range) may be withheld.
+  EXPECT_LE(missing.size(), 2u);
+  if (damaged_group_ >= 0) {
+    EXPECT_NE(log.find(victim_ + ": group " + std::to_string(damaged_group_) +
+                       " lost (16 entries"),
+              std::string::npos)
+        << log;
+    // Every group holds 16 entries: the count of what is lost and of what
+    // is taken back, as LevelDB's RepairDB counts a table's records.
+    const size_t entries = group_of_.size();
+    EXPECT_NE(log.find(victim_ + ": " + std::to_string(entries - 16) +
+                       " entries taken back from its intact groups, 16 lost"),
+              std::string::npos)
+        << log;
+    // A lost group of KV files only (their files taken back by their
+    // names) held no tombstone: nothing below it is withheld.
+    if (GetParam().rewrites_only && !GetParam().inline_values) {
+      EXPECT_TRUE(missing.empty());
+      EXPECT_NE(log.find(", 0 older versions withheld"), std::string::npos)
+          << log;
+    }
+  } else {
+    EXPECT_TRUE(missing.empty());
+    EXPECT_NE(log.find(victim_ + ": every entry taken back from its groups"),
+              std::string::npos)
+        << log;
+  }
+
+  // The damaged meta file is kept in lost/ as it was, not deleted.
+  const std::string lost_meta =
+      dbname_ + "/lost/L0-" +
+      victim_.substr(dbname_.size() + 4,
+                     victim_.rfind('/') - (dbname_.size() + 4)) +
+      victim_.substr(victim_.rfind('/'));
+  EXPECT_EQ(damaged_bytes_, ReadWholeFile(lost_meta)) << lost_meta;
+
+  // So is every old value withheld: in a KV file, or inline in a meta
+  // file, set aside whole.
+  if (damaged_group_ >= 0 &&
+      !(GetParam().rewrites_only && !GetParam().inline_values)) {
+    std::set<std::string> held;
+    std::vector<std::string> stack = {dbname_ + "/lost"};
+    while (!stack.empty()) {
+      const std::string dir = stack.back();
+      stack.pop_back();
+      for (const std::string& n : ListDir(dir)) {
+        const std::string path = dir + "/" + n;
+        const std::vector<std::string> below = ListDir(path);
+        if (!below.empty()) {
+          stack.push_back(path);
+        } else if (n.rfind("META", 0) == 0) {
+          MetaFileContents c;
+          if (!DecodeMetaFile(ReadWholeFile(path), path, &c).ok()) continue;
+          for (const MetaEntry& e : c.entries) {
+            if (StoredInline(e.storage)) held.insert(e.inline_value);
+          }
+        } else {
+          held.insert(ReadWholeFile(path));
+        }
+      }
+    }
+    for (int i = 0; i < kKeys; i++) {
+      if (!InDamagedGroup(i) && missing.count(i) == 0) continue;
+      EXPECT_EQ(1u, held.count(OldValue(i)))
+          << "the old value of " << Key(i) << " is not in lost/";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Parts, RepairMetaGroupTest,
+    testing::Values(
+        Case{Damage::kFirstGroup, true}, Case{Damage::kMiddleGroup, true},
+        Case{Damage::kLastGroup, true}, Case{Damage::kTrailer, true},
+        Case{Damage::kFirstGroup, false}, Case{Damage::kMiddleGroup, false},
+        Case{Damage::kLastGroup, false}, Case{Damage::kTrailer, false},
+        Case{Damage::kMiddleGroup, false, true}),
+    CaseName);
+
+}  // namespace
+}  // namespace leveldb
