@@ -62,7 +62,8 @@ set_tests_properties(crash_soak_60s PROPERTIES TIMEOUT ${crash_soak_timeout}
 set(DELSM_ORACLE_TESTS leveldb_format_test leveldb_conversion_crash_test
   leveldb_conversion_symlink_test
   malformed_batch_test
-  delsm_export_test leveldb_scenarios_test leveldb_lifecycle_test)
+  delsm_export_test leveldb_scenarios_test leveldb_lifecycle_test
+  repair_meta_group_test)
 if(DELSM_DEBIAN_LEVELDB)
   add_executable(leveldb_oracle
     ${CMAKE_CURRENT_SOURCE_DIR}/leveldb_oracle/leveldb_oracle.cc)
