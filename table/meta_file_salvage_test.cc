@@ -12,6 +12,7 @@
 #include "db/dbformat.h"
 #include "gtest/gtest.h"
 #include "table/meta_file.h"
+#include "tests/meta_file_samples.h"
 #include "util/crc32c.h"
 
 namespace leveldb {
@@ -57,15 +58,6 @@ void ReadTrailer(const std::string& data, MetaIndexRange* range,
                   .ok());
 }
 
-void ExpectEntry(const MetaEntry& want, const MetaEntry& got) {
-  EXPECT_EQ(want.internal_key, got.internal_key);
-  EXPECT_EQ(want.storage, got.storage);
-  EXPECT_EQ(want.value_size, got.value_size);
-  EXPECT_EQ(want.stored_size, got.stored_size);
-  EXPECT_EQ(want.stored_crc, got.stored_crc);
-  EXPECT_EQ(want.inline_value, got.inline_value);
-}
-
 class MetaFileSalvageTest : public testing::Test {
  protected:
   MetaFileSalvageTest()
@@ -84,7 +76,8 @@ class MetaFileSalvageTest : public testing::Test {
       if (!in_lost) want.push_back(contents_.entries[i]);
     }
     ASSERT_EQ(want.size(), s.entries.size());
-    for (size_t i = 0; i < want.size(); i++) ExpectEntry(want[i], s.entries[i]);
+    for (size_t i = 0; i < want.size(); i++)
+      meta_file_samples::ExpectSameEntry(want[i], s.entries[i]);
   }
 
   std::string UserKey(size_t i) const {
@@ -137,8 +130,8 @@ TEST_F(MetaFileSalvageTest, DamagedInlineValueLosesItsEntryOnly) {
   ASSERT_TRUE(SalvageMetaFile(damaged, &icmp_, "META", &s).ok());
   EXPECT_EQ(1u, s.damaged_values);
   EXPECT_EQ(contents_.entries.size() - 1, s.entries.size());
-  ExpectEntry(contents_.entries[0], s.entries[0]);
-  ExpectEntry(contents_.entries[2], s.entries[1]);
+  meta_file_samples::ExpectSameEntry(contents_.entries[0], s.entries[0]);
+  meta_file_samples::ExpectSameEntry(contents_.entries[2], s.entries[1]);
 }
 
 TEST_F(MetaFileSalvageTest, DamagedTrailerGroupsFoundByTheirChecksums) {

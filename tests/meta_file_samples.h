@@ -1,7 +1,8 @@
 // Meta-file contents for the meta-file tests (table/meta_file_test.cc,
-// table/meta_file_groups_test.cc): a sample of every kind of entry, longer
-// ones spanning several groups of format 4, a comparison of two, and the
-// bytes format 4 must be (spelled out from the layout, and the incremental
+// table/meta_file_groups_test.cc, table/meta_file_salvage_test.cc): a
+// sample of every kind of entry, longer ones spanning several groups of
+// format 4, comparisons of two contents and of two entries, and the bytes
+// format 4 must be (spelled out from the layout, and the incremental
 // encoder's).
 #ifndef DELSM_TESTS_META_FILE_SAMPLES_H_
 #define DELSM_TESTS_META_FILE_SAMPLES_H_
@@ -61,19 +62,22 @@ inline MetaFileContents Sample() {
   return c;
 }
 
+// Every field of two entries is the same.
+inline void ExpectSameEntry(const MetaEntry& a, const MetaEntry& b) {
+  EXPECT_EQ(a.internal_key, b.internal_key);
+  EXPECT_EQ(a.storage, b.storage);
+  EXPECT_EQ(a.value_size, b.value_size);
+  EXPECT_EQ(a.stored_size, b.stored_size);
+  EXPECT_EQ(a.stored_crc, b.stored_crc);
+  EXPECT_EQ(a.inline_value, b.inline_value);
+  EXPECT_EQ(a.home, b.home);
+}
+
 inline void ExpectSame(const MetaFileContents& x, const MetaFileContents& y) {
   EXPECT_EQ(x.comparator_name, y.comparator_name);
   ASSERT_EQ(x.entries.size(), y.entries.size());
   for (size_t i = 0; i < x.entries.size(); i++) {
-    const MetaEntry& a = x.entries[i];
-    const MetaEntry& b = y.entries[i];
-    EXPECT_EQ(a.internal_key, b.internal_key);
-    EXPECT_EQ(a.storage, b.storage);
-    EXPECT_EQ(a.value_size, b.value_size);
-    EXPECT_EQ(a.stored_size, b.stored_size);
-    EXPECT_EQ(a.stored_crc, b.stored_crc);
-    EXPECT_EQ(a.inline_value, b.inline_value);
-    EXPECT_EQ(a.home, b.home);
+    ExpectSameEntry(x.entries[i], y.entries[i]);
   }
   EXPECT_EQ(x.filter, y.filter);
   EXPECT_EQ(x.smallest, y.smallest);
