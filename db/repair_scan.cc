@@ -400,6 +400,7 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     ParseMetaFileName(meta, d.number, &sst_number);
     std::unique_ptr<SstDir> sst;
     Status m = SstDir::OpenWhole(sst_options_, d.path, meta, &sst);
+    if (m.ok()) m = NoteDamagedInlineValues(d, sst.get());
     if (m.ok()) {
       replaced_.push_back({d.level, sst_number});
       loaded.push_back(std::move(sst));
@@ -463,6 +464,26 @@ Status Repairer::CheckInlineValues(const SstDir* dir) {
     Status s =
         dir->ReadInlineStored(i, 1, 256 << 10, &buffer, &offset, &stored);
     if (!s.ok()) return s;
+  }
+  return Status::OK();
+}
+
+Status Repairer::NoteDamagedInlineValues(const OldDir& old, const SstDir* dir) {
+  std::string buffer;
+  uint64_t offset = 0;
+  const auto& entries = dir->index().entries;
+  for (size_t i = 0; i < entries.size(); i++) {
+    if (!StoredInline(entries[i].storage)) continue;
+    Slice stored;
+    Status s = dir->ReadInlineStored(i, 0, 0, &buffer, &offset, &stored);
+    if (s.ok()) continue;
+    if (!s.IsCorruption()) return s;
+    const std::string key = ExtractUserKey(entries[i].internal_key).ToString();
+    Log(options_.info_log,
+        "RepairDB: %s: the inline value of user key %s damaged; its entry "
+        "lost: %s\n",
+        old.path.c_str(), EscapeString(key).c_str(), s.ToString().c_str());
+    lost_keys_.push_back({old.level, old.number, key, key, std::string()});
   }
   return Status::OK();
 }
@@ -570,13 +591,17 @@ Status Repairer::SalvageMeta(const OldDir& old, Directory* src,
     // The values in homes its lost entries named are not known.
     if (!NeverCommitted(sst_number)) homes_.NoteMetaFileLost();
   }
-  if (salvage.damaged_values > 0) {
+  for (const std::string& key : salvage.damaged_value_keys) {
     Log(options_.info_log,
-        "RepairDB: %s: %zu inline values damaged; their entries lost\n",
-        path.c_str(), salvage.damaged_values);
+        "RepairDB: %s: the inline value of user key %s damaged; its entry "
+        "lost\n",
+        path.c_str(), EscapeString(key).c_str());
+    // The lost entry was a value of exactly this key, newer than any
+    // version below: those are withheld as for a lost group.
+    lost_keys_.push_back({old.level, old.number, key, key, salvage.filter});
   }
   salvaged_entries_ += salvage.entries.size();
-  lost_entries_ += lost + salvage.damaged_values;
+  lost_entries_ += lost + salvage.damaged_value_keys.size();
   salvaged->push_back({meta, std::move(salvage.entries)});
   return Status::OK();
 }

@@ -216,7 +216,9 @@ class Repairer {
   // is anything withheld when a meta file's trailer does not read and a
   // group is lost with it (the range is not known: LevelDB's behaviour), or
   // for a value in a home taken back by its name (RecoverHomeValues: no
-  // level is known for it).
+  // level is known for it). An inline value that fails its own crc in an
+  // intact group loses its entry the same way, a value of exactly its key:
+  // the range is that one key.
   bool Withheld(int level, const Slice& internal_key) const;
 
   // ---- Finding what survives (db/repair_scan.cc) ----
@@ -276,6 +278,11 @@ class Repairer {
 
   // OK if every inline value of `dir` reads.
   static Status CheckInlineValues(const SstDir* dir);
+  // Notes in lost_keys_ the user key of every inline value of `dir` (an
+  // SST in the directory of `old`) that fails its checksum: the merge
+  // loses its entry, a value newer than any version of its key below
+  // (Withheld). Fails only on an error that is not damage.
+  Status NoteDamagedInlineValues(const OldDir& old, const SstDir* dir);
 
   // OK if every name of `kv_files` (the KV files an index names,
   // KvFileNamesOf) is among `names`, the listing of their directory at

@@ -98,7 +98,8 @@ Status SalvageByTrailer(const Slice& data, const MetaTrailer& trailer,
       if (TakeEntry(data, group[i], &e)) {
         result->entries.push_back(std::move(e));
       } else {
-        result->damaged_values++;
+        result->damaged_value_keys.push_back(
+            ExtractUserKey(group[i].internal_key).ToString());
       }
     }
   }
@@ -160,7 +161,8 @@ Status SalvageByChain(const Slice& data, uint64_t trailer_offset,
       if (TakeEntry(data, e, &taken)) {
         result->entries.push_back(std::move(taken));
       } else {
-        result->damaged_values++;
+        result->damaged_value_keys.push_back(
+            ExtractUserKey(e.internal_key).ToString());
       }
     }
     return Status::OK();

@@ -34,9 +34,10 @@ struct MetaFileSalvage {
 
   // Every entry of every group that checks, in order, each inline value
   // loaded into inline_value and checked against its entry's crc; an
-  // inline entry whose value fails its crc is left out (damaged_values).
+  // inline entry whose value fails its crc is left out, and its user key
+  // is in damaged_value_keys.
   std::vector<MetaEntry> entries;
-  size_t damaged_values = 0;
+  std::vector<std::string> damaged_value_keys;
   std::vector<LostGroup> lost_groups;
   // Whether the trailer read (else the groups were found by their own
   // checksums, and every one of them was: lost_groups is empty).

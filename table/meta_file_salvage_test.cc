@@ -128,7 +128,7 @@ TEST_F(MetaFileSalvageTest, DamagedInlineValueLosesItsEntryOnly) {
   damaged[kMetaValuesOffset] ^= 0x01;  // entry 1's value, the first inline
   MetaFileSalvage s;
   ASSERT_TRUE(SalvageMetaFile(damaged, &icmp_, "META", &s).ok());
-  EXPECT_EQ(1u, s.damaged_values);
+  EXPECT_EQ(1u, s.damaged_value_keys.size());
   EXPECT_EQ(contents_.entries.size() - 1, s.entries.size());
   meta_file_samples::ExpectSameEntry(contents_.entries[0], s.entries[0]);
   meta_file_samples::ExpectSameEntry(contents_.entries[2], s.entries[1]);

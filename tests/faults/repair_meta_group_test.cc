@@ -60,7 +60,15 @@ Fate FateOf(int i, bool rewrites_only = false) {
   }
 }
 
-enum class Damage { kFirstGroup, kMiddleGroup, kLastGroup, kTrailer };
+// The part damaged: a group, the trailer, or one inline value (of a
+// rewritten key in the middle group, whose records stay intact).
+enum class Damage {
+  kFirstGroup,
+  kMiddleGroup,
+  kLastGroup,
+  kTrailer,
+  kInlineValue
+};
 
 struct Case {
   Damage damage;
@@ -76,7 +84,7 @@ void PrintTo(const Case& c, std::ostream* os) {
 
 std::string CaseName(const testing::TestParamInfo<Case>& info) {
   static const char* const kDamage[] = {"FirstGroup", "MiddleGroup",
-                                        "LastGroup", "Trailer"};
+                                        "LastGroup", "Trailer", "InlineValue"};
   return std::string(kDamage[static_cast<int>(info.param.damage)]) +
          (info.param.inline_values ? "Inline" : "KvFiles") +
          (info.param.rewrites_only ? "RewritesOnly" : "");
@@ -169,8 +177,26 @@ class RepairMetaGroupTest : public testing::TestWithParam<Case> {
       case Damage::kTrailer:
         damaged_group_ = -1;
         break;
+      case Damage::kInlineValue:
+        damaged_group_ = -1;
+        break;
     }
-    if (damaged_group_ >= 0) {
+    if (GetParam().damage == Damage::kInlineValue) {
+      // The middle group's first rewritten key: its value's bytes.
+      const size_t g = trailer.groups.size() / 2;
+      const MetaGroup& m = trailer.groups[g];
+      MetaIndexEntry entries[kMetaGroupEntries];
+      ASSERT_OK(DecodeMetaGroup(Slice(data.data() + m.offset, m.size), trailer,
+                                g, victim_, entries));
+      for (size_t i = 0; i < trailer.EntriesIn(g); i++) {
+        if (StoredInline(entries[i].storage) && entries[i].stored_size > 0) {
+          damaged_key_ = ExtractUserKey(entries[i].internal_key).ToString();
+          offset = entries[i].inline_offset + entries[i].stored_size / 2;
+          break;
+        }
+      }
+      ASSERT_FALSE(damaged_key_.empty());
+    } else if (damaged_group_ >= 0) {
       const MetaGroup& g = trailer.groups[damaged_group_];
       offset = g.offset + g.size / 2;
     } else {
@@ -178,12 +204,17 @@ class RepairMetaGroupTest : public testing::TestWithParam<Case> {
     }
     ASSERT_TRUE(FlipByte(victim_, offset));
     damaged_bytes_ = ReadWholeFile(victim_);
-    // The damage is there: a reader that needs every entry fails.
-    ASSERT_FALSE(DecodeMetaFile(damaged_bytes_, victim_, &contents).ok());
+    // The damage is there: a reader that needs every entry fails (a value
+    // is checked when read).
+    if (GetParam().damage != Damage::kInlineValue) {
+      ASSERT_FALSE(DecodeMetaFile(damaged_bytes_, victim_, &contents).ok());
+    }
   }
 
-  // Whether key i was in the damaged group.
+  // Whether key i's entry was damaged: in the damaged group, or the
+  // damaged inline value's.
   bool InDamagedGroup(int i) const {
+    if (Key(i) == damaged_key_) return true;
     auto it = group_of_.find(Key(i));
     return it != group_of_.end() && it->second == damaged_group_;
   }
@@ -195,7 +226,8 @@ class RepairMetaGroupTest : public testing::TestWithParam<Case> {
   std::string victim_;
   std::string damaged_bytes_;
   std::map<std::string, int> group_of_;  // user key -> group in the victim
-  int damaged_group_ = -1;               // -1: the trailer
+  int damaged_group_ = -1;               // -1: the trailer or a value
+  std::string damaged_key_;  // the user key whose inline value is damaged
 };
 
 TEST_P(RepairMetaGroupTest, IntactGroupsAreTakenBackAndOldValuesStayHidden) {
@@ -278,6 +310,13 @@ TEST_P(RepairMetaGroupTest, IntactGroupsAreTakenBackAndOldValuesStayHidden) {
       EXPECT_NE(log.find(", 0 older versions withheld"), std::string::npos)
           << log;
     }
+  } else if (!damaged_key_.empty()) {
+    EXPECT_NE(log.find(victim_.substr(0, victim_.rfind('/')) +
+                       ": the inline value of user key " + damaged_key_ +
+                       " damaged; its entry lost"),
+              std::string::npos)
+        << log;
+    EXPECT_NE(log.find("withheld " + damaged_key_), std::string::npos) << log;
   } else {
     EXPECT_TRUE(missing.empty());
     EXPECT_NE(log.find(victim_ + ": every entry taken back from its groups"),
@@ -295,7 +334,7 @@ TEST_P(RepairMetaGroupTest, IntactGroupsAreTakenBackAndOldValuesStayHidden) {
 
   // So is every old value withheld: in a KV file, or inline in a meta
   // file, set aside whole.
-  if (damaged_group_ >= 0 &&
+  if ((damaged_group_ >= 0 || !damaged_key_.empty()) &&
       !(GetParam().rewrites_only && !GetParam().inline_values)) {
     std::set<std::string> held;
     std::vector<std::string> stack = {dbname_ + "/lost"};
@@ -331,9 +370,9 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values(
         Case{Damage::kFirstGroup, true}, Case{Damage::kMiddleGroup, true},
         Case{Damage::kLastGroup, true}, Case{Damage::kTrailer, true},
-        Case{Damage::kFirstGroup, false}, Case{Damage::kMiddleGroup, false},
-        Case{Damage::kLastGroup, false}, Case{Damage::kTrailer, false},
-        Case{Damage::kMiddleGroup, false, true}),
+        Case{Damage::kInlineValue, true}, Case{Damage::kFirstGroup, false},
+        Case{Damage::kMiddleGroup, false}, Case{Damage::kLastGroup, false},
+        Case{Damage::kTrailer, false}, Case{Damage::kMiddleGroup, false, true}),
     CaseName);
 
 // The data blocks of LevelDB table `data` (an .ldb file written without
