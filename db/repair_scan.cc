@@ -454,7 +454,10 @@ Status Repairer::RecoverHomeValues() {
   return s;
 }
 
-Status Repairer::CheckInlineValues(const SstDir* dir) {
+Status Repairer::ReadInlineValues(
+    const SstDir* dir,
+    const std::function<Status(const MetaIndexEntry&, const Status&)>&
+        on_failure) {
   std::string buffer;
   uint64_t offset = 0;
   const auto& entries = dir->index().entries;
@@ -463,29 +466,28 @@ Status Repairer::CheckInlineValues(const SstDir* dir) {
     Slice stored;
     Status s =
         dir->ReadInlineStored(i, 1, 256 << 10, &buffer, &offset, &stored);
+    if (!s.ok()) s = on_failure(entries[i], s);
     if (!s.ok()) return s;
   }
   return Status::OK();
 }
 
+Status Repairer::CheckInlineValues(const SstDir* dir) {
+  return ReadInlineValues(
+      dir, [](const MetaIndexEntry&, const Status& s) { return s; });
+}
+
 Status Repairer::NoteDamagedInlineValues(const OldDir& old, const SstDir* dir) {
-  std::string buffer;
-  uint64_t offset = 0;
-  const auto& entries = dir->index().entries;
-  for (size_t i = 0; i < entries.size(); i++) {
-    if (!StoredInline(entries[i].storage)) continue;
-    Slice stored;
-    Status s = dir->ReadInlineStored(i, 0, 0, &buffer, &offset, &stored);
-    if (s.ok()) continue;
+  return ReadInlineValues(dir, [&](const MetaIndexEntry& e, const Status& s) {
     if (!s.IsCorruption()) return s;
-    const std::string key = ExtractUserKey(entries[i].internal_key).ToString();
+    const std::string key = ExtractUserKey(e.internal_key).ToString();
     Log(options_.info_log,
         "RepairDB: %s: the inline value of user key %s damaged; its entry "
         "lost: %s\n",
         old.path.c_str(), EscapeString(key).c_str(), s.ToString().c_str());
     lost_keys_.push_back({old.level, old.number, key, key, std::string()});
-  }
-  return Status::OK();
+    return Status::OK();
+  });
 }
 
 Status Repairer::CheckKvFilesListed(const std::vector<std::string>& kv_files,

@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -276,6 +277,13 @@ class Repairer {
   // (RepairHomes::TakeBackUnnamed says why) and go to lost/.
   Status RecoverHomeValues();
 
+  // Reads every inline value of `dir` in order; a read that fails calls
+  // on_failure with its entry and status, whose result (OK: go on) is
+  // returned if not OK.
+  static Status ReadInlineValues(
+      const SstDir* dir,
+      const std::function<Status(const MetaIndexEntry&, const Status&)>&
+          on_failure);
   // OK if every inline value of `dir` reads.
   static Status CheckInlineValues(const SstDir* dir);
   // Notes in lost_keys_ the user key of every inline value of `dir` (an
