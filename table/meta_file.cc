@@ -678,14 +678,6 @@ Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
                             trailer.EntriesIn(g), path_for_errors, out, pos);
 }
 
-Status DecodeCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
-                              size_t g, const std::string& path_for_errors,
-                              MetaIndexEntry* out) {
-  size_t all;  // without a comparator, every entry is decoded
-  return SeekInCheckedMetaGroup(group, trailer, g, nullptr, Slice(), 0,
-                                path_for_errors, out, &all);
-}
-
 Status StartCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
                              size_t g, size_t until,
                              const std::string& path_for_errors,

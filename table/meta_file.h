@@ -407,13 +407,6 @@ Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
                               MetaIndexEntry* out, size_t* pos,
                               MetaGroupCursor* cursor = nullptr);
 // Format 4: for a group whose bytes DecodeMetaGroup has found whole, decodes
-// every entry into out[0 .. trailer.EntriesIn(g)), pointing into `group`,
-// as SeekInCheckedMetaGroup does (each entry's fields checked, not the
-// crc): for a reader that moves through a group it checked before.
-Status DecodeCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
-                              size_t g, const std::string& path_for_errors,
-                              MetaIndexEntry* out);
-// Format 4: for a group whose bytes DecodeMetaGroup has found whole, decodes
 // its first `until` entries (at most trailer.EntriesIn(g)) into out[0 ..
 // until), checking each one's fields as SeekInCheckedMetaGroup does, and
 // leaves *cursor after them.

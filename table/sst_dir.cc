@@ -34,10 +34,6 @@ Status DecodeNamingOnFailure(const Decode& decode,
   return s;
 }
 
-}  // namespace
-
-namespace {
-
 // A meta file this small is read with one read; a larger one as footer,
 // then index, leaving the value section on disk.
 constexpr uint64_t kReadWholeMetaBelow = 64 << 10;
@@ -365,17 +361,8 @@ size_t SstDir::LowerBoundInGroup(const MetaIndexEntry* entries, size_t from,
   return a;
 }
 
-Status SstDir::ReadGroup(size_t g, MetaIndexEntry* out) const {
+Status SstDir::CheckGroup(size_t g, MetaIndexEntry* out) const {
   const Slice bytes = GroupBytes(g);
-  if (group_checked_[g].load(std::memory_order_acquire)) {
-    // The same bytes as when checked (a mapping or groups_copy_ of a file
-    // never modified).
-    return DecodeNamingOnFailure(
-        [&](const std::string& name) {
-          return DecodeCheckedMetaGroup(bytes, trailer_, g, name, out);
-        },
-        [this] { return MetaPath(); });
-  }
   Status s = DecodeNamingOnFailure(
       [&](const std::string& name) {
         return DecodeMetaGroup(bytes, trailer_, g, name, out);
@@ -400,7 +387,7 @@ Status SstDir::SeekInGroup(size_t g, const Slice& internal_key, size_t from,
         },
         [this] { return MetaPath(); });
   }
-  Status s = ReadGroup(g, out);
+  Status s = CheckGroup(g, out);
   if (!s.ok()) return s;
   const size_t n = trailer_.EntriesIn(g);
   if (cursor != nullptr) cursor->decoded = n;
@@ -420,7 +407,7 @@ Status SstDir::StartGroup(size_t g, size_t until, MetaIndexEntry* out,
         },
         [this] { return MetaPath(); });
   }
-  Status s = ReadGroup(g, out);
+  Status s = CheckGroup(g, out);
   if (s.ok()) cursor->decoded = trailer_.EntriesIn(g);
   return s;
 }

@@ -258,10 +258,11 @@ class SstDir {
   // first, or in the group before it.
   size_t GroupLowerBound(const Slice& internal_key) const;
   // Group g decoded whole into out[0 .. trailer_.EntriesIn(g)), pointing
-  // into GroupBytes(g). The first read of a group checks it whole (its crc
-  // and every entry; Corruption naming it if damaged, every time) and marks
-  // it in group_checked_; later ones decode it without the crc.
-  Status ReadGroup(size_t g, MetaIndexEntry* out) const;
+  // into GroupBytes(g), and checked (its crc and every entry; Corruption
+  // naming it if damaged, every time); marked in group_checked_ if whole.
+  // For a reader that finds the group not checked yet (two such readers may
+  // both check it).
+  Status CheckGroup(size_t g, MetaIndexEntry* out) const;
   // The place of `internal_key` in group g from entry `from` on: *pos is
   // the first entry there at or after it (the group's entry count if
   // none), out[0 .. *pos] decoded, pointing into GroupBytes(g). The first
@@ -274,7 +275,7 @@ class SstDir {
                      MetaGroupCursor* cursor = nullptr) const;
   // Group g for a reader that decodes it a few entries at a time: at least
   // its first `until` entries decoded into out[] (every one on the group's
-  // first read, which checks it whole as ReadGroup does), *cursor after
+  // first read, which checks it whole, CheckGroup), *cursor after
   // the last one decoded.
   Status StartGroup(size_t g, size_t until, MetaIndexEntry* out,
                     MetaGroupCursor* cursor) const;
