@@ -29,13 +29,8 @@ using sst_dir_fixture::IKey;
 using sst_dir_fixture::SaveResult;
 using sst_dir_fixture::SstDirTest;
 
-using KVs = std::vector<std::pair<std::string, std::string>>;
-
-std::string User(int i) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "key%05d", i);
-  return buf;
-}
+using sst_dir_fixture::KVs;
+using sst_dir_fixture::User;
 
 // `users` user keys, each with `versions` versions (sequence numbers
 // 100 + versions - 1 down to 100, newest first as they sort), of every
@@ -341,17 +336,9 @@ TEST_F(SstDirGroupIteratorTest, SeeksLoadTheWholeIndexAfterEnoughOfThem) {
 // The table cache charges an SST without a KV file its trailer after a
 // scan as before it: the scan read its groups, not its whole index.
 TEST_F(SstDirGroupIteratorTest, TableCacheChargeStaysTheTrailersAfterAScan) {
-  const std::string db = root_;
-  ASSERT_TRUE(options_.fs->CreateDir(LevelDirName(db, 1), true).ok());
   const KVs kvs = InlineEntries(500, 2);
-  Build(SstDirName(db, 1, 5), kvs);
-  TableCache cache(db, options_, 1000, 64 << 20);
-  GetResult r;
-  ASSERT_TRUE(cache
-                  .Get(ReadOptions(), 1, 5, 5,
-                       IKey(User(3), 200, kValueTypeForSeek), &r, &SaveResult)
-                  .ok());
-  ASSERT_TRUE(r.found);
+  std::unique_ptr<TableCache> owned = CacheAfterLookup(kvs);
+  TableCache& cache = *owned;
   const size_t after_lookup = cache.MemoryUsage();
   SstDir* sst = nullptr;
   {

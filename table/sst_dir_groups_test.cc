@@ -31,13 +31,8 @@ using sst_dir_fixture::IKey;
 using sst_dir_fixture::SaveResult;
 using sst_dir_fixture::SstDirTest;
 
-using KVs = std::vector<std::pair<std::string, std::string>>;
-
-std::string User(int i) {
-  char buf[16];
-  std::snprintf(buf, sizeof(buf), "key%05d", i);
-  return buf;
-}
+using sst_dir_fixture::KVs;
+using sst_dir_fixture::User;
 
 // `users` user keys, each with `versions` versions (sequence numbers
 // 100 + versions - 1 down to 100, newest first as they sort), of every
@@ -448,18 +443,11 @@ TEST_F(SstDirGroupsTest, ConcurrentLookupsAndScansWhileTheIndexLoads) {
 // lookup opened it, the whole index once a scan loaded it; and an evicted
 // SST leaves no charge.
 TEST_F(SstDirGroupsTest, TableCacheChargeFollowsTheLoadedIndex) {
-  const std::string db = root_;
-  ASSERT_TRUE(options_.fs->CreateDir(LevelDirName(db, 1), true).ok());
   const KVs kvs = Entries(500, 2);
-  Build(SstDirName(db, 1, 5), kvs);
   // Room for many SSTs, so that one stays cached between uses.
-  TableCache cache(db, options_, 1000, 64 << 20);
+  std::unique_ptr<TableCache> owned = CacheAfterLookup(kvs);
+  TableCache& cache = *owned;
   GetResult r;
-  ASSERT_TRUE(cache
-                  .Get(ReadOptions(), 1, 5, 5,
-                       IKey(User(3), 200, kValueTypeForSeek), &r, &SaveResult)
-                  .ok());
-  ASSERT_TRUE(r.found);
   const size_t after_lookup = cache.MemoryUsage();
   SstDir* sst = nullptr;
   {

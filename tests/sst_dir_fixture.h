@@ -1,20 +1,25 @@
 // The fixture of the SST-directory tests (table/sst_dir_test.cc,
-// table/sst_dir_meta_file_test.cc): a scratch directory, SstDirOptions with
-// a 10-bit Bloom filter and no compression, and helpers that build an SST
-// from (internal key, value) pairs, open it, read one key as of a sequence
-// number and list the directory's names.
+// table/sst_dir_meta_file_test.cc, table/sst_dir_groups_test.cc,
+// table/sst_dir_group_iterator_test.cc): a scratch directory, SstDirOptions
+// with a 10-bit Bloom filter and no compression, numbered user keys, and
+// helpers that build an SST from (internal key, value) pairs, open it
+// (alone, or in a table cache), read one key as of a sequence number and
+// list the directory's names.
 #ifndef DELSM_TESTS_SST_DIR_FIXTURE_H_
 #define DELSM_TESTS_SST_DIR_FIXTURE_H_
 
 #include <stdlib.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "db/dbformat.h"
+#include "db/filename.h"
+#include "db/table_cache.h"
 #include "fs/file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/comparator.h"
@@ -35,6 +40,15 @@ struct GetResult {
   std::string key;
   std::string value;
 };
+
+using KVs = std::vector<std::pair<std::string, std::string>>;
+
+// The user key numbered i: "key" and five digits, in order by i.
+inline std::string User(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "key%05d", i);
+  return buf;
+}
 
 inline void SaveResult(void* arg, const Slice& key, const Slice& value) {
   auto* r = static_cast<GetResult*>(arg);
@@ -73,6 +87,24 @@ class SstDirTest : public testing::Test {
     }
     Status s = b.Finish();
     ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  // A database at root_ whose level 1 holds `kvs` as SST 5, and a table
+  // cache over it (room for many SSTs) that a lookup of User(3), which
+  // must find it, has opened that SST in.
+  std::unique_ptr<TableCache> CacheAfterLookup(const KVs& kvs) {
+    EXPECT_TRUE(options_.fs->CreateDir(LevelDirName(root_, 1), true).ok());
+    Build(SstDirName(root_, 1, 5), kvs);
+    std::unique_ptr<TableCache> cache(
+        new TableCache(root_, options_, 1000, 64 << 20));
+    GetResult r;
+    EXPECT_TRUE(cache
+                    ->Get(ReadOptions(), 1, 5, 5,
+                          IKey(User(3), 200, kValueTypeForSeek), &r,
+                          &SaveResult)
+                    .ok());
+    EXPECT_TRUE(r.found);
+    return cache;
   }
 
   // Opens `path` with options_, through `fs` if given (e.g. a file system
