@@ -545,20 +545,30 @@ Status Repairer::SalvageMeta(const OldDir& old, Directory* src,
           e.storage == ValueStorage::kFileSnappy));
     }
   }
-  const Comparator* ucmp = icmp_.user_comparator();
   uint64_t lost = 0;
   for (const MetaFileSalvage::LostGroup& g : salvage.lost_groups) {
     lost += g.entries;
+    // Counted by internal key, within the group's own bounds: the next
+    // group's first key is in the user key range, and when that group is
+    // lost too its KV file, counted here, would stand in for a tombstone
+    // of this one.
     uint64_t files = 0;
     for (const std::string& name : names) {
       std::string user_key;
       uint64_t sequence;
       bool hashed, compressed;
-      if (intact.count(name) == 0 &&
-          ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
-                                &compressed) &&
-          !hashed && ucmp->Compare(user_key, g.smallest_user_key) >= 0 &&
-          ucmp->Compare(user_key, g.largest_user_key) <= 0) {
+      if (intact.count(name) > 0 ||
+          !ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
+                                 &compressed) ||
+          hashed) {
+        continue;
+      }
+      std::string internal_key;
+      AppendInternalKey(&internal_key,
+                        ParsedInternalKey(user_key, sequence, kTypeValue));
+      const int past_limit = icmp_.Compare(internal_key, g.limit_key);
+      if (icmp_.Compare(internal_key, g.first_key) >= 0 &&
+          (past_limit < 0 || (g.limit_included && past_limit == 0))) {
         files++;
       }
     }

@@ -89,6 +89,9 @@ Status SalvageByTrailer(const Slice& data, const MetaTrailer& trailer,
       lost.entries = trailer.EntriesIn(g);
       lost.smallest_user_key = ExtractUserKey(m.first_key).ToString();
       lost.largest_user_key = ExtractUserKey(next).ToString();
+      lost.first_key = m.first_key.ToString();
+      lost.limit_key = next.ToString();
+      lost.limit_included = g + 1 == trailer.groups.size();
       lost.why = s;
       result->lost_groups.push_back(std::move(lost));
       continue;

@@ -29,6 +29,12 @@ struct MetaFileSalvage {
     uint64_t entries = 0;
     std::string smallest_user_key;
     std::string largest_user_key;
+    // Its entries' internal keys, in the file's order: from first_key, at
+    // or after it, to limit_key, before it (the next group's first key) or,
+    // for the last group, at or before it (the file's largest key).
+    std::string first_key;
+    std::string limit_key;
+    bool limit_included = false;
     Status why;  // what DecodeMetaGroup found wrong
   };
 
