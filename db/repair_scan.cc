@@ -411,7 +411,8 @@ Status Repairer::LoadDirectory(OldDir* old, std::unique_ptr<SstDir>* result,
     }
     Log(options_.info_log, "RepairDB: %s/%s: %s\n", d.path.c_str(),
         meta.c_str(), m.ToString().c_str());
-    m = SalvageMeta(d, src.get(), names, meta, sst_number, &salvaged);
+    m = SalvageMeta(d, src.get(), names, retired_names, meta, sst_number,
+                    &salvaged);
     if (m.ok()) {
       // Merged, in part: recorded as replaced, so that a later RepairDB
       // (this one killed after its commit) does not merge it again.
@@ -525,6 +526,7 @@ Status Repairer::RebuildDirectory(const PendingRebuild& p,
 
 Status Repairer::SalvageMeta(const OldDir& old, Directory* src,
                              const std::vector<std::string>& names,
+                             const std::set<std::string>& retired,
                              const std::string& meta, uint64_t sst_number,
                              std::vector<SalvagedMetaFile>* salvaged) {
   const std::string path = old.path + "/" + meta;
@@ -557,7 +559,7 @@ Status Repairer::SalvageMeta(const OldDir& old, Directory* src,
       std::string user_key;
       uint64_t sequence;
       bool hashed, compressed;
-      if (intact.count(name) > 0 ||
+      if (intact.count(name) > 0 || retired.count(name) > 0 ||
           !ParseKvStoredFileName(name, &user_key, &sequence, &hashed,
                                  &compressed) ||
           hashed) {

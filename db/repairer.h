@@ -315,10 +315,13 @@ class Repairer {
   // before: the caller notes it); any other error reading it is returned.
   // `names` is the directory's listing: a lost group whose entries as
   // many KV files there account for (no intact entry names them, their
-  // keys in its range) held no tombstone or inline value, and its keys are
-  // not noted.
+  // internal keys within the group's bounds) held no tombstone or inline
+  // value, and its keys are not noted. The files `retired` names (those
+  // replaced SSTs name) are not counted: a replaced SST's value of a key
+  // the group deleted is not one of the group's entries.
   Status SalvageMeta(const OldDir& old, Directory* src,
                      const std::vector<std::string>& names,
+                     const std::set<std::string>& retired,
                      const std::string& meta, uint64_t sst_number,
                      std::vector<SalvagedMetaFile>* salvaged);
 
