@@ -116,7 +116,7 @@ DBImpl::~DBImpl() {
   shutting_down_.store(true, std::memory_order_release);
   background_cv_.SignalAll();
   while (flush_threads_running_ > 0 || compaction_thread_running_ ||
-         durability_thread_running_) {
+         durability_thread_running_ || removal_thread_running_) {
     background_cv_.Wait();
   }
   // Every reader is gone (an iterator must not outlive its DB), so only the

@@ -223,6 +223,16 @@ class DBImpl : public DB {
   void ReleaseDeferredLogs(uint64_t committed_before_sync, VersionEdit* edit)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void CompactionThreadMain() LOCKS_EXCLUDED(mutex_);
+  // The removal thread (Tuning::removal_thread, db_impl_removal.cc) runs
+  // the removal pass whenever removal_wanted_ is set.
+  static void RemovalThreadEntry(void* db);
+  void RemovalThreadMain() LOCKS_EXCLUDED(mutex_);
+  // After a committed compaction: the removal pass, run here when `now`
+  // (a manual compaction: as with LevelDB, what it made obsolete is gone
+  // when CompactRange returns) or when there is no removal thread, else
+  // asked of the removal thread.
+  void RemoveObsoleteFilesAfterCompaction(bool now)
+      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Parallel flush (Tuning::flush_threads workers run FlushThreadMain).
   struct Immutable;
   // The oldest immutable memtable no worker has taken, or null; null also
@@ -497,6 +507,12 @@ class DBImpl : public DB {
   uint64_t flush_generation_ GUARDED_BY(mutex_) = 0;
   bool compaction_thread_running_ GUARDED_BY(mutex_) = false;
   bool durability_thread_running_ GUARDED_BY(mutex_) = false;
+  bool removal_thread_running_ GUARDED_BY(mutex_) = false;
+  // A removal pass is asked for: set by the compaction thread after a
+  // commit, cleared by the removal thread as its pass starts (a pass
+  // removes everything removable by then, so requests made before it
+  // starts need no pass of their own).
+  bool removal_wanted_ GUARDED_BY(mutex_) = false;
   bool compaction_running_ GUARDED_BY(mutex_) = false;
 
   MemTable* mem_ GUARDED_BY(mutex_) = nullptr;

@@ -125,7 +125,7 @@ void DBImpl::CompactionThreadMain() {
       if (s.ok() && !moved) s = RunDentryCompaction(c, &retryable);
       c->ReleaseInputs();
       delete c;
-      if (s.ok()) RemoveObsoleteFiles();
+      if (s.ok()) RemoveObsoleteFilesAfterCompaction(m != nullptr);
     }
     if (s.ok()) {
       retry_backoff_micros = 0;
@@ -510,8 +510,8 @@ Status DBImpl::TEST_WaitForBackgroundWork() {
   MutexLock l(&mutex_);
   while (bg_error_.ok() &&
          (!imms_.empty() || compaction_running_ || CompactionWanted() ||
-          removals_in_flight_ > 0 || !unsynced_logs_.empty() ||
-          durability_round_running_)) {
+          removals_in_flight_ > 0 || removal_wanted_ ||
+          !unsynced_logs_.empty() || durability_round_running_)) {
     background_cv_.Wait();
   }
   return bg_error_;

@@ -689,6 +689,16 @@ Status DBImpl::StartBackgroundThreads() {
     compaction_thread_running_ = false;
     return s;
   }
+  if (tuning_.removal_thread) {
+    removal_thread_running_ = true;
+    s = StartThreadChecked("removal", [this] {
+      env_->StartThread(&DBImpl::RemovalThreadEntry, this);
+    });
+    if (!s.ok()) {
+      removal_thread_running_ = false;
+      return s;
+    }
+  }
   if (tuning_.durability == delsm::Durability::kSyncfs) {
     durability_thread_running_ = true;
     s = StartThreadChecked("durability", [this] {

@@ -5,7 +5,9 @@
 // RemoveObsoleteFiles (after a flush, a compaction or a WAL release is
 // committed, at open and at close) removes WALs, manifests and temporary
 // files behind the live ones, SST directories that nothing live holds, and
-// what the queues below hold that may go.
+// what the queues below hold that may go. After an automatic compaction the
+// removal thread runs it (Tuning::removal_thread), so that the compaction
+// thread's next merge does not wait for the unlinks.
 //
 // Retired SSTs. A compaction replaces the SSTs of the output level it
 // merges into with new meta files in the same directories, and moves the
@@ -46,6 +48,7 @@
 #include "table/key_codec.h"
 #include "table/meta_file.h"
 #include "table/sst_dir.h"
+#include "util/mutexlock.h"
 
 namespace leveldb {
 
@@ -257,6 +260,37 @@ void DBImpl::EndRemovalPass(uint64_t unlinked, uint64_t dirs_removed) {
   background_cv_.SignalAll();
   dentry_stats_.unlinks += unlinked;
   dentry_stats_.dirs_removed += dirs_removed;
+}
+
+void DBImpl::RemovalThreadEntry(void* db) {
+  port::SetCurrentThreadName("delsm-remove");
+  reinterpret_cast<DBImpl*>(db)->RemovalThreadMain();
+}
+
+// What is still removable at shutdown goes in the close's own pass
+// (~DBImpl).
+void DBImpl::RemovalThreadMain() {
+  MutexLock l(&mutex_);
+  while (!shutting_down_.load(std::memory_order_acquire)) {
+    if (!removal_wanted_) {
+      background_cv_.Wait();
+      continue;
+    }
+    removal_wanted_ = false;
+    RemoveObsoleteFiles();
+  }
+  removal_thread_running_ = false;
+  background_cv_.SignalAll();
+}
+
+void DBImpl::RemoveObsoleteFilesAfterCompaction(bool now) {
+  mutex_.AssertHeld();
+  if (now || !removal_thread_running_) {
+    RemoveObsoleteFiles();
+    return;
+  }
+  removal_wanted_ = true;
+  background_cv_.SignalAll();
 }
 
 // ---------------------------------------------------------------------------

@@ -174,6 +174,7 @@ const std::vector<Field>& Fields() {
       Integer("flush_threads", &Tuning::flush_threads, 1,
               leveldb::config::kMaxImmutableMemtables),
       Flag("values_stay_put", &Tuning::values_stay_put),
+      Flag("removal_thread", &Tuning::removal_thread),
   };
   return *fields;
 }

@@ -136,6 +136,14 @@ struct DELSM_EXPORT Tuning {
   // writers creating one KV file per value.
   int flush_threads = 1;
 
+  // A thread of its own runs the removal pass each committed compaction
+  // asks for (the unlinks of the retired SSTs' directory entries, the
+  // directories and files no version uses), so the compaction thread goes
+  // on to the next compaction; off, the compaction thread runs the pass
+  // itself after each commit. A manual compaction (CompactRange) runs it
+  // before it returns either way. Either value.
+  bool removal_thread = true;
+
   // Values stay put (docs/DESIGN.md section 5, "Values that stay put"): a
   // flush writes its KV files into a home directory <db>/values/<n>/ of
   // their own, and a compaction rewrites only meta files, never linking or

@@ -111,6 +111,7 @@ const std::vector<Bounds>& Table() {
        {"flush_threads=1", "flush_threads=4"},
        {"flush_threads=0", "flush_threads=5", "flush_threads=-1"}},
       {"values_stay_put", {"values_stay_put=0", "values_stay_put=1"}, {}},
+      {"removal_thread", {"removal_thread=0", "removal_thread=1"}, {}},
   };
   return *table;
 }

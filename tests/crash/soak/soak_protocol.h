@@ -199,6 +199,10 @@ inline void ConfigureCycle(uint64_t seed, int cycle,
   // Values that stay put half the time, so the mode is switched on and off
   // across kills on one database (docs/DESIGN.md section 5).
   tuning->values_stay_put = next(2) == 0;
+  // The removal pass on its own thread half the time, so kills land while
+  // it unlinks beside a running compaction, and on the compaction thread
+  // the other half.
+  tuning->removal_thread = next(2) == 0;
 }
 
 // Arguments of the writer child (the soak binary run with --child).
