@@ -169,6 +169,8 @@ const std::vector<Field>& Fields() {
       Integer("max_dir_entries", &Tuning::max_dir_entries, 1, kMaxSstEntries),
       Integer("l1_entries", &Tuning::l1_entries, 1, kMaxEntries),
       Integer("l1_meta_bytes", &Tuning::l1_meta_bytes, 1, kMaxEntries),
+      Integer("kv_file_entries_per_entry", &Tuning::kv_file_entries_per_entry,
+              1, 1000),
       Integer("table_cache_bytes", &Tuning::table_cache_bytes, 1, 1ull << 48),
       Integer("filter_cache_bytes", &Tuning::filter_cache_bytes, 0, 1ull << 48),
       Integer("flush_threads", &Tuning::flush_threads, 1,

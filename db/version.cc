@@ -457,6 +457,20 @@ uint64_t Version::LevelEntries(int level) const {
   return sum;
 }
 
+double Version::LevelCapacityEntries(int level,
+                                     uint64_t kv_file_entries_per_entry) const {
+  const double share = 1.0 / static_cast<double>(std::max<uint64_t>(
+                                 kv_file_entries_per_entry, 1));
+  double sum = 0;
+  for (const FileMetaData* f : files_[level]) {
+    const uint64_t kv_files =
+        f->dir_entries > 1 ? std::min(f->entries, f->dir_entries - 1) : 0;
+    sum += static_cast<double>(f->entries - kv_files) +
+           static_cast<double>(kv_files) * share;
+  }
+  return sum;
+}
+
 uint64_t Version::LevelValueBytes(int level) const {
   uint64_t sum = 0;
   for (const FileMetaData* f : files_[level]) sum += f->value_bytes;

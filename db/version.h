@@ -104,6 +104,14 @@ class Version {
   }
   // Sum of the entry counts of the directories at `level`.
   uint64_t LevelEntries(int level) const;
+  // The entries at `level` as its entry capacity counts them: an entry
+  // whose value is a KV file in its SST's own directory counts
+  // 1/kv_file_entries_per_entry (Tuning::kv_file_entries_per_entry), every
+  // other entry 1. An SST's KV files are its recorded directory entries
+  // but its meta file (one more with LONGKEYS, close enough); an SST whose
+  // manifest did not record them counts every entry in full.
+  double LevelCapacityEntries(int level,
+                              uint64_t kv_file_entries_per_entry) const;
   // Sum of the value bytes of the directories at `level`.
   uint64_t LevelValueBytes(int level) const;
   // Sum of the meta bytes (FileMetaData::meta_bytes) of the SSTs at

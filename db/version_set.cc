@@ -334,12 +334,14 @@ void VersionSet::Finalize(Version* v) {
                        v->files_[0].size() / dir_limit);
     } else {
       // Entries count what a compaction of values in KV files links and
-      // rewrites; meta bytes count what it rewrites of inline values and
-      // tombstones, as LevelDB's file sizes do.
-      score = std::max(static_cast<double>(v->LevelEntries(level)) /
-                           static_cast<double>(MaxEntriesForLevel(level)),
-                       static_cast<double>(v->LevelMetaBytes(level)) /
-                           static_cast<double>(MaxMetaBytesForLevel(level)));
+      // rewrites (each such entry a share: its value's moves, not its
+      // rewrites, are its cost); meta bytes count what it rewrites of
+      // inline values and tombstones, as LevelDB's file sizes do.
+      score = std::max(
+          v->LevelCapacityEntries(level, tuning_.kv_file_entries_per_entry) /
+              static_cast<double>(MaxEntriesForLevel(level)),
+          static_cast<double>(v->LevelMetaBytes(level)) /
+              static_cast<double>(MaxMetaBytesForLevel(level)));
     }
     if (score > best_score) {
       best_level = level;

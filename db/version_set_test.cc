@@ -558,6 +558,40 @@ TEST_F(VersionSetTest, PicksSortedLevelOverMetaByteCapacity) {
   EXPECT_TRUE(vset->NeedsCompaction());
 }
 
+// An entry whose value is a KV file in its SST's directory counts
+// 1/kv_file_entries_per_entry toward its level's entry capacity (its
+// moves, not its rewrites, are what a level costs it); inline entries, and
+// SSTs whose directory entries were not recorded, count in full. L1 holds
+// 1000 entries here.
+TEST_F(VersionSetTest, KvFileEntriesCountAShareOfLevelCapacity) {
+  struct Case {
+    uint64_t entries;
+    uint64_t dir_entries;  // KV files + the meta file; 0: not recorded
+    uint64_t kv_file_entries_per_entry;
+    bool due;
+  };
+  const Case cases[] = {
+      {5000, 5001, 10, false},   // 500 of 1000
+      {5000, 5001, 1, true},     // every entry in full
+      {12000, 12001, 10, true},  // 1200 of 1000
+      {1100, 1, 10, true},       // inline values: 1100
+      {1100, 0, 10, true},       // unrecorded: counted in full
+      {5000, 101, 10, true},     // 4900 inline + 100 KV files: 4910
+  };
+  for (const Case& t : cases) {
+    tuning_.kv_file_entries_per_entry = t.kv_file_entries_per_entry;
+    std::unique_ptr<VersionSet> vset = Open();
+    VersionEdit edit;
+    FileMetaData f = Dir(5, t.entries, "a", "z");
+    f.dir_entries = t.dir_entries;
+    edit.AddFile(1, f);
+    ASSERT_TRUE(Apply(vset.get(), &edit).ok());
+    EXPECT_EQ(t.due, vset->NeedsCompaction())
+        << t.entries << " entries, " << t.dir_entries << " directory entries, "
+        << t.kv_file_entries_per_entry << " per entry";
+  }
+}
+
 TEST_F(VersionSetTest, PickKeepsVersionsOfOneUserKeyTogether) {
   tuning_.l1_entries = 10;  // L1 over capacity
   std::unique_ptr<VersionSet> vset = Open();

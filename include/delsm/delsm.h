@@ -110,6 +110,16 @@ struct DELSM_EXPORT Tuning {
   // each (so the deepest level's capacity fits in 64 bits).
   uint64_t l1_entries = 100000;
   uint64_t l1_meta_bytes = 100000000000000ull;
+  // How many entries whose value is a KV file in their SST's own directory
+  // count as one entry toward l1_entries and the deeper levels' entry
+  // capacities. A compaction rewrites only such an entry's meta entry
+  // (about 31 bytes), while each level its value descends costs a link and
+  // an unlink; so these values fill levels this many times larger and
+  // descend fewer levels: at 1M keys of 4 KiB, one level instead of two
+  // (benchmarks/journal/2026-11-28-kv-file-levels.md). Inline values,
+  // tombstones and values in homes count in full. 1 counts every entry
+  // alike. Range: 1 to 1000.
+  uint64_t kv_file_entries_per_entry = 10;
 
   // Memory the open SSTs' decoded meta files (index, keys, filter) may keep
   // resident, in bytes; least recently used SSTs are closed beyond it (an

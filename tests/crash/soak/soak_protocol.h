@@ -203,6 +203,9 @@ inline void ConfigureCycle(uint64_t seed, int cycle,
   // it unlinks beside a running compaction, and on the compaction thread
   // the other half.
   tuning->removal_thread = next(2) == 0;
+  // Levels of values in KV files 1 to 20 times larger than those of inline
+  // values, so both settle at several depths.
+  tuning->kv_file_entries_per_entry = 1 + next(20);
 }
 
 // Arguments of the writer child (the soak binary run with --child).
