@@ -45,6 +45,9 @@ def main():
                     help="waits summed by stack when longer than this, ms (2)")
     ap.add_argument("--frames", type=int, default=5,
                     help="top frames of the stack that name a site (5)")
+    ap.add_argument("--thread", default="db_bench",
+                    help="whose waits are listed: the busiest thread of this "
+                         "name (db_bench: the benchmark's thread)")
     args = ap.parse_args()
     src = open(args.file) if args.file else sys.stdin
     prev = {}
@@ -62,9 +65,9 @@ def main():
         prev[tid] = (state, chain)
     if not switches:
         sys.exit("fill_stalls: no timehist lines read")
-    benches = [tid for tid in switches if comm[tid] == "db_bench"]
+    benches = [tid for tid in switches if comm[tid] == args.thread]
     if not benches:
-        sys.exit("fill_stalls: no thread named db_bench")
+        sys.exit("fill_stalls: no thread named %s" % args.thread)
     writer = max(benches, key=lambda tid: switches[tid])
 
     print("threads (run s, switches, waits s of which runnable s):")
