@@ -143,8 +143,11 @@ struct DELSM_EXPORT Tuning {
   // directory by its own thread; they are committed in order. Range: 1 to 4.
   // One directory's creates are serialized by the file system, so
   // flushes in different directories are how a flush keeps up with
-  // writers creating one KV file per value.
-  int flush_threads = 1;
+  // writers creating one KV file per value; a second worker also
+  // compresses inline values beside the first. Two: at 1M keys, fills of
+  // 1 KiB and 4 KiB values 4-12% faster with less CPU than with one, 128 B
+  // fills within 3% (benchmarks/journal/2026-11-28-kv-file-levels.md).
+  int flush_threads = 2;
 
   // A thread of its own runs the removal pass each committed compaction
   // asks for (the unlinks of the retired SSTs' directory entries, the
