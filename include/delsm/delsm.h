@@ -115,11 +115,13 @@ struct DELSM_EXPORT Tuning {
   // capacities. A compaction rewrites only such an entry's meta entry
   // (about 31 bytes), while each level its value descends costs a link and
   // an unlink; so these values fill levels this many times larger and
-  // descend fewer levels: at 1M keys of 4 KiB, one level instead of two
-  // (benchmarks/journal/2026-11-28-kv-file-levels.md). Inline values,
-  // tombstones and values in homes count in full. 1 counts every entry
-  // alike. Range: 1 to 1000.
-  uint64_t kv_file_entries_per_entry = 10;
+  // descend fewer levels. Inline values, tombstones and values in homes
+  // count in full. 1 (the default) counts every entry alike. At 10, a 1M x
+  // 4 KiB fill ran 8-13% faster (one level instead of two), but at 10M
+  // keys each L0 compaction rewrote an L1 fifty times its size: 19% more
+  // bytes written, 17% more CPU and twice the peak RSS
+  // (benchmarks/journal/2026-11-28-kv-file-levels.md). Range: 1 to 1000.
+  uint64_t kv_file_entries_per_entry = 1;
 
   // Memory the open SSTs' decoded meta files (index, keys, filter) may keep
   // resident, in bytes; least recently used SSTs are closed beyond it (an
