@@ -357,6 +357,12 @@ class DBImpl : public DB {
   };
   // Remember the compaction's inputs once its edit is committed.
   void RetireInputs(Compaction* c) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // True while KV files of a retired SST of directory `dir` may be there
+  // for a removal pass to unlink: the SST (one owning more of the
+  // directory than its meta file, RetiredSst::dir_entries) is queued in
+  // retired_ssts_, or a pass has taken it and not finished. Such a
+  // directory is not renamed by a trivial move (CompactionThreadMain).
+  bool HoldsRetiredKvFiles(uint64_t dir) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Take from retired_ssts_ every SST no live version uses whose directory
   // is in `live` (other directories are removed whole) and that no queued
   // dead value holds (`held`, DeadValueNamers); evicts them all from the
@@ -600,6 +606,10 @@ class DBImpl : public DB {
   // the compaction thread, drained by RemoveObsoleteFiles once no version
   // uses them. Lost on a crash: the next open finds those entries instead.
   std::vector<RetiredSst> retired_ssts_ GUARDED_BY(mutex_);
+  // The directories of the retired SSTs RemoveObsoleteFiles calls have
+  // taken from retired_ssts_ and are removing, one element per SST whose
+  // dir_entries is not 1 (HoldsRetiredKvFiles).
+  std::multiset<uint64_t> retired_dirs_in_flight_ GUARDED_BY(mutex_);
   // Dead values of committed compactions, oldest first; appended by the
   // compaction thread, drained by RemoveObsoleteFiles once no version
   // from before their compaction is alive. Lost on a crash: the next

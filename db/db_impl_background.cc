@@ -116,7 +116,16 @@ void DBImpl::CompactionThreadMain() {
     bool retryable = false;
     if (c != nullptr) {
       bool moved = false;
-      if (m == nullptr && c->IsTrivialMove()) {
+      // A directory still holding a retired SST's KV files is not renamed.
+      // A removal pass unlinks those that no SST of the directory it took
+      // to be live names, and a new SST could come to name them: moved
+      // below the level those values went to, the directory can be the
+      // target of a compaction of theirs, which links them in under the
+      // names still there (SstDirBuilder::Link takes a name already linked
+      // to the same file for its own), for an SST the pass never saw. So
+      // the SST is compacted into a new directory instead.
+      if (m == nullptr && c->IsTrivialMove() &&
+          !HoldsRetiredKvFiles(c->input(0, 0)->dir)) {
         s = TrivialMove(c);
         moved = true;
       } else if (m == nullptr && c->IsMetaFileMove()) {

@@ -231,6 +231,11 @@ void DBImpl::RemoveObsoleteFiles() {
   }
   mutex_.Lock();
   if (dead_dir_failed) left_for_open_sweep_ = true;
+  for (const RetiredRemoval& r : retired) {
+    if (r.sst.dir_entries != 1) {
+      retired_dirs_in_flight_.erase(retired_dirs_in_flight_.find(r.sst.dir));
+    }
+  }
   RequeueRetiredSsts(std::move(retired_failed));
   discarded_homes_.insert(discarded_homes_.end(), homes_failed.begin(),
                           homes_failed.end());
@@ -332,11 +337,22 @@ std::vector<DBImpl::RetiredRemoval> DBImpl::TakeRemovableRetiredSsts(
       versions_->LiveSstsInDir(r.dir, r.smallest_user_key, r.largest_user_key,
                                &removal.live_overlapping);
     }
+    if (r.dir_entries != 1) retired_dirs_in_flight_.insert(r.dir);
     removal.sst = std::move(r);
     result.push_back(std::move(removal));
   }
   retired_ssts_.swap(still_used);
   return result;
+}
+
+bool DBImpl::HoldsRetiredKvFiles(uint64_t dir) {
+  mutex_.AssertHeld();
+  if (retired_dirs_in_flight_.count(dir) > 0) return true;
+  for (const RetiredSst& r : retired_ssts_) {
+    // One whose meta file is its only entry there has no KV file to leave.
+    if (r.dir == dir && r.dir_entries != 1) return true;
+  }
+  return false;
 }
 
 std::string DBImpl::FindSstDir(uint64_t dir, int* level) {

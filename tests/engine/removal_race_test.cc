@@ -1,0 +1,203 @@
+// Removal passes race the other background threads: the removal thread
+// (delsm::Tuning::removal_thread) runs the pass after each automatic
+// compaction while the compaction thread goes on, flush threads run their
+// own, and CompactRange runs one after each of its compactions. Each test
+// holds one thread at a chosen file-system call (HeldCallFileSystem) while
+// the others do what it races with. What users rely on:
+//  * no acknowledged write is lost: what a pass unlinks of a retired SST
+//    it decides by the live SSTs of the SST's directory when it takes the
+//    SST, and no SST built into that directory meanwhile may come to name
+//    any of it;
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "leveldb/db.h"
+#include "leveldb/options.h"
+#include "tests/db_options.h"
+#include "tests/held_call_file_system.h"
+#include "tests/orphan_check.h"
+#include "tests/test_support.h"
+
+namespace {
+
+using leveldb::DB;
+using leveldb::DBImpl;
+using leveldb::ReadOptions;
+using leveldb::Status;
+using leveldb::WriteOptions;
+
+std::string Value(const std::string& key) { return "value of " + key; }
+
+// "a000" ... "a199": the keys of the SST that is retired and moved away.
+std::string AKey(int i) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "a%03d", i);
+  return buf;
+}
+// "c000" ... "c049": the keys of the SST whose directory moves down.
+std::string CKey(int i) {
+  char buf[8];
+  std::snprintf(buf, sizeof(buf), "c%03d", i);
+  return buf;
+}
+
+class RemovalRaceTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_FALSE(dir_.path().empty());
+    dbname_ = dir_.path() + "/db";
+  }
+  // A test that failed with a call held must not hang in the close.
+  void TearDown() override {
+    fs_.ReleaseAll();
+    db_.reset();
+  }
+
+  Status Open(const delsm::Tuning& tuning) {
+    DB* raw = nullptr;
+    Status s = leveldb::OpenWithFileSystem(delsm_test::NewDbOptions(4 << 20),
+                                           tuning, dbname_, &fs_, &raw);
+    db_.reset(raw);
+    return s;
+  }
+  DBImpl* impl() { return static_cast<DBImpl*>(db_.get()); }
+
+  void Put(const std::string& key) {
+    ASSERT_TRUE(db_->Put(WriteOptions(), key, Value(key)).ok()) << key;
+    model_[key] = Value(key);
+  }
+  void Compact(int level, const char* begin = nullptr) {
+    leveldb::Slice b(begin == nullptr ? "" : begin);
+    Status s = impl()->TEST_CompactRange(level, begin == nullptr ? nullptr : &b,
+                                         nullptr);
+    ASSERT_TRUE(s.ok()) << "level " << level << ": " << s.ToString();
+  }
+  void Flush() {
+    Status s = impl()->TEST_FlushMemTable();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  int FilesAt(int level) {
+    std::string v;
+    EXPECT_TRUE(db_->GetProperty(
+        "leveldb.num-files-at-level" + std::to_string(level), &v));
+    return std::stoi(v);
+  }
+  // Waits (polling: a held removal pass keeps TEST_WaitForBackgroundWork
+  // waiting) until levels 1, 2 and 3 hold these many SSTs.
+  bool WaitForShape(int l1, int l2, int l3) {
+    const auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (std::chrono::steady_clock::now() < deadline) {
+      if (FilesAt(1) == l1 && FilesAt(2) == l2 && FilesAt(3) == l3) {
+        return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  }
+
+  delsm_test::TempDir dir_{"delsm_removal_race"};
+  std::string dbname_;
+  delsm_test::HeldCallFileSystem fs_;
+  std::unique_ptr<DB> db_;
+  std::map<std::string, std::string> model_;
+};
+
+// An SST X shares its directory D with an SST Y; X is compacted to the
+// next level (its KV files are linked into a new directory E), and the
+// removal pass after that compaction takes X: Y is the only other SST of
+// D and shares no key with X, so the pass will unlink every KV file X
+// names from D. Before it does, D moves down two levels (trivial moves of
+// Y), below E, and a compaction of E's level into Y links X's KV files
+// back into D for its new SST, under the names still in D. Then the pass
+// unlinks them: an acknowledged write the new SST names is gone.
+TEST_F(RemovalRaceTest, RetiredSstEntriesRelinkedByAMovedDirectory) {
+  // Phase 1, manual compactions only: X and Y in one L1 directory, and
+  // the compaction pointers that make the automatic compactions of phase
+  // 2 pick X first at L1 and Y before E at L2.
+  delsm::Tuning setup;
+  setup.inline_threshold = 0;  // every value a KV file
+  setup.sst_entries = 201;     // X: a000..a199 and a0995
+  setup.kv_file_entries_per_entry = 1;
+  ASSERT_TRUE(Open(setup).ok());
+  // "b" at L4: the L2 compaction pointer at "b" (Y, not E, is picked at
+  // L2), and nothing at L3 for the final compaction to route a-keys to.
+  Put("b");
+  ASSERT_NO_FATAL_FAILURE(Flush());
+  for (int level = 0; level < 4; level++) Compact(level);
+  // "0" at L2: the L1 compaction pointer before X.
+  Put("0");
+  ASSERT_NO_FATAL_FAILURE(Flush());
+  Compact(0);
+  Compact(1);
+  for (int i = 0; i < 200; i++) Put(AKey(i));
+  ASSERT_NO_FATAL_FAILURE(Flush());
+  Compact(0);  // T = a000..a199, alone in a new L1 directory D
+  Put("a0995");
+  for (int i = 0; i < 50; i++) Put(CKey(i));
+  ASSERT_NO_FATAL_FAILURE(Flush());
+  Compact(0);  // T replaced in D by X = a000..a199 and Y = c000..c049
+  ASSERT_EQ(2, FilesAt(1));
+  const std::map<int, std::set<std::string>> listed =
+      delsm_test::ListedSsts([&] {
+        std::string v;
+        EXPECT_TRUE(db_->GetProperty("leveldb.sstables", &v));
+        return v;
+      }());
+  ASSERT_EQ(2u, listed.at(1).size());
+  const std::string x = *listed.at(1).begin();
+  const std::string d = x.substr(0, x.find('/'));
+  ASSERT_EQ(d, listed.at(1).rbegin()->substr(0, d.size()))
+      << "X and Y are not in one directory";
+  db_.reset();
+
+  // Phase 2: L1 holds 25 entries, L2 250. The automatic compactions: X to
+  // a new L2 directory E; Y (D) moved to L2, then to L3.
+  delsm::Tuning tuning = setup;
+  tuning.l1_entries = 25;
+  tuning.sst_entries = 10000;
+  tuning.removal_thread = true;
+  // The removal thread's pass after X's compaction is held as it looks
+  // for D, X's directory, after taking X.
+  const int hold = fs_.Hold("delsm-remove", "/" + d);
+  ASSERT_TRUE(Open(tuning).ok());
+  ASSERT_TRUE(fs_.WaitUntilHeld(hold)) << "no removal pass took X";
+  ASSERT_TRUE(WaitForShape(0, 2, 1))
+      << "L1-L3: " << FilesAt(1) << " " << FilesAt(2) << " " << FilesAt(3);
+  // W, a key inside Y's range, at L2; then one compaction of L2 from
+  // "a000" (E and W) into L3, whose only SST there is Y's (in D unless D
+  // was not moved).
+  Put("c0245");
+  ASSERT_NO_FATAL_FAILURE(Flush());
+  Compact(0);
+  Compact(1);
+  Compact(2, "a000");
+  fs_.Release(hold);
+  Status s = impl()->TEST_WaitForBackgroundWork();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  int bad = 0;
+  for (const auto& kv : model_) {
+    std::string v;
+    s = db_->Get(ReadOptions(), kv.first, &v);
+    if (!s.ok() || v != kv.second) {
+      if (++bad <= 3) {
+        ADD_FAILURE() << kv.first << ": " << s.ToString() << " " << v;
+      }
+    }
+  }
+  EXPECT_EQ(0, bad) << "acknowledged writes lost";
+  EXPECT_EQ("", delsm_test::FindOrphans(db_.get(), dbname_));
+}
+
+}  // namespace
