@@ -106,7 +106,9 @@ class DBImpl : public DB {
   Status TEST_WaitForBackgroundWork() LOCKS_EXCLUDED(mutex_);
   // Compact the SSTs of `level` overlapping [begin, end] (null: unbounded)
   // into level + 1, as one manual compaction of that level only (LevelDB's
-  // TEST_CompactRange). Returns the compaction's status.
+  // TEST_CompactRange). Returns the compaction's status once its own
+  // removal pass has run; unlike CompactRange it does not wait for other
+  // passes then in flight (a test may hold one while it compacts).
   Status TEST_CompactRange(int level, const Slice* begin, const Slice* end)
       LOCKS_EXCLUDED(mutex_);
   // Neither compactions nor Close retire the kDeferred WALs their sync
@@ -229,7 +231,8 @@ class DBImpl : public DB {
   void RemovalThreadMain() LOCKS_EXCLUDED(mutex_);
   // After a committed compaction: the removal pass, run here when `now`
   // (a manual compaction: as with LevelDB, what it made obsolete is gone
-  // when CompactRange returns) or when there is no removal thread, else
+  // when CompactRange returns, which also waits for the passes in flight,
+  // WaitForRemovalPassesInFlight) or when there is no removal thread, else
   // asked of the removal thread.
   void RemoveObsoleteFilesAfterCompaction(bool now)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
@@ -306,11 +309,16 @@ class DBImpl : public DB {
   // call listed and holds in files_being_removed_, unless it is gone
   // already. Called without mutex_.
   void RemoveListedFile(const std::string& name) LOCKS_EXCLUDED(mutex_);
-  // Ends a RemoveObsoleteFiles call, whichever way it ends: it no longer
-  // counts as in flight (waiters are woken), and its counts are added to
-  // the dentry statistics.
-  void EndRemovalPass(uint64_t unlinked, uint64_t dirs_removed)
+  // Ends RemoveObsoleteFiles call number `pass`, whichever way it ends: it
+  // no longer counts as in flight (waiters are woken), and its counts are
+  // added to the dentry statistics.
+  void EndRemovalPass(uint64_t pass, uint64_t unlinked, uint64_t dirs_removed)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Waits until every RemoveObsoleteFiles call in flight now has ended
+  // (not for those begun later). After a compaction's own pass, such a
+  // call may be removing what the compaction made obsolete: the pass found
+  // it taken (dirs_being_removed_, retired SSTs taken from retired_ssts_).
+  void WaitForRemovalPassesInFlight() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
 
   // The clean-close marker (db_impl_clean_close.cc, docs/DESIGN.md "Open and
   // recovery"). Close writes it only when nothing is left for the open
@@ -628,8 +636,10 @@ class DBImpl : public DB {
   // finish. A Close with it set writes no clean-close marker
   // (WriteCleanCloseMarker), so the next Open sweeps.
   bool left_for_open_sweep_ GUARDED_BY(mutex_) = false;
-  // RemoveObsoleteFiles calls working without mutex_.
-  int removals_in_flight_ GUARDED_BY(mutex_) = 0;
+  // RemoveObsoleteFiles calls working without mutex_, each by the number
+  // it was given as it began (removal_passes_begun_ counts them).
+  std::set<uint64_t> removals_in_flight_ GUARDED_BY(mutex_);
+  uint64_t removal_passes_begun_ GUARDED_BY(mutex_) = 0;
   // Dead SST directories and files one RemoveObsoleteFiles call is removing
   // (without mutex_): the flush and compaction threads both call it, and a
   // second caller must not list and unlink the same entries again. Added

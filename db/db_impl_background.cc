@@ -470,6 +470,10 @@ void DBImpl::CompactRange(const Slice* begin, const Slice* end) {
     m.end = end != nullptr ? &end_key : nullptr;
     if (!WaitForManualCompaction(&m).ok()) break;
   }
+  // Each compaction ran its removal pass before it was done; what another
+  // pass running meanwhile (a flush's, the removal thread's) took of what
+  // they made obsolete is gone once that pass ends.
+  WaitForRemovalPassesInFlight();
 }
 
 Status DBImpl::TEST_CompactRange(int level, const Slice* begin,
@@ -519,7 +523,7 @@ Status DBImpl::TEST_WaitForBackgroundWork() {
   MutexLock l(&mutex_);
   while (bg_error_.ok() &&
          (!imms_.empty() || compaction_running_ || CompactionWanted() ||
-          removals_in_flight_ > 0 || removal_wanted_ ||
+          !removals_in_flight_.empty() || removal_wanted_ ||
           !unsynced_logs_.empty() || durability_round_running_)) {
     background_cv_.Wait();
   }

@@ -59,7 +59,7 @@ const char* DBImpl::WhatCloseLeft() {
   if (!dead_values_.empty()) return "dead values not removed";
   if (!discarded_homes_.empty()) return "homes of discarded flushes";
   if (!pending_outputs_.empty()) return "outputs never committed";
-  if (removals_in_flight_ != 0) return "a removal in flight";
+  if (!removals_in_flight_.empty()) return "a removal in flight";
   return nullptr;
 }
 

@@ -95,7 +95,8 @@ void DBImpl::RemoveObsoleteFiles() {
     // everything until the next open sorts it out.
     return;
   }
-  removals_in_flight_++;
+  const uint64_t pass = ++removal_passes_begun_;
+  removals_in_flight_.insert(pass);
   uint64_t unlinked = 0;
   uint64_t dirs_removed = 0;
   // Dead values before the meta files naming them: after a crash in
@@ -130,7 +131,7 @@ void DBImpl::RemoveObsoleteFiles() {
   mutex_.Lock();
   if (!bg_error_.ok()) {
     // An edit failed meanwhile: as above, keep everything.
-    EndRemovalPass(unlinked, dirs_removed);
+    EndRemovalPass(pass, unlinked, dirs_removed);
     return;
   }
   std::set<uint64_t> held_ssts, held_dirs;
@@ -244,7 +245,7 @@ void DBImpl::RemoveObsoleteFiles() {
     files_being_removed_.erase(f);
   }
   for (const auto& d : dirs_to_delete) dirs_being_removed_.erase(d.first);
-  EndRemovalPass(unlinked, dirs_removed);
+  EndRemovalPass(pass, unlinked, dirs_removed);
 }
 
 void DBImpl::RemoveListedFile(const std::string& name) {
@@ -259,12 +260,21 @@ void DBImpl::RemoveListedFile(const std::string& name) {
   env_->RemoveFile(path);  // errors just leave the file for a later pass
 }
 
-void DBImpl::EndRemovalPass(uint64_t unlinked, uint64_t dirs_removed) {
+void DBImpl::EndRemovalPass(uint64_t pass, uint64_t unlinked,
+                            uint64_t dirs_removed) {
   mutex_.AssertHeld();
-  removals_in_flight_--;
+  removals_in_flight_.erase(pass);
   background_cv_.SignalAll();
   dentry_stats_.unlinks += unlinked;
   dentry_stats_.dirs_removed += dirs_removed;
+}
+
+void DBImpl::WaitForRemovalPassesInFlight() {
+  mutex_.AssertHeld();
+  const uint64_t last = removal_passes_begun_;
+  while (!removals_in_flight_.empty() && *removals_in_flight_.begin() <= last) {
+    background_cv_.Wait();
+  }
 }
 
 void DBImpl::RemovalThreadEntry(void* db) {

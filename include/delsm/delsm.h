@@ -155,8 +155,9 @@ struct DELSM_EXPORT Tuning {
   // asks for (the unlinks of the retired SSTs' directory entries, the
   // directories and files no version uses), so the compaction thread goes
   // on to the next compaction; off, the compaction thread runs the pass
-  // itself after each commit. A manual compaction (CompactRange) runs it
-  // before it returns either way. Either value.
+  // itself after each commit. Either way, what a manual compaction
+  // (CompactRange) made obsolete is removed before it returns (unless an
+  // iterator still reads it). Either value.
   bool removal_thread = true;
 
   // Values stay put (docs/DESIGN.md section 5, "Values that stay put"): a

@@ -8,13 +8,17 @@
 //    it decides by the live SSTs of the SST's directory when it takes the
 //    SST, and no SST built into that directory meanwhile may come to name
 //    any of it;
+//  * CompactRange returns once what its compactions made obsolete is gone,
+//    as LevelDB's does, even when a pass already running took part of it;
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -198,6 +202,82 @@ TEST_F(RemovalRaceTest, RetiredSstEntriesRelinkedByAMovedDirectory) {
   }
   EXPECT_EQ(0, bad) << "acknowledged writes lost";
   EXPECT_EQ("", delsm_test::FindOrphans(db_.get(), dbname_));
+}
+
+// CompactRange returns once what its compactions made obsolete is gone,
+// as LevelDB's does, even when a removal pass that was already running
+// (here the removal thread's, after an automatic compaction) took some of
+// it: the pass of CompactRange's own compaction finds those entries taken
+// and leaves them to that pass.
+TEST_F(RemovalRaceTest, CompactRangeReturnsOnceItsObsoleteFilesAreGone) {
+  // Two L1 directories, A = k000..k099 and B = k100..k189.
+  delsm::Tuning setup;
+  setup.inline_threshold = 0;
+  setup.kv_file_entries_per_entry = 1;
+  ASSERT_TRUE(Open(setup).ok());
+  for (int i = 0; i < 100; i++) Put(delsm_test::IndexKey(i));
+  ASSERT_NO_FATAL_FAILURE(Flush());
+  Compact(0);
+  for (int i = 100; i < 190; i++) Put(delsm_test::IndexKey(i));
+  ASSERT_NO_FATAL_FAILURE(Flush());
+  Compact(0);
+  ASSERT_EQ(2, FilesAt(1));
+  db_.reset();
+
+  // L1 holds 100 entries: at Open, the compaction thread moves A to L2,
+  // and the removal thread's pass after it is held at its listing of L6,
+  // before it takes anything.
+  delsm::Tuning tuning = setup;
+  tuning.l1_entries = 100;
+  tuning.removal_thread = true;
+  const int removal_listing = fs_.Hold("delsm-remove", "/L6");
+  ASSERT_TRUE(Open(tuning).ok());
+  ASSERT_TRUE(fs_.WaitUntilHeld(removal_listing));
+  ASSERT_TRUE(WaitForShape(1, 1, 0));
+
+  // CompactRange compacts B into L2; the pass after it is held at its
+  // listing of L6 too, while the removal thread's pass goes on: it takes
+  // B's directory, now dead (it listed L1 before), and is held again as
+  // it goes to remove it.
+  const int compaction_listing = fs_.Hold("delsm-compact", "/L6");
+  const int removal_of_b = fs_.Hold("delsm-remove", ".sst");
+  std::mutex mu;
+  std::condition_variable cv;
+  bool returned = false;
+  std::string orphans_at_return;
+  std::thread compact_range([&] {
+    db_->CompactRange(nullptr, nullptr);
+    std::string orphans = delsm_test::FindOrphans(db_.get(), dbname_);
+    std::lock_guard<std::mutex> l(mu);
+    returned = true;
+    orphans_at_return = orphans;
+    cv.notify_all();
+  });
+  const bool compaction_held = fs_.WaitUntilHeld(compaction_listing);
+  fs_.Release(removal_listing);
+  const bool removal_held = compaction_held && fs_.WaitUntilHeld(removal_of_b);
+  fs_.Release(compaction_listing);
+  // CompactRange must not return while B's directory is still being
+  // removed: give it a second to (wrongly) do so, then let the removal go
+  // on.
+  {
+    std::unique_lock<std::mutex> l(mu);
+    cv.wait_for(l, std::chrono::seconds(1), [&] { return returned; });
+  }
+  fs_.ReleaseAll();
+  compact_range.join();
+  ASSERT_TRUE(compaction_held) << "CompactRange's compaction ran no pass";
+  ASSERT_TRUE(removal_held) << "the removal thread's pass removed nothing";
+  EXPECT_EQ("", orphans_at_return) << "left when CompactRange returned";
+
+  Status s = impl()->TEST_WaitForBackgroundWork();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", delsm_test::FindOrphans(db_.get(), dbname_));
+  for (const auto& kv : model_) {
+    std::string v;
+    ASSERT_TRUE(db_->Get(ReadOptions(), kv.first, &v).ok()) << kv.first;
+    ASSERT_EQ(kv.second, v);
+  }
 }
 
 }  // namespace
