@@ -10,6 +10,9 @@
 //    any of it;
 //  * CompactRange returns once what its compactions made obsolete is gone,
 //    as LevelDB's does, even when a pass already running took part of it;
+//  * a close returns only once the removal thread's pass has ended (a
+//    DestroyDB or a copy may follow at once), and its own last pass leaves
+//    nothing for the next open's sweeps.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -26,6 +29,7 @@
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
 #include "leveldb/db.h"
+#include "leveldb/env.h"
 #include "leveldb/options.h"
 #include "tests/db_options.h"
 #include "tests/held_call_file_system.h"
@@ -270,6 +274,74 @@ TEST_F(RemovalRaceTest, CompactRangeReturnsOnceItsObsoleteFilesAreGone) {
   ASSERT_TRUE(removal_held) << "the removal thread's pass removed nothing";
   EXPECT_EQ("", orphans_at_return) << "left when CompactRange returned";
 
+  Status s = impl()->TEST_WaitForBackgroundWork();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", delsm_test::FindOrphans(db_.get(), dbname_));
+  for (const auto& kv : model_) {
+    std::string v;
+    ASSERT_TRUE(db_->Get(ReadOptions(), kv.first, &v).ok()) << kv.first;
+    ASSERT_EQ(kv.second, v);
+  }
+}
+
+// A close waits for a removal pass the removal thread is running: nothing
+// of the database's is touched once the close has returned (a DestroyDB or
+// a copy may follow at once), and the close's own last pass leaves nothing
+// behind, so it writes the clean-close marker.
+TEST_F(RemovalRaceTest, CloseWaitsForTheRemovalThreadsPass) {
+  // k000..k099 at L2, and again (newer) at L1.
+  delsm::Tuning setup;
+  setup.inline_threshold = 0;
+  setup.kv_file_entries_per_entry = 1;
+  ASSERT_TRUE(Open(setup).ok());
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < 100; i++) {
+      const std::string key = delsm_test::IndexKey(i);
+      ASSERT_TRUE(
+          db_->Put(WriteOptions(), key, Value(key) + std::to_string(round))
+              .ok());
+      model_[key] = Value(key) + std::to_string(round);
+    }
+    ASSERT_NO_FATAL_FAILURE(Flush());
+    Compact(0);
+    if (round == 0) Compact(1);
+  }
+  ASSERT_EQ(1, FilesAt(1));
+  db_.reset();
+
+  // L1 holds 50 entries: at Open, L1 is compacted into L2's directory, and
+  // the removal thread's pass after it is held as it goes to remove what
+  // that compaction replaced.
+  delsm::Tuning tuning = setup;
+  tuning.l1_entries = 50;
+  tuning.removal_thread = true;
+  const int removal = fs_.Hold("delsm-remove", ".sst");
+  ASSERT_TRUE(Open(tuning).ok());
+  ASSERT_TRUE(fs_.WaitUntilHeld(removal)) << "no removal pass removed";
+
+  std::mutex mu;
+  std::condition_variable cv;
+  bool closed = false;
+  std::thread closer([&] {
+    db_.reset();
+    std::lock_guard<std::mutex> l(mu);
+    closed = true;
+    cv.notify_all();
+  });
+  bool closed_while_held;
+  {
+    std::unique_lock<std::mutex> l(mu);
+    closed_while_held =
+        cv.wait_for(l, std::chrono::seconds(1), [&] { return closed; });
+  }
+  fs_.Release(removal);
+  closer.join();
+  EXPECT_FALSE(closed_while_held)
+      << "the close returned while the removal thread was in a pass";
+  EXPECT_TRUE(leveldb::Env::Default()->FileExists(dbname_ + "/CLOSED"))
+      << "no clean-close marker";
+
+  ASSERT_TRUE(Open(tuning).ok());
   Status s = impl()->TEST_WaitForBackgroundWork();
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ("", delsm_test::FindOrphans(db_.get(), dbname_));
