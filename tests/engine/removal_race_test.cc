@@ -12,7 +12,10 @@
 //    as LevelDB's does, even when a pass already running took part of it;
 //  * a close returns only once the removal thread's pass has ended (a
 //    DestroyDB or a copy may follow at once), and its own last pass leaves
-//    nothing for the next open's sweeps.
+//    nothing for the next open's sweeps;
+//  * a commit that fails while a pass reads its listings makes the pass
+//    remove nothing: the directory the failed compaction wrote may be
+//    named by the manifest the next Open reads.
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -31,6 +34,8 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/options.h"
+#include "testing/fault_injection_env.h"
+#include "testing/fault_plan.h"
 #include "tests/db_options.h"
 #include "tests/held_call_file_system.h"
 #include "tests/orphan_check.h"
@@ -71,10 +76,12 @@ class RemovalRaceTest : public testing::Test {
     db_.reset();
   }
 
-  Status Open(const delsm::Tuning& tuning) {
+  Status Open(const delsm::Tuning& tuning, leveldb::Env* env = nullptr) {
     DB* raw = nullptr;
-    Status s = leveldb::OpenWithFileSystem(delsm_test::NewDbOptions(4 << 20),
-                                           tuning, dbname_, &fs_, &raw);
+    leveldb::Options options = delsm_test::NewDbOptions(4 << 20);
+    if (env != nullptr) options.env = env;
+    Status s =
+        leveldb::OpenWithFileSystem(options, tuning, dbname_, &fs_, &raw);
     db_.reset(raw);
     return s;
   }
@@ -350,6 +357,71 @@ TEST_F(RemovalRaceTest, CloseWaitsForTheRemovalThreadsPass) {
     ASSERT_TRUE(db_->Get(ReadOptions(), kv.first, &v).ok()) << kv.first;
     ASSERT_EQ(kv.second, v);
   }
+}
+
+// A compaction's commit that fails while a removal pass reads its listings
+// (without the mutex) makes the pass remove nothing: the failed record may
+// be in the manifest, and the directory the compaction wrote, which the
+// pass may have listed and which no version in memory holds, is then the
+// next Open's. Every acknowledged write reads back after that Open.
+TEST_F(RemovalRaceTest, CommitFailingDuringAPassLeavesItsOutputs) {
+  // k000..k099 at L2, and again (newer) at L1.
+  delsm::Tuning setup;
+  setup.inline_threshold = 0;
+  setup.kv_file_entries_per_entry = 1;
+  ASSERT_TRUE(Open(setup).ok());
+  for (int round = 0; round < 2; round++) {
+    for (int i = 0; i < 100; i++) {
+      const std::string key = delsm_test::IndexKey(i);
+      ASSERT_TRUE(
+          db_->Put(WriteOptions(), key, Value(key) + std::to_string(round))
+              .ok());
+      model_[key] = Value(key) + std::to_string(round);
+    }
+    ASSERT_NO_FATAL_FAILURE(Flush());
+    Compact(0);
+    if (round == 0) Compact(1);
+  }
+  db_.reset();
+
+  // At Open, L1 is compacted into L2; the removal thread's pass after it
+  // is held at its listing of L0, the first level it lists.
+  leveldb::FaultInjectionEnv env(leveldb::Env::Default(),
+                                 dir_.path() + "/env_shadow");
+  delsm::Tuning tuning = setup;
+  tuning.l1_entries = 50;
+  tuning.removal_thread = true;
+  const int listing = fs_.Hold("delsm-remove", "/L0");
+  ASSERT_TRUE(Open(tuning, &env).ok());
+  ASSERT_TRUE(fs_.WaitUntilHeld(listing));
+  ASSERT_TRUE(WaitForShape(0, 1, 0));
+
+  // L2 compacted into a new L3 directory, whose commit fails after its
+  // record reached the manifest (the sync fails).
+  leveldb::FaultSpec fail_sync;
+  fail_sync.path_contains = "MANIFEST";
+  fail_sync.effect = leveldb::FaultEffect::kDone;
+  env.Arm(leveldb::EnvOp::kSync, fail_sync);
+  Status s = impl()->TEST_CompactRange(2, nullptr, nullptr);
+  EXPECT_FALSE(s.ok()) << "the commit did not fail";
+  EXPECT_TRUE(env.Fired());
+  env.Disarm();
+  // The pass now lists L1 to L6, the new L3 directory among them.
+  fs_.Release(listing);
+  db_.reset();
+
+  s = Open(tuning);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = impl()->TEST_WaitForBackgroundWork();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(1, FilesAt(3)) << "the failed commit's record was not read";
+  for (const auto& kv : model_) {
+    std::string v;
+    s = db_->Get(ReadOptions(), kv.first, &v);
+    ASSERT_TRUE(s.ok()) << kv.first << ": " << s.ToString();
+    ASSERT_EQ(kv.second, v);
+  }
+  EXPECT_EQ("", delsm_test::FindOrphans(db_.get(), dbname_));
 }
 
 }  // namespace
