@@ -121,6 +121,37 @@ class RemovalRaceTest : public testing::Test {
     return false;
   }
 
+  // Writes k000..k099 twice with `tuning`: the older versions end at L2,
+  // the newer at L1 (one SST). Leaves the database closed.
+  void WriteTheSameKeysAtL1AndL2(const delsm::Tuning& tuning) {
+    ASSERT_TRUE(Open(tuning).ok());
+    for (int round = 0; round < 2; round++) {
+      for (int i = 0; i < 100; i++) {
+        const std::string key = delsm_test::IndexKey(i);
+        const std::string value = Value(key) + std::to_string(round);
+        ASSERT_TRUE(db_->Put(WriteOptions(), key, value).ok());
+        model_[key] = value;
+      }
+      ASSERT_NO_FATAL_FAILURE(Flush());
+      Compact(0);
+      if (round == 0) Compact(1);
+    }
+    ASSERT_EQ(1, FilesAt(1));
+    db_.reset();
+  }
+  // Once background work has settled, nothing is orphaned and every write
+  // in model_ reads back.
+  void ExpectSettledAndWhole() {
+    Status s = impl()->TEST_WaitForBackgroundWork();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ("", delsm_test::FindOrphans(db_.get(), dbname_));
+    for (const auto& kv : model_) {
+      std::string v;
+      ASSERT_TRUE(db_->Get(ReadOptions(), kv.first, &v).ok()) << kv.first;
+      ASSERT_EQ(kv.second, v);
+    }
+  }
+
   delsm_test::TempDir dir_{"delsm_removal_race"};
   std::string dbname_;
   delsm_test::HeldCallFileSystem fs_;
@@ -281,14 +312,7 @@ TEST_F(RemovalRaceTest, CompactRangeReturnsOnceItsObsoleteFilesAreGone) {
   ASSERT_TRUE(removal_held) << "the removal thread's pass removed nothing";
   EXPECT_EQ("", orphans_at_return) << "left when CompactRange returned";
 
-  Status s = impl()->TEST_WaitForBackgroundWork();
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ("", delsm_test::FindOrphans(db_.get(), dbname_));
-  for (const auto& kv : model_) {
-    std::string v;
-    ASSERT_TRUE(db_->Get(ReadOptions(), kv.first, &v).ok()) << kv.first;
-    ASSERT_EQ(kv.second, v);
-  }
+  ExpectSettledAndWhole();
 }
 
 // A close waits for a removal pass the removal thread is running: nothing
@@ -296,25 +320,10 @@ TEST_F(RemovalRaceTest, CompactRangeReturnsOnceItsObsoleteFilesAreGone) {
 // a copy may follow at once), and the close's own last pass leaves nothing
 // behind, so it writes the clean-close marker.
 TEST_F(RemovalRaceTest, CloseWaitsForTheRemovalThreadsPass) {
-  // k000..k099 at L2, and again (newer) at L1.
   delsm::Tuning setup;
   setup.inline_threshold = 0;
   setup.kv_file_entries_per_entry = 1;
-  ASSERT_TRUE(Open(setup).ok());
-  for (int round = 0; round < 2; round++) {
-    for (int i = 0; i < 100; i++) {
-      const std::string key = delsm_test::IndexKey(i);
-      ASSERT_TRUE(
-          db_->Put(WriteOptions(), key, Value(key) + std::to_string(round))
-              .ok());
-      model_[key] = Value(key) + std::to_string(round);
-    }
-    ASSERT_NO_FATAL_FAILURE(Flush());
-    Compact(0);
-    if (round == 0) Compact(1);
-  }
-  ASSERT_EQ(1, FilesAt(1));
-  db_.reset();
+  ASSERT_NO_FATAL_FAILURE(WriteTheSameKeysAtL1AndL2(setup));
 
   // L1 holds 50 entries: at Open, L1 is compacted into L2's directory, and
   // the removal thread's pass after it is held as it goes to remove what
@@ -349,14 +358,7 @@ TEST_F(RemovalRaceTest, CloseWaitsForTheRemovalThreadsPass) {
       << "no clean-close marker";
 
   ASSERT_TRUE(Open(tuning).ok());
-  Status s = impl()->TEST_WaitForBackgroundWork();
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ("", delsm_test::FindOrphans(db_.get(), dbname_));
-  for (const auto& kv : model_) {
-    std::string v;
-    ASSERT_TRUE(db_->Get(ReadOptions(), kv.first, &v).ok()) << kv.first;
-    ASSERT_EQ(kv.second, v);
-  }
+  ExpectSettledAndWhole();
 }
 
 // A compaction's commit that fails while a removal pass reads its listings
@@ -365,24 +367,10 @@ TEST_F(RemovalRaceTest, CloseWaitsForTheRemovalThreadsPass) {
 // pass may have listed and which no version in memory holds, is then the
 // next Open's. Every acknowledged write reads back after that Open.
 TEST_F(RemovalRaceTest, CommitFailingDuringAPassLeavesItsOutputs) {
-  // k000..k099 at L2, and again (newer) at L1.
   delsm::Tuning setup;
   setup.inline_threshold = 0;
   setup.kv_file_entries_per_entry = 1;
-  ASSERT_TRUE(Open(setup).ok());
-  for (int round = 0; round < 2; round++) {
-    for (int i = 0; i < 100; i++) {
-      const std::string key = delsm_test::IndexKey(i);
-      ASSERT_TRUE(
-          db_->Put(WriteOptions(), key, Value(key) + std::to_string(round))
-              .ok());
-      model_[key] = Value(key) + std::to_string(round);
-    }
-    ASSERT_NO_FATAL_FAILURE(Flush());
-    Compact(0);
-    if (round == 0) Compact(1);
-  }
-  db_.reset();
+  ASSERT_NO_FATAL_FAILURE(WriteTheSameKeysAtL1AndL2(setup));
 
   // At Open, L1 is compacted into L2; the removal thread's pass after it
   // is held at its listing of L0, the first level it lists.
