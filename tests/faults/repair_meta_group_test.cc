@@ -417,6 +417,29 @@ INSTANTIATE_TEST_SUITE_P(
         Case{Damage::kTrailer, false}, Case{Damage::kMiddleGroup, false, true}),
     CaseName);
 
+// The pair tests' keys: Key(0) .. Key(kPairKeys - 1), Key(kGone) deleted.
+constexpr int kPairKeys = 64;
+constexpr int kGone = 5;  // in the first group
+
+// After the pair tests' RepairDB: Key(kGone) stays deleted and every other
+// key reads its new value (each a KV file, taken back by its name).
+void ExpectOnlyKGoneDeleted(const std::string& dbname, const Options& options,
+                            const delsm::Tuning& tuning) {
+  DB* db;
+  Options reopen = options;
+  reopen.create_if_missing = false;
+  ASSERT_OK(delsm::Open(reopen, tuning, dbname, &db));
+  std::string v;
+  Status s = db->Get(ReadOptions(), Key(kGone), &v);
+  EXPECT_TRUE(s.IsNotFound()) << Key(kGone) << " deleted, reads " << v;
+  for (int i = 0; i < kPairKeys; i++) {
+    if (i == kGone) continue;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    EXPECT_TRUE(s.ok() && v == NewValue(i)) << Key(i) << ": " << v;
+  }
+  delete db;
+}
+
 // Two adjacent groups of a meta file lost, the first of them holding one
 // tombstone among values in KV files. Its range reaches the second's first
 // key, whose KV file no intact entry names either: counting the KV files
@@ -432,8 +455,6 @@ TEST(RepairMetaGroupPairTest, AdjacentLostGroupsKeepADeletedKeyDeleted) {
   tuning.inline_threshold = 0;  // every value a KV file
   tuning.l0_compaction_entries = 1000000;
   tuning.l0_compaction_dirs = 8;
-  constexpr int kPairKeys = 64;
-  constexpr int kGone = 5;  // in the first group
   {
     DB* db;
     ASSERT_OK(delsm::Open(options, tuning, dbname, &db));
@@ -472,20 +493,7 @@ TEST(RepairMetaGroupPairTest, AdjacentLostGroupsKeepADeletedKeyDeleted) {
   }
   ASSERT_OK(RepairDB(dbname, options));
 
-  DB* db;
-  Options reopen = options;
-  reopen.create_if_missing = false;
-  ASSERT_OK(delsm::Open(reopen, tuning, dbname, &db));
-  std::string v;
-  Status s = db->Get(ReadOptions(), Key(kGone), &v);
-  EXPECT_TRUE(s.IsNotFound()) << Key(kGone) << " deleted, reads " << v;
-  for (int i = 0; i < kPairKeys; i++) {
-    if (i == kGone) continue;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    // Every new value is a KV file, taken back by its name.
-    EXPECT_TRUE(s.ok() && v == NewValue(i)) << Key(i) << ": " << v;
-  }
-  delete db;
+  ASSERT_NO_FATAL_FAILURE(ExpectOnlyKGoneDeleted(dbname, options, tuning));
 }
 
 // A lost group of an L1 SST whose directory still holds the KV files of
@@ -503,8 +511,6 @@ TEST(RepairMetaGroupPairTest, ReplacedSstFilesDoNotStandInForATombstone) {
   delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
   tuning.inline_threshold = 0;  // every value a KV file
   tuning.l1_entries = 1 << 30;
-  constexpr int kPairKeys = 64;
-  constexpr int kGone = 5;  // in the first group
   const auto mid = [](int i) { return "mid-" + Key(i) + std::string(60, 'm'); };
   {
     DB* db;
@@ -569,19 +575,7 @@ TEST(RepairMetaGroupPairTest, ReplacedSstFilesDoNotStandInForATombstone) {
   ASSERT_TRUE(FlipByte(victim, m.offset + m.size / 2));
   ASSERT_OK(RepairDB(dbname, options));
 
-  DB* db;
-  Options reopen = options;
-  reopen.create_if_missing = false;
-  ASSERT_OK(delsm::Open(reopen, tuning, dbname, &db));
-  std::string v;
-  Status s = db->Get(ReadOptions(), Key(kGone), &v);
-  EXPECT_TRUE(s.IsNotFound()) << Key(kGone) << " deleted, reads " << v;
-  for (int i = 0; i < kPairKeys; i++) {
-    if (i == kGone) continue;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    EXPECT_TRUE(s.ok() && v == NewValue(i)) << Key(i) << ": " << v;
-  }
-  delete db;
+  ASSERT_NO_FATAL_FAILURE(ExpectOnlyKGoneDeleted(dbname, options, tuning));
 }
 
 // The data blocks of LevelDB table `data` (an .ldb file written without
