@@ -29,7 +29,10 @@
 
 #ifdef DB_BENCH_DELSM
 #include "delsm/delsm.h"
+#include "delsm_git_commit.h"  // generated at build time: DELSM_GIT_COMMIT
 #include "util/crc32c.h"
+#define DB_BENCH_ENGINE_BUILD \
+  DB_BENCH_ENGINE_BUILD_PREFIX ", git " DELSM_GIT_COMMIT
 #elif defined(DB_BENCH_LEVELDB_STATIC)
 // LevelDB's util/crc32c.h is not installed; the static library defines it.
 namespace leveldb {
