@@ -149,6 +149,34 @@ void Repairer::OpenInfoLog() {
   }
 }
 
+namespace {
+
+// The tables of a directory with LevelDB's tables become L0 SSTs
+// (TakeInLevelDbTables), for the Repairer to merge with everything else.
+Status TakeInTables(const std::string& dbname, const Options& options,
+                    FileSystem* fs) {
+  const InternalKeyComparator icmp(options.comparator);
+  const std::unique_ptr<const FilterPolicy> default_filter(
+      NewDefaultFilterPolicy(options));
+  LevelDbConversionOptions convert;
+  convert.env = options.env;
+  convert.fs = fs;
+  convert.info_log = options.info_log;
+  convert.user_comparator = options.comparator;
+  convert.sst_options.comparator = &icmp;
+  convert.sst_options.filter_policy = options.filter_policy != nullptr
+                                          ? options.filter_policy
+                                          : default_filter.get();
+  convert.sst_options.fs = fs;
+  convert.sst_options.compression = options.compression;
+  convert.sst_options.inline_threshold = delsm::Tuning().inline_threshold;
+  convert.sst_options.compress_inline_from =
+      delsm::Tuning().compress_inline_from;
+  return TakeInLevelDbTables(convert, dbname);
+}
+
+}  // namespace
+
 Status RepairDB(const std::string& dbname, const Options& options) {
   return RepairDBWithFileSystem(dbname, options, FileSystemForEnv(options.env));
 }
@@ -173,40 +201,46 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
     // LevelDB's RepairDB replaced this DeLSM database's manifest: its
     // tables (DeLSM's WALs, as LevelDB replayed them) become L0 SSTs, and
     // the repair below merges them with every SST directory.
-    const InternalKeyComparator icmp(options.comparator);
-    const std::unique_ptr<const FilterPolicy> default_filter(
-        NewDefaultFilterPolicy(options));
-    LevelDbConversionOptions convert;
-    convert.env = options.env;
-    convert.fs = fs;
-    convert.info_log = options.info_log;
-    convert.user_comparator = options.comparator;
-    convert.sst_options.comparator = &icmp;
-    convert.sst_options.filter_policy = options.filter_policy != nullptr
-                                            ? options.filter_policy
-                                            : default_filter.get();
-    convert.sst_options.fs = fs;
-    convert.sst_options.compression = options.compression;
-    convert.sst_options.inline_threshold = delsm::Tuning().inline_threshold;
-    convert.sst_options.compress_inline_from =
-        delsm::Tuning().compress_inline_from;
-    s = TakeInLevelDbTables(convert, dbname);
+    s = TakeInTables(dbname, options, fs);
     if (!s.ok()) return s;
   } else if (format == DatabaseFormat::kLevelDb ||
              options.env->FileExists(dbname + "/" +
                                      kLevelDbConversionDirName)) {
+    bool convert = true;
     if (format == DatabaseFormat::kLevelDb) {
-      s = CheckDatabaseFormat(options.env, dbname, options.comparator,
-                              "RepairDB");
-      if (!s.ok()) return s;
+      // A LevelDB database that cannot be converted as it is (a damaged or
+      // missing manifest, a missing table) is repaired as LevelDB's
+      // RepairDB repairs it: from its tables and WALs alone.
+      std::string why;
+      convert =
+          LevelDbConvertible(options.env, dbname, options.comparator, &why);
     }
-    Options open_options = options;
-    open_options.create_if_missing = false;
-    open_options.error_if_exists = false;
-    DB* db = nullptr;
-    s = OpenWithFileSystem(open_options, delsm::Tuning(), dbname, fs, &db);
-    delete db;  // the DB's LOG says what was converted
-    return s;
+    if (convert) {
+      Options open_options = options;
+      open_options.create_if_missing = false;
+      open_options.error_if_exists = false;
+      DB* db = nullptr;
+      s = OpenWithFileSystem(open_options, delsm::Tuning(), dbname, fs, &db);
+      delete db;  // the DB's LOG says what was converted
+      // A conversion refuses a damaged table having changed nothing, and
+      // the directory is still LevelDB's database: repaired the same way.
+      // Any other outcome (converted, an error that is not damage, a
+      // conversion committed and left to finish) is the answer.
+      if (!s.IsCorruption() || format != DatabaseFormat::kLevelDb) return s;
+      DatabaseFormat now;
+      Status detected =
+          DetectDatabaseFormat(options.env, dbname, &now, &evidence);
+      if (!detected.ok()) return detected;
+      if (now != DatabaseFormat::kLevelDb ||
+          options.env->FileExists(dbname + "/" + kLevelDbConversionDirName)) {
+        return s;
+      }
+    }
+    // Its tables become L0 SSTs (every block that reads; a damaged table
+    // and LevelDB's manifest are kept in lost/). TakeInTables refuses a
+    // manifest naming another comparator, changing nothing.
+    s = TakeInTables(dbname, options, fs);
+    if (!s.ok()) return s;
   }
   Repairer repairer(dbname, options, fs);
   return repairer.Run();

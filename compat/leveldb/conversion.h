@@ -75,11 +75,16 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
                                const std::string& dbname);
 
 // For RepairDB on a DeLSM database whose manifest LevelDB's RepairDB
-// replaced (DatabaseFormat::kRewrittenByLevelDb): under the LOCK, every
-// LevelDB table in `dbname` (those LevelDB's repair made of DeLSM's WALs,
-// and any LevelDB wrote since) becomes an L0 SST directory under a new
-// number, made durable; a table damaged part way gives the entries before
-// the damage. Then the tables and LevelDB's manifest are moved to
+// replaced (DatabaseFormat::kRewrittenByLevelDb), and on a LevelDB
+// database that cannot be converted as it is (a damaged table, a lost or
+// damaged manifest, a missing table): under the LOCK, every LevelDB table
+// in `dbname` (those LevelDB's repair made of DeLSM's WALs, and any
+// LevelDB wrote since) becomes an L0 SST directory under a new number,
+// made durable; a damaged table gives every data block that reads, as
+// LevelDB's RepairDB keeps them (a damaged block loses its own entries).
+// A manifest naming another comparator than `user_comparator` is refused
+// with NotSupported before anything changes. Then the tables and
+// LevelDB's manifest are moved to
 // lost/leveldb-<name> (CURRENT names a missing manifest until DeLSM's
 // repair writes one), and the DeLSM manifests LevelDB's repair moved to
 // lost/ come back, so that DeLSM's repair, run next, knows which SSTs they

@@ -268,6 +268,8 @@ Status LevelDbTableReader::Init() {
 
 void LevelDbTableReader::SeekToFirst() {
   status_ = Status::OK();
+  damaged_blocks_ = 0;
+  first_damage_ = Status::OK();
   valid_ = false;
   data_.reset();
   index_->SeekToFirst();
@@ -278,28 +280,47 @@ void LevelDbTableReader::AdvanceToNextDataBlock() {
   valid_ = false;
   while (status_.ok() && index_->Valid()) {
     bool snappy;
-    status_ = ReadBlockAt(index_->value(), &data_contents_, &snappy);
-    if (!status_.ok()) break;
-    if (snappy) snappy_blocks_read_++;
-    index_->Next();
-    data_.reset(new Block(data_contents_, &name_));
-    status_ = data_->Init();
-    if (!status_.ok()) break;
-    data_->SeekToFirst();
-    if (data_->Valid()) {
-      valid_ = true;
-      return;
+    Status s = ReadBlockAt(index_->value(), &data_contents_, &snappy);
+    if (s.ok()) {
+      if (snappy) snappy_blocks_read_++;
+      data_.reset(new Block(data_contents_, &name_));
+      s = data_->Init();
     }
-    status_ = data_->status();
+    if (s.ok()) {
+      data_->SeekToFirst();
+      if (data_->Valid()) {
+        index_->Next();
+        valid_ = true;
+        return;
+      }
+      s = data_->status();
+    }
+    if (!s.ok() && !SkipDamage(s)) {
+      status_ = s;
+      break;
+    }
+    index_->Next();
   }
   if (status_.ok()) status_ = index_->status();
+}
+
+bool LevelDbTableReader::SkipDamage(const Status& s) {
+  if (!skip_damaged_blocks_ || !s.IsCorruption()) return false;
+  if (first_damage_.ok()) first_damage_ = s;
+  damaged_blocks_++;
+  return true;
 }
 
 void LevelDbTableReader::Next() {
   if (!valid_) return;
   data_->Next();
   if (data_->Valid()) return;
-  status_ = data_->status();
+  const Status s = data_->status();
+  if (!s.ok() && !SkipDamage(s)) {
+    status_ = s;
+    valid_ = false;
+    return;
+  }
   AdvanceToNextDataBlock();
 }
 

@@ -55,6 +55,20 @@ class LevelDbTableReader {
   // The first error met by the scan (the scan stops there), else OK.
   Status status() const { return status_; }
 
+  // For a repair, which keeps every block it can read, as LevelDB's
+  // RepairDB does: from now on a data block that is damaged (Corruption:
+  // its checksum, its compression, an entry or its restart array) is not
+  // an error of the scan; the scan goes on with the next data block. The
+  // entries of that block before an entry that does not decode have been
+  // returned (they decoded whole); the rest of the block is skipped. Any
+  // other error (an I/O error, a block this build cannot decode) still
+  // ends the scan. Damage to the index block or the footer fails Open, as
+  // before. Off by default: a conversion refuses a damaged table.
+  void SkipDamagedBlocks() { skip_damaged_blocks_ = true; }
+  // Data blocks skipped so far, and the first one's Corruption (OK if none).
+  uint64_t damaged_blocks() const { return damaged_blocks_; }
+  const Status& first_damage() const { return first_damage_; }
+
   // The name of the filter policy whose filter block the table holds
   // (empty if none), e.g. "leveldb.BuiltinBloomFilter2".
   const std::string& filter_policy_name() const { return filter_name_; }
@@ -73,6 +87,9 @@ class LevelDbTableReader {
   Status Init();
   // Moves to the first entry of the next non-empty data block.
   void AdvanceToNextDataBlock();
+  // True if `s`, an error of the current data block, is damage skipped
+  // under SkipDamagedBlocks (counted); false if it ends the scan.
+  bool SkipDamage(const Status& s);
 
   RandomAccessFile* const file_;
   const uint64_t file_size_;
@@ -86,6 +103,9 @@ class LevelDbTableReader {
   uint64_t snappy_blocks_read_ = 0;
   bool valid_ = false;
   Status status_;
+  bool skip_damaged_blocks_ = false;
+  uint64_t damaged_blocks_ = 0;
+  Status first_damage_;
 };
 
 }  // namespace leveldb

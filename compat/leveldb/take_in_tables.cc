@@ -177,9 +177,9 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
     next = std::max(next, bound);
   }
 
-  // Every table becomes an L0 SST. A table damaged part way gives the
-  // entries before the damage (as LevelDB's repair salvages a table); an
-  // error that is not damage (EIO, EMFILE, ...) fails the repair.
+  // Every table becomes an L0 SST. A damaged table gives every block that
+  // reads (as LevelDB's repair salvages a table); an error that is not
+  // damage (EIO, EMFILE, ...) fails the repair.
   s = o.fs->CreateDir(LevelDirName(dbname, 0), true);
   if (!s.ok()) return s;
   std::vector<std::string> built = {LevelDirName(dbname, 0)};
@@ -202,20 +202,35 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
     const uint64_t number = next++;
     SstDirBuilder builder(o.sst_options, SstDirName(dbname, 0, number));
     s = builder.Begin();
+    // Every block that reads is kept, as LevelDB's RepairDB keeps them: a
+    // damaged block loses its own entries, and an entry whose key does not
+    // parse is skipped alone. Stopping at the damage instead would lose
+    // the later blocks' deletions and newer values, and older versions in
+    // other tables would answer for those keys.
+    reader->SkipDamagedBlocks();
+    uint64_t malformed = 0;
     for (reader->SeekToFirst(); s.ok() && reader->Valid(); reader->Next()) {
       ParsedInternalKey ikey;
       if (!ParseInternalKey(reader->key(), &ikey)) {
-        Log(o.info_log, "RepairDB: %s: malformed internal key; rest skipped\n",
-            fname.c_str());
-        break;
+        malformed++;
+        continue;
       }
       s = builder.Add(reader->key(), reader->value());
     }
     if (s.ok() && !reader->status().ok()) {
-      if (!reader->status().IsCorruption()) s = reader->status();
-      Log(o.info_log, "RepairDB: %s: %s; %llu entries before it kept\n",
-          fname.c_str(), reader->status().ToString().c_str(),
-          static_cast<unsigned long long>(builder.NumEntries()));
+      // Not damage (an I/O error, a block this build cannot decode): what
+      // the table holds past it is unknown.
+      s = reader->status();
+    }
+    if (s.ok() && (reader->damaged_blocks() > 0 || malformed > 0)) {
+      Log(o.info_log,
+          "RepairDB: %s: %llu damaged data blocks skipped (the first: %s), "
+          "%llu entries with a malformed key skipped; the table is kept in "
+          "lost/\n",
+          fname.c_str(),
+          static_cast<unsigned long long>(reader->damaged_blocks()),
+          reader->first_damage().ToString().c_str(),
+          static_cast<unsigned long long>(malformed));
     }
     if (s.ok() && builder.NumEntries() == 0) {
       builder.Abandon();

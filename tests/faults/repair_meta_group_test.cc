@@ -26,12 +26,15 @@
 #include "tests/db_options.h"
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
+#include "tests/leveldb_table_layout.h"
 #include "tests/test_support.h"
 #include "util/coding.h"
 
 namespace leveldb {
 namespace {
 using delsm_test::FlipByte;
+using delsm_test::LevelDbBlockUserKeys;
+using delsm_test::LevelDbDataBlocks;
 using delsm_test::ListDir;
 using delsm_test::ReadWholeFile;
 using delsm_test::TempDir;
@@ -576,64 +579,6 @@ TEST(RepairMetaGroupPairTest, ReplacedSstFilesDoNotStandInForATombstone) {
   ASSERT_OK(RepairDB(dbname, options));
 
   ASSERT_NO_FATAL_FAILURE(ExpectOnlyKGoneDeleted(dbname, options, tuning));
-}
-
-// The data blocks of LevelDB table `data` (an .ldb file written without
-// compression), in order, as (offset, size) of each block's contents, by
-// LevelDB's published format: a 48-byte footer whose second block handle
-// is the index block's, an index block whose values are the data blocks'
-// handles. Empty if it does not parse.
-std::vector<std::pair<uint64_t, uint64_t>> LevelDbDataBlocks(
-    const std::string& data) {
-  std::vector<std::pair<uint64_t, uint64_t>> blocks;
-  if (data.size() < 48) return blocks;
-  Slice footer(data.data() + data.size() - 48, 48);
-  uint64_t meta_offset, meta_size, index_offset, index_size;
-  if (!GetVarint64(&footer, &meta_offset) ||
-      !GetVarint64(&footer, &meta_size) ||
-      !GetVarint64(&footer, &index_offset) ||
-      !GetVarint64(&footer, &index_size) ||
-      index_offset + index_size > data.size() || index_size < 4) {
-    return blocks;
-  }
-  const char* index = data.data() + index_offset;
-  const uint32_t restarts = DecodeFixed32(index + index_size - 4);
-  if (4 + 4 * static_cast<uint64_t>(restarts) > index_size) return {};
-  Slice in(index, index_size - 4 - 4 * restarts);
-  while (!in.empty()) {
-    uint32_t shared, non_shared, value_size;
-    if (!GetVarint32(&in, &shared) || !GetVarint32(&in, &non_shared) ||
-        !GetVarint32(&in, &value_size) || in.size() < non_shared + value_size) {
-      return {};
-    }
-    Slice value(in.data() + non_shared, value_size);
-    in.remove_prefix(non_shared + value_size);
-    uint64_t offset, size;
-    if (!GetVarint64(&value, &offset) || !GetVarint64(&value, &size)) return {};
-    blocks.push_back({offset, size});
-  }
-  return blocks;
-}
-
-// The user keys of LevelDB data block `block` (its contents, uncompressed).
-std::vector<std::string> LevelDbBlockUserKeys(const Slice& block) {
-  std::vector<std::string> keys;
-  const uint32_t restarts = DecodeFixed32(block.data() + block.size() - 4);
-  Slice in(block.data(), block.size() - 4 - 4 * restarts);
-  std::string key;
-  while (!in.empty()) {
-    uint32_t shared, non_shared, value_size;
-    if (!GetVarint32(&in, &shared) || !GetVarint32(&in, &non_shared) ||
-        !GetVarint32(&in, &value_size) || in.size() < non_shared + value_size ||
-        shared > key.size()) {
-      return {};
-    }
-    key.resize(shared);
-    key.append(in.data(), non_shared);
-    in.remove_prefix(non_shared + value_size);
-    if (key.size() >= 8) keys.push_back(key.substr(0, key.size() - 8));
-  }
-  return keys;
 }
 
 // What DeLSM's rule departs from. The same database in Debian's LevelDB:

@@ -5,6 +5,7 @@
 // tests/leveldb_oracle/).
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <fstream>
 #include <map>
 #include <set>
@@ -173,10 +174,11 @@ class LevelDbDatabase : public testing::Test {
     return contents;
   }
 
-  // DeLSM's Open (with and without create_if_missing) and RepairDB refuse
-  // db_ with NotSupported whose text contains `why`, and leave every byte
-  // of it as it was.
-  void ExpectRefusedAndUntouched(const std::string& why) {
+  // DeLSM's Open (with and without create_if_missing), and RepairDB unless
+  // `repair_too` is false, refuse db_ with NotSupported whose text
+  // contains `why`, and leave every byte of it as it was.
+  void ExpectRefusedAndUntouched(const std::string& why,
+                                 bool repair_too = true) {
     const std::map<std::string, std::string> before = Snapshot(db_);
     ASSERT_FALSE(before.empty());
     for (bool create : {false, true}) {
@@ -191,9 +193,11 @@ class LevelDbDatabase : public testing::Test {
       EXPECT_EQ(nullptr, db);
       delete db;
     }
-    leveldb::Status s = leveldb::RepairDB(db_, leveldb::Options());
-    EXPECT_TRUE(s.IsNotSupportedError()) << s.ToString();
-    EXPECT_NE(std::string::npos, s.ToString().find(why)) << s.ToString();
+    if (repair_too) {
+      leveldb::Status s = leveldb::RepairDB(db_, leveldb::Options());
+      EXPECT_TRUE(s.IsNotSupportedError()) << s.ToString();
+      EXPECT_NE(std::string::npos, s.ToString().find(why)) << s.ToString();
+    }
     const std::map<std::string, std::string> after = Snapshot(db_);
     for (const auto& f : before) {
       auto it = after.find(f.first);
@@ -219,6 +223,31 @@ class LevelDbDatabase : public testing::Test {
         ReadWholeFile(db_ + "/LOG") + ReadWholeFile(db_ + "/LOG.old");
     EXPECT_NE(std::string::npos, log.find("LevelDB conversion: committed"))
         << log;
+  }
+
+  // RepairDB of db_ recovers exactly what LevelDB's RepairDB recovers from
+  // a copy of it (LevelDB's repair, too, rebuilds from the tables and WALs
+  // alone), and keeps LevelDB's tables in lost/.
+  void ExpectRepairedAsLevelDbRepairs() {
+    const std::string copy = tmp_.path() + "/copy" + std::to_string(copies_++);
+    ASSERT_TRUE(CopyFlatDir(db_, copy));
+    OracleRun run = RunOracle({"repair", copy}, "", tmp_.path() + "/repair");
+    ASSERT_TRUE(run.ok) << run.err;
+    const std::map<std::string, std::string> expected = DumpWithLevelDb(copy);
+    ASSERT_FALSE(expected.empty());
+    std::vector<std::string> tables;
+    for (const std::string& name : delsm_test::ListDir(db_)) {
+      if (name.find(".ldb") != std::string::npos) tables.push_back(name);
+    }
+    leveldb::Status s = leveldb::RepairDB(db_, leveldb::Options());
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(expected, ReadWithDelsm(&s));
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    const std::vector<std::string> lost = delsm_test::ListDir(db_ + "/lost");
+    for (const std::string& t : tables) {
+      EXPECT_NE(lost.end(), std::find(lost.begin(), lost.end(), "leveldb-" + t))
+          << t << " not kept in lost/";
+    }
   }
 
   TempDir tmp_;
@@ -375,23 +404,31 @@ TEST_F(LevelDbDatabase, CustomComparatorIsRefused) {
 }
 
 // A LevelDB database whose manifest is lost (CURRENT gone): its tables
-// still identify it, and neither Open nor RepairDB turn them into nothing.
-TEST_F(LevelDbDatabase, WithoutCurrentIsRefused) {
-  Create("fill 0 2000 100\nflush\n");
+// still identify it, and Open does not turn them into nothing; RepairDB
+// rebuilds it from them, as LevelDB's RepairDB does.
+TEST_F(LevelDbDatabase, WithoutCurrentOpenRefusesRepairRebuilds) {
+  Create("fill 0 2000 100\nflush\nfill 2000 100 100\n", {"--no_close"});
   ASSERT_EQ(0, unlink((db_ + "/CURRENT").c_str()));
-  ExpectRefusedAndUntouched("no CURRENT file");
+  ExpectRefusedAndUntouched("no CURRENT file", /*repair_too=*/false);
+  ExpectRepairedAsLevelDbRepairs();
 }
 
-// A table the manifest lists is gone: refused before anything changes.
-TEST_F(LevelDbDatabase, WithMissingTableIsRefused) {
-  Create("fill 0 2000 100\nflush\n");
+// A table the manifest lists is gone: Open refuses before anything
+// changes; RepairDB keeps what the other tables and the WAL hold, as
+// LevelDB's RepairDB does.
+TEST_F(LevelDbDatabase, WithMissingTableOpenRefusesRepairRebuilds) {
+  Create(
+      "fill 0 2000 100\nflush\nfill 2000 1000 100\nflush\n"
+      "fill 3000 100 100\n",
+      {"--no_close"});
   std::string table;
   for (const std::string& name : delsm_test::ListDir(db_)) {
     if (name.find(".ldb") != std::string::npos) table = name;
   }
   ASSERT_FALSE(table.empty());
   ASSERT_EQ(0, unlink((db_ + "/" + table).c_str()));
-  ExpectRefusedAndUntouched(table + " listed in");
+  ExpectRefusedAndUntouched(table + " listed in", /*repair_too=*/false);
+  ExpectRepairedAsLevelDbRepairs();
 }
 
 // The other direction: DeLSM's manifest tags are not LevelDB's, so a DeLSM
