@@ -61,6 +61,14 @@ class DBIter : public Iterator {
   // visible entry is a deletion.
   void FindPrevUserEntry();
 
+  // *dst = s, by clear() and append(): std::string::assign's general
+  // replace (which allows s to overlap *dst) costs some 40 more
+  // instructions, once an entry of every scan. s never points into *dst.
+  static void Copy(const Slice& s, std::string* dst) {
+    dst->clear();
+    dst->append(s.data(), s.size());
+  }
+
   void ClearSavedValue() {
     // Don't keep a huge buffer alive after a huge value.
     if (saved_value_.capacity() > (1u << 20)) {
@@ -101,7 +109,7 @@ void DBIter::FindNextUserEntry(bool skipping, std::string* skip) {
     }
     if (ikey.type == kTypeDeletion) {
       // Hide every older version of this key.
-      skip->assign(ikey.user_key.data(), ikey.user_key.size());
+      Copy(ikey.user_key, skip);
       skipping = true;
       continue;
     }
@@ -146,8 +154,8 @@ void DBIter::FindPrevUserEntry() {
         return;
       }
       if (saved_value_.capacity() > v.size() + (1u << 20)) ClearSavedValue();
-      saved_key_.assign(ikey.user_key.data(), ikey.user_key.size());
-      saved_value_.assign(v.data(), v.size());
+      Copy(ikey.user_key, &saved_key_);
+      Copy(v, &saved_value_);
     }
   }
   // The move that ended the loop (onto an older user key, or off the
@@ -186,7 +194,7 @@ void DBIter::Next() {
     }
   } else {
     const Slice current = ExtractUserKey(iter_->key());
-    saved_key_.assign(current.data(), current.size());
+    Copy(current, &saved_key_);
     iter_->Next();
   }
   FindNextUserEntry(true, &saved_key_);
@@ -198,7 +206,7 @@ void DBIter::Prev() {
     // iter_ is on the current entry; back up past every entry of the
     // current user key.
     const Slice current = ExtractUserKey(iter_->key());
-    saved_key_.assign(current.data(), current.size());
+    Copy(current, &saved_key_);
     while (true) {
       iter_->Prev();
       if (!iter_->Valid()) {

@@ -17,6 +17,7 @@ class TwoLevelIterator : public Iterator {
         arg_(arg),
         options_(options),
         index_iter_(index_iter),
+        index_status_(index_iter->status()),
         data_iter_(nullptr) {}
   ~TwoLevelIterator() override = default;
 
@@ -32,21 +33,21 @@ class TwoLevelIterator : public Iterator {
 
   void Seek(const Slice& target) override {
     index_iter_.Seek(target);
-    OpenDataIterator();
+    IndexMoved();
     if (data_iter_.iter() != nullptr) data_iter_.Seek(target);
     SkipEmptyForward();
   }
 
   void SeekToFirst() override {
     index_iter_.SeekToFirst();
-    OpenDataIterator();
+    IndexMoved();
     if (data_iter_.iter() != nullptr) data_iter_.SeekToFirst();
     SkipEmptyForward();
   }
 
   void SeekToLast() override {
     index_iter_.SeekToLast();
-    OpenDataIterator();
+    IndexMoved();
     if (data_iter_.iter() != nullptr) data_iter_.SeekToLast();
     SkipEmptyBackward();
   }
@@ -63,11 +64,14 @@ class TwoLevelIterator : public Iterator {
     SkipEmptyBackward();
   }
 
+  // The index's status as read when it last moved, else the current nested
+  // iterator's, else the first of those left behind: a scan asks twice an
+  // entry (MergingIterator after each move, DBIter after each value), and
+  // the index is asked only once a nested sequence.
   Status status() const override {
-    Status s = index_iter_.status();
-    if (!s.ok()) return s;
+    if (!index_status_.ok()) return index_status_;
     if (data_iter_.iter() != nullptr) {
-      s = data_iter_.status();
+      Status s = data_iter_.status();
       if (!s.ok()) return s;
     }
     return saved_status_;
@@ -82,6 +86,14 @@ class TwoLevelIterator : public Iterator {
   void SetDataIterator(Iterator* iter) {
     if (data_iter_.iter() != nullptr) SaveError(data_iter_.status());
     data_iter_.Set(iter);
+  }
+
+  // After every move of the index: opens its entry's nested iterator and
+  // notes the index's status (only a move or the read of its value, both
+  // made here, can change it).
+  void IndexMoved() {
+    OpenDataIterator();
+    index_status_ = index_iter_.status();
   }
 
   // Makes data_iter_ the nested iterator of the current index entry (or
@@ -107,7 +119,7 @@ class TwoLevelIterator : public Iterator {
         return;
       }
       index_iter_.Next();
-      OpenDataIterator();
+      IndexMoved();
       if (data_iter_.iter() != nullptr) data_iter_.SeekToFirst();
     }
   }
@@ -119,7 +131,7 @@ class TwoLevelIterator : public Iterator {
         return;
       }
       index_iter_.Prev();
-      OpenDataIterator();
+      IndexMoved();
       if (data_iter_.iter() != nullptr) data_iter_.SeekToLast();
     }
   }
@@ -129,6 +141,8 @@ class TwoLevelIterator : public Iterator {
   const ReadOptions options_;
   Status saved_status_;  // First error of a discarded nested iterator.
   IteratorWrapper index_iter_;
+  // index_iter_'s status after its last move (IndexMoved).
+  Status index_status_;
   IteratorWrapper data_iter_;  // May hold null.
   // Index value data_iter_ was opened from, when data_iter_ is non-null.
   std::string data_handle_;

@@ -20,7 +20,10 @@ typedef Iterator* (*BlockFunction)(void* arg, const ReadOptions& options,
 // `index_iter`; `arg` is passed to `block_function` and must outlive the
 // result. A nested iterator is reopened only when the index moves to a
 // different value. status() reports errors of the index, the current nested
-// iterator, or any nested iterator already left behind.
+// iterator, or any nested iterator already left behind. The index's status
+// is read when the index moves (once per nested sequence, not on every
+// status()), so `index_iter`'s status must change only when it moves or its
+// value is read, as every iterator's here does.
 Iterator* NewTwoLevelIterator(Iterator* index_iter,
                               BlockFunction block_function, void* arg,
                               const ReadOptions& options);

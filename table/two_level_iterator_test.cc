@@ -204,5 +204,95 @@ TEST(TwoLevelIteratorTest, IndexErrorIsReported) {
   delete iter;
 }
 
+// An index over `blocks` whose status turns to Corruption, for good, when it
+// moves onto entry `fail_at` (it is then invalid) or, with `on_value`, when
+// that entry's value is read (it stays valid): an error that appears after
+// the two-level iterator first read the index's status.
+class FailingIndex : public Iterator {
+ public:
+  FailingIndex(const Blocks& blocks, size_t fail_at, bool on_value)
+      : inner_(blocks.NewIndex()), fail_at_(fail_at), on_value_(on_value) {}
+  ~FailingIndex() override { delete inner_; }
+
+  bool Valid() const override { return status_.ok() && inner_->Valid(); }
+  void SeekToFirst() override {
+    Moved(0, [this] { inner_->SeekToFirst(); });
+  }
+  void SeekToLast() override {
+    Moved(0, [this] { inner_->SeekToLast(); });
+  }
+  void Seek(const Slice& target) override {
+    Moved(0, [&] { inner_->Seek(target); });
+  }
+  void Next() override {
+    Moved(pos_ + 1, [this] { inner_->Next(); });
+  }
+  void Prev() override {
+    Moved(pos_ - 1, [this] { inner_->Prev(); });
+  }
+  Slice key() const override { return inner_->key(); }
+  Slice value() const override {
+    if (on_value_ && pos_ == fail_at_) status_ = Status::Corruption("value");
+    return inner_->value();
+  }
+  Status status() const override { return status_; }
+
+ private:
+  // Runs `move`, then works out the position (seeks other than to the
+  // first entry are not used by the tests below).
+  template <typename Move>
+  void Moved(size_t pos, const Move& move) {
+    move();
+    pos_ = pos;
+    if (!on_value_ && pos_ == fail_at_ && inner_->Valid()) {
+      status_ = Status::Corruption("moved");
+    }
+  }
+
+  Iterator* const inner_;
+  const size_t fail_at_;
+  const bool on_value_;
+  size_t pos_ = 0;
+  mutable Status status_;
+};
+
+TEST(TwoLevelIteratorTest, IndexErrorOnAMoveIsReportedWhenItAppears) {
+  Blocks blocks;
+  blocks.data = {{{"a", "1"}}, {{"b", "2"}}, {{"c", "3"}}};
+  blocks.errors.assign(3, Status::OK());
+  Iterator* iter = NewTwoLevelIterator(new FailingIndex(blocks, 2, false),
+                                       &Blocks::Open, &blocks, ReadOptions());
+  iter->SeekToFirst();
+  ASSERT_TRUE(iter->Valid());
+  EXPECT_EQ("a", iter->key().ToString());
+  EXPECT_TRUE(iter->status().ok());
+  iter->Next();
+  ASSERT_TRUE(iter->Valid());
+  EXPECT_EQ("b", iter->key().ToString());
+  EXPECT_TRUE(iter->status().ok());
+  // The index fails as it moves onto c's block: the iteration ends there
+  // with the index's error, not as if the index had run out.
+  iter->Next();
+  EXPECT_FALSE(iter->Valid());
+  EXPECT_EQ("Corruption: moved", iter->status().ToString());
+  delete iter;
+}
+
+TEST(TwoLevelIteratorTest, IndexErrorOnReadingItsValueIsReportedAtOnce) {
+  Blocks blocks;
+  blocks.data = {{{"a", "1"}}, {{"b", "2"}}, {{"c", "3"}}};
+  blocks.errors.assign(3, Status::OK());
+  Iterator* iter = NewTwoLevelIterator(new FailingIndex(blocks, 1, true),
+                                       &Blocks::Open, &blocks, ReadOptions());
+  iter->SeekToFirst();
+  ASSERT_TRUE(iter->Valid());
+  EXPECT_TRUE(iter->status().ok());
+  // Reading the value of the index's second entry (to open b's block)
+  // fails: status() says so on the entry it opened, before any other move.
+  iter->Next();
+  EXPECT_EQ("Corruption: value", iter->status().ToString());
+  delete iter;
+}
+
 }  // namespace
 }  // namespace leveldb
