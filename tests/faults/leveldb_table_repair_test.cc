@@ -18,6 +18,7 @@
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
+#include "testing/fault_injection_env.h"
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/leveldb_table_layout.h"
@@ -64,110 +65,169 @@ std::string NewestTable(const std::string& dbname) {
   return newest;
 }
 
-TEST(LevelDbTableRepairTest, DamagedBlockLosesOnlyItsOwnRecords) {
-  TempDir tmp;
-  const std::string pristine = tmp.path() + "/pristine";
-  // Old values compacted below; then the deletes and rewrites, which the
-  // reopen makes a table of their own above them.
-  std::string commands = "fill 0 " + std::to_string(kKeys) + " " +
-                         std::to_string(kValueSize) + "\nflush\n";
-  for (int i = 0; i < kKeys; i++) {
-    const std::string key = delsm_test::OracleHex(delsm_test::OracleFillKey(i));
-    if (Deleted(i)) {
-      commands += "delete " + key + "\n";
-    } else if (Rewritten(i)) {
-      commands +=
-          "put " + key + " " + delsm_test::OracleHex(NewValue(i)) + "\n";
+class LevelDbTableRepairTest : public testing::Test {
+ protected:
+  // Makes pristine_ (LevelDB's database, one data block of its newest
+  // table damaged) and expected_ (what LevelDB's RepairDB of a copy of it
+  // keeps).
+  void SetUp() override {
+    pristine_ = tmp_.path() + "/pristine";
+    // Old values compacted below; then the deletes and rewrites, which the
+    // reopen makes a table of their own above them.
+    std::string commands = "fill 0 " + std::to_string(kKeys) + " " +
+                           std::to_string(kValueSize) + "\nflush\n";
+    for (int i = 0; i < kKeys; i++) {
+      const std::string key =
+          delsm_test::OracleHex(delsm_test::OracleFillKey(i));
+      if (Deleted(i)) {
+        commands += "delete " + key + "\n";
+      } else if (Rewritten(i)) {
+        commands +=
+            "put " + key + " " + delsm_test::OracleHex(NewValue(i)) + "\n";
+      }
     }
-  }
-  commands += "reopen\n";
-  delsm_test::OracleRun run =
-      Oracle({"create", pristine}, commands, tmp.path() + "/create");
-  ASSERT_TRUE(run.ok) << run.err;
+    commands += "reopen\n";
+    delsm_test::OracleRun run =
+        Oracle({"create", pristine_}, commands, tmp_.path() + "/create");
+    ASSERT_TRUE(run.ok) << run.err;
 
-  // Damage the second data block of the newest table, which holds the
-  // deletes and rewrites: blocks after it hold more of them.
-  const std::string newest = NewestTable(pristine);
-  ASSERT_FALSE(newest.empty());
-  const std::string data = ReadWholeFile(pristine + "/" + newest);
-  const auto blocks = delsm_test::LevelDbDataBlocks(data);
-  ASSERT_GE(blocks.size(), 4u);
-  const auto& victim = blocks[1];
-  std::set<std::string> later_keys;  // user keys of the blocks after it
-  for (size_t b = 2; b < blocks.size(); b++) {
-    for (const std::string& k : delsm_test::LevelDbBlockUserKeys(
-             Slice(data.data() + blocks[b].first, blocks[b].second))) {
-      later_keys.insert(k);
+    // Damage the second data block of the newest table, which holds the
+    // deletes and rewrites: blocks after it hold more of them.
+    newest_ = NewestTable(pristine_);
+    ASSERT_FALSE(newest_.empty());
+    const std::string data = ReadWholeFile(pristine_ + "/" + newest_);
+    const auto blocks = delsm_test::LevelDbDataBlocks(data);
+    ASSERT_GE(blocks.size(), 4u);
+    const auto& victim = blocks[1];
+    std::set<std::string> later_keys;  // user keys of the blocks after it
+    for (size_t b = 2; b < blocks.size(); b++) {
+      for (const std::string& k : delsm_test::LevelDbBlockUserKeys(
+               Slice(data.data() + blocks[b].first, blocks[b].second))) {
+        later_keys.insert(k);
+      }
     }
-  }
-  ASSERT_FALSE(later_keys.empty());
-  ASSERT_TRUE(
-      FlipByte(pristine + "/" + newest, victim.first + victim.second / 2));
+    ASSERT_FALSE(later_keys.empty());
+    ASSERT_TRUE(
+        FlipByte(pristine_ + "/" + newest_, victim.first + victim.second / 2));
 
-  // LevelDB's RepairDB of one copy: what it keeps.
-  const std::string by_leveldb = tmp.path() + "/by-leveldb";
-  ASSERT_EQ("", delsm_test::CopyTree(pristine, by_leveldb));
-  run = Oracle({"repair", by_leveldb, "--paranoid_checks"}, "",
-               tmp.path() + "/repair");
-  ASSERT_TRUE(run.ok) << run.err;
-  run = Oracle({"dump", by_leveldb}, "", tmp.path() + "/dump");
-  ASSERT_TRUE(run.ok) << run.err;
-  std::map<std::string, std::string> expected;
-  ASSERT_TRUE(delsm_test::ParseOracleDump(run.out, &expected));
+    // LevelDB's RepairDB of one copy: what it keeps.
+    const std::string by_leveldb = tmp_.path() + "/by-leveldb";
+    ASSERT_EQ("", delsm_test::CopyTree(pristine_, by_leveldb));
+    run = Oracle({"repair", by_leveldb, "--paranoid_checks"}, "",
+                 tmp_.path() + "/repair");
+    ASSERT_TRUE(run.ok) << run.err;
+    run = Oracle({"dump", by_leveldb}, "", tmp_.path() + "/dump");
+    ASSERT_TRUE(run.ok) << run.err;
+    ASSERT_TRUE(delsm_test::ParseOracleDump(run.out, &expected_));
 
-  // The oracle's answer is the one that tells the two repairs apart: keys
-  // of the later blocks read as the second round left them.
-  int later_deleted = 0;
-  for (int i = 0; i < kKeys; i++) {
-    const std::string key = delsm_test::OracleFillKey(i);
-    if (later_keys.count(key) == 0) continue;
-    if (Deleted(i)) {
-      EXPECT_EQ(0u, expected.count(key)) << key;
-      later_deleted++;
-    } else if (Rewritten(i)) {
-      EXPECT_EQ(NewValue(i), expected[key]) << key;
+    // The oracle's answer is the one that tells a repair that keeps the
+    // later blocks from one that does not: their keys read as the second
+    // round left them.
+    int later_deleted = 0;
+    for (int i = 0; i < kKeys; i++) {
+      const std::string key = delsm_test::OracleFillKey(i);
+      if (later_keys.count(key) == 0) continue;
+      if (Deleted(i)) {
+        EXPECT_EQ(0u, expected_.count(key)) << key;
+        later_deleted++;
+      } else if (Rewritten(i)) {
+        EXPECT_EQ(NewValue(i), expected_[key]) << key;
+      }
     }
+    ASSERT_GT(later_deleted, 0);
   }
-  ASSERT_GT(later_deleted, 0);
 
-  // DeLSM's RepairDB of another copy, then every key it reads.
-  const std::string by_delsm = tmp.path() + "/by-delsm";
-  ASSERT_EQ("", delsm_test::CopyTree(pristine, by_delsm));
-  Options options;
-  Status s = RepairDB(by_delsm, options);
+  // A fresh copy of pristine_.
+  std::string Copy() {
+    const std::string copy =
+        tmp_.path() + "/by-delsm" + std::to_string(copies_++);
+    EXPECT_EQ("", delsm_test::CopyTree(pristine_, copy));
+    return copy;
+  }
+
+  // DeLSM reads expected_ from `dbname` (after its RepairDB), and keeps the
+  // damaged table in lost/.
+  void ExpectRepaired(const std::string& dbname) {
+    Options options;
+    DB* raw = nullptr;
+    Status s = DB::Open(options, dbname, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<DB> db(raw);
+    std::map<std::string, std::string> got;
+    std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+    for (it->SeekToFirst(); it->Valid(); it->Next()) {
+      got[it->key().ToString()] = it->value().ToString();
+    }
+    ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+    EXPECT_EQ(expected_.size(), got.size());
+    for (const auto& kv : expected_) {
+      auto g = got.find(kv.first);
+      if (g == got.end()) {
+        ADD_FAILURE() << kv.first << " lost (LevelDB's repair keeps it)";
+      } else {
+        EXPECT_EQ(kv.second, g->second) << kv.first;
+      }
+    }
+    for (const auto& kv : got) {
+      if (expected_.count(kv.first) == 0) {
+        ADD_FAILURE() << kv.first << " = " << kv.second
+                      << " is back (LevelDB's repair has it deleted)";
+      }
+    }
+    bool kept = false;
+    for (const std::string& n : ListDir(dbname + "/lost")) {
+      if (n == "leveldb-" + newest_) kept = true;
+    }
+    EXPECT_TRUE(kept) << "no lost/leveldb-" << newest_;
+  }
+
+  TempDir tmp_;
+  std::string pristine_;
+  std::string newest_;  // the damaged table's name
+  std::map<std::string, std::string> expected_;
+  int copies_ = 0;
+};
+
+TEST_F(LevelDbTableRepairTest, DamagedBlockLosesOnlyItsOwnRecords) {
+  const std::string dbname = Copy();
+  Status s = RepairDB(dbname, Options());
   ASSERT_TRUE(s.ok()) << s.ToString();
-  DB* raw = nullptr;
-  s = DB::Open(options, by_delsm, &raw);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  std::unique_ptr<DB> db(raw);
-  std::map<std::string, std::string> got;
-  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    got[it->key().ToString()] = it->value().ToString();
-  }
-  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  ExpectRepaired(dbname);
+}
 
-  EXPECT_EQ(expected.size(), got.size());
-  for (const auto& kv : expected) {
-    auto g = got.find(kv.first);
-    if (g == got.end()) {
-      ADD_FAILURE() << kv.first << " lost (LevelDB's repair keeps it)";
-    } else {
-      EXPECT_EQ(kv.second, g->second) << kv.first;
+// The repair cut short (EIO) at each move of a LevelDB file into lost/
+// (the tables, then LevelDB's manifest: after the first, the directory is
+// no longer a LevelDB database LevelDB could open), then run again: the
+// same result. The tables moved before the cut were taken in first, so
+// the second repair finds their SSTs and takes in those left.
+TEST_F(LevelDbTableRepairTest, CutShortAtEachMoveToLostThenRepairedAgain) {
+  int moves = 0;
+  for (uint64_t nth = 1;; nth++) {
+    SCOPED_TRACE("the move into lost/ number " + std::to_string(nth) +
+                 " fails");
+    const std::string dbname = Copy();
+    bool fired;
+    {
+      FaultInjectionEnv env(Env::Default(),
+                            tmp_.path() + "/shadow" + std::to_string(nth));
+      FaultSpec into_lost;
+      into_lost.nth = nth;
+      into_lost.path_contains = "/lost/leveldb-";
+      env.Arm(EnvOp::kRename, into_lost);
+      Options o;
+      o.env = &env;
+      Status s = RepairDB(dbname, o);
+      fired = env.Fired();
+      EXPECT_EQ(fired, !s.ok()) << s.ToString();
     }
+    if (!fired) break;  // every move was cut at once
+    moves++;
+    Status s = RepairDB(dbname, Options());
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ExpectRepaired(dbname);
+    if (HasFailure()) break;
   }
-  for (const auto& kv : got) {
-    if (expected.count(kv.first) == 0) {
-      ADD_FAILURE() << kv.first << " = " << kv.second
-                    << " is back (LevelDB's repair has it deleted)";
-    }
-  }
-  // The damaged table itself is kept for the user.
-  bool kept = false;
-  for (const std::string& n : ListDir(by_delsm + "/lost")) {
-    if (n == "leveldb-" + newest) kept = true;
-  }
-  EXPECT_TRUE(kept) << "no lost/leveldb-" << newest;
+  EXPECT_GE(moves, 3) << "expected at least two tables and a manifest moved";
 }
 
 }  // namespace
