@@ -394,8 +394,21 @@ std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
     int level = 0;
     const std::string path = FindSstDir(r.sst.dir, &level);
     if (path.empty()) {
-      // Not under any level: the directory went whole (it held no live
-      // SST any more), and this SST's entries with it.
+      // Under no level as far as Exists can tell, which answers false when
+      // lstat fails (EIO, ENOMEM) too. Only the removal of the whole
+      // directory, once no SST in it is live, takes this SST's entries
+      // with it, and that is proven by the directory's number alone: dead
+      // at the next pass, which then drops this SST
+      // (TakeRemovableRetiredSsts; a dead number never becomes live
+      // again). Until then it is a failed removal, tried again: dropped
+      // here, its meta file and the KV files only it names would outlive
+      // a Close that writes the clean-close marker, so the next Open would
+      // not sweep them, nor keep the manifest recording it as replaced,
+      // and RepairDB would merge it.
+      Log(options_.info_log,
+          "Removing retired SST #%llu: its directory is under no level\n",
+          static_cast<unsigned long long>(r.sst.number));
+      failed.push_back(r.sst);
       continue;
     }
     const std::string old_meta = MetaFileName(r.sst.number, r.sst.dir);

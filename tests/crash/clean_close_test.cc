@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -358,6 +359,108 @@ TEST_P(CleanCloseTest, CloseWhoseRemovalFailedWritesNoMarker) {
   ASSERT_NE(nullptr, db);
   ExpectWorkload(db.get(), "reopened");
   EXPECT_EQ("", Leftovers(db.get()));
+}
+
+// Passes every call to FileSystem::Default(), except that, while a path
+// fragment is set, Exists answers false for the paths holding it: what the
+// POSIX implementation answers when lstat fails (EIO, ENOMEM), since
+// Exists can only say yes or no. Thread-safe.
+class StatFailingFileSystem : public FileSystem {
+ public:
+  void FailExistsUnder(const std::string& fragment) {
+    std::lock_guard<std::mutex> l(mu_);
+    fragment_ = fragment;
+  }
+  // The calls answered false for a path that exists.
+  int Failed() {
+    std::lock_guard<std::mutex> l(mu_);
+    return failed_;
+  }
+
+  Status OpenDirectory(const std::string& path,
+                       std::unique_ptr<Directory>* result) override {
+    return base_->OpenDirectory(path, result);
+  }
+  Status OpenMovableDirectory(const std::string& path,
+                              const std::vector<std::string>& moved_to,
+                              std::unique_ptr<Directory>* result) override {
+    return base_->OpenMovableDirectory(path, moved_to, result);
+  }
+  Status CreateDir(const std::string& path, bool ok_if_exists) override {
+    return base_->CreateDir(path, ok_if_exists);
+  }
+  Status RemoveDir(const std::string& path) override {
+    return base_->RemoveDir(path);
+  }
+  Status Rename(const std::string& from, const std::string& to) override {
+    return base_->Rename(from, to);
+  }
+  bool Exists(const std::string& path) override {
+    const bool exists = base_->Exists(path);
+    std::lock_guard<std::mutex> l(mu_);
+    if (!fragment_.empty() && path.find(fragment_) != std::string::npos) {
+      if (exists) failed_++;
+      return false;
+    }
+    return exists;
+  }
+  Status GetSpace(const std::string& path, FileSystemSpace* space) override {
+    return base_->GetSpace(path, space);
+  }
+
+ private:
+  FileSystem* const base_ = FileSystem::Default();
+  std::mutex mu_;
+  std::string fragment_;  // guarded by mu_
+  int failed_ = 0;        // guarded by mu_
+};
+
+// A removal pass that cannot tell where a retired SST's directory is (the
+// lstat behind every FileSystem::Exists of it fails) must not take the
+// directory for gone: only a removal of the whole directory, once no SST
+// in it is live, takes a retired SST's entries with it. The SST stays
+// queued and a later pass removes it. Forgotten, its meta file and the KV
+// files only it names outlived a clean Close, which wrote the marker; the
+// next Open trusted the marker, did not sweep them, and deleted the
+// manifest that recorded the SST as replaced; RepairDB then merged its
+// META and brought back the keys the compaction had deleted.
+TEST_P(CleanCloseTest, RetiredSstWhoseDirectoryCannotBeStatedIsNotForgotten) {
+  StatFailingFileSystem fs;
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(OpenWithFileSystem(
+        DbOptions(), ManualCompactionKvFiles(stay_put()), dbname_, &fs, &raw));
+    std::unique_ptr<DB> db(raw);
+    WriteKeysToL1(db.get());
+    OverwriteAndDeleteToL0(db.get());
+    // The flush's removal pass ended: the compaction's own takes what the
+    // compaction retires.
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    // L0 compacted into the SSTs at L1, which it replaces in their own
+    // directories; its removal pass looks for those directories.
+    fs.FailExistsUnder("/L1/");
+    ASSERT_OK(Impl(db.get())->TEST_CompactRange(0, nullptr, nullptr));
+    fs.FailExistsUnder("");
+    ASSERT_LT(0, fs.Failed()) << "no removal looked for an L1 directory";
+    for (int i = 300; i < 400; i++) {
+      ASSERT_OK(db->Put(WriteOptions(), Key(i), Value(i, 1)));
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    ExpectWorkload(db.get(), "after the compaction");
+  }
+  {
+    std::unique_ptr<DB> db;
+    OpenCounting(&db);
+    ASSERT_NE(nullptr, db);
+    ExpectWorkload(db.get(), "reopened");
+    EXPECT_EQ("", Leftovers(db.get()));
+  }
+  ASSERT_OK(RepairDB(dbname_, DbOptions()));
+  DB* raw = nullptr;
+  ASSERT_OK(delsm::Open(DbOptions(), ManualCompactionKvFiles(stay_put()),
+                        dbname_, &raw));
+  std::unique_ptr<DB> db(raw);
+  ExpectWorkload(db.get(), "after RepairDB");
 }
 
 // Runs only as the child of the test below: opens the cleanly closed

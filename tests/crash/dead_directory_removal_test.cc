@@ -1,8 +1,9 @@
 // The removal of a dead SST directory (one whose every SST a committed
-// compaction replaced), cut short, must leave RepairDB what it needs to
-// know the directory's SSTs for replaced: their meta files, and a manifest
-// recording them as replaced. Merged again, a replaced SST brings back the
-// puts whose tombstones the compaction dropped with them.
+// compaction replaced), or of a retired SST in a directory that lives on,
+// cut short, must leave RepairDB what it needs to know those SSTs for
+// replaced: their meta files, and a manifest recording them as replaced. Merged
+// again, a replaced SST brings back the puts whose tombstones the compaction
+// dropped with them.
 //
 // The database: keys put and flushed to L0, some of them deleted and
 // flushed to L0 again; then L0 is compacted into an empty L1, which drops
@@ -201,6 +202,56 @@ TEST_F(DeadDirectoryRemovalTest,
   s = Repair();
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ("", Check()) << "after RepairDB";
+}
+
+// The same for a retired SST in a directory that lives on: L1's only SST
+// (its directory's META) is the target of the compaction, replaced by a
+// new SST in the same directory without the deleted keys' puts. Its
+// removal unlinks those puts' KV files, then META; cut short at each of
+// its unlinks in turn (EIO from there on; a kill -9 there leaves the
+// same), META must still name the KV files left, or RepairDB takes them
+// back by their names.
+TEST_F(DeadDirectoryRemovalTest, RepairAfterRetiredSstRemovalCutShort) {
+  int cuts = 0;
+  for (uint64_t nth = 1; nth < 100; nth++) {
+    SCOPED_TRACE("cut at unlink " + std::to_string(nth));
+    ASSERT_TRUE(DestroyDB(kDbName, DbOptions()).ok());
+    {
+      std::unique_ptr<DB> db;
+      Status s = Open(&db);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      DBImpl* impl = static_cast<DBImpl*>(db.get());
+      for (int i = 0; i < kKeys && s.ok(); i++) {
+        s = db->Put(WriteOptions(), Key(i), Value(i));
+      }
+      if (s.ok()) s = impl->TEST_FlushMemTable();
+      if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+      for (int i = 0; i < kKeys && s.ok(); i += kEvery) {
+        s = db->Delete(WriteOptions(), Key(i));
+      }
+      if (s.ok()) s = impl->TEST_FlushMemTable();
+      // The flush's removal pass ended: only the compaction's meets the
+      // fault.
+      if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      FaultSpec from_nth;
+      from_nth.nth = nth;
+      from_nth.sticky = true;
+      from_nth.path_contains = std::string(kDbName) + "/L1/";
+      fs_.Arm(FsOp::kUnlink, from_nth);
+      s = impl->TEST_CompactRange(0, nullptr, nullptr);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+    const bool cut = fs_.Fired();
+    fs_.Disarm();
+    if (!cut) break;  // the removal made fewer unlinks
+    cuts++;
+    Status s = Repair();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ("", Check()) << "after RepairDB";
+  }
+  // The deleted keys' KV files, then META.
+  EXPECT_LE(kKeys / kEvery + 1, cuts);
 }
 
 }  // namespace

@@ -5,23 +5,33 @@
 // Env of the caller's. Whichever thread cannot start, Open must return an
 // error naming it (no exception leaves the API, no Open hangs), the
 // threads that did start must stop with the failed DB, and a later Open
-// must find every acknowledged write.
+// must find every acknowledged write. A failed Open whose recovery
+// succeeded closes as a Close does and may write the clean-close marker,
+// so the later Open may skip its sweeps: what a kill -9 before the failed
+// Open left for them must be gone by then (the failed Open swept before it
+// started a thread).
 //
 // The failure is injected by an Env whose StartThread throws exactly what
 // std::thread throws for EAGAIN (as root, this test's usual user, the
 // kernel does not apply RLIMIT_NPROC).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <fstream>
 #include <memory>
 #include <ostream>
 #include <string>
 #include <system_error>
+#include <vector>
 
+#include "db/db_impl.h"
 #include "delsm/delsm.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
+#include "table/key_codec.h"
+#include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -98,6 +108,15 @@ TEST_P(ThreadStartTest, OpenReportsAThreadThatCannotStart) {
                         "fail" + std::to_string(fail_at), "x"));
       delete db;
     }
+    // What a kill -9 leaves for the sweeps: no marker, and a link in an SST
+    // directory that no SST owns (a compaction's, killed before its
+    // commit).
+    ASSERT_TRUE(unlink((dbname + "/CLOSED").c_str()) == 0 || errno == ENOENT);
+    const std::vector<std::string> level0 = delsm_test::ListDir(dbname + "/L0");
+    ASSERT_FALSE(level0.empty());
+    const std::string leftover =
+        dbname + "/L0/" + level0[0] + "/" + leveldb::KvFileName("leftover", 1);
+    std::ofstream(leftover) << "no SST owns it";
     env.FailAt(fail_at);
     leveldb::DB* db = nullptr;
     leveldb::Status s;
@@ -133,6 +152,10 @@ TEST_P(ThreadStartTest, OpenReportsAThreadThatCannotStart) {
           db->Get(leveldb::ReadOptions(), "fail" + std::to_string(f), &v);
       EXPECT_TRUE(g.ok()) << "fail" << f << ": " << g.ToString();
     }
+    s = static_cast<leveldb::DBImpl*>(db)->TEST_WaitForBackgroundWork();
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ("", delsm_test::FindOrphans(db, dbname));
+    EXPECT_NE(0, access(leftover.c_str(), F_OK)) << leftover << " was kept";
     delete db;
   }
 }
