@@ -261,15 +261,18 @@ class DBImpl : public DB {
   // while building.
   // `make_durable`: sync the SST as the durability mode says before
   // returning (recovery, kFsync, kDeferred's no-op); false leaves that to
-  // the grouped syncfs (kSyncfs flushes).
+  // the grouped syncfs (kSyncfs flushes), except for an SST without KV
+  // files in kSyncfs, which is always made durable here (its files
+  // fsynced as written, then its directories).
   // `replayed` (a memtable replayed from a WAL): leave out the entries
   // HeldBelowLevel0 finds in the current version's L1 and below.
   // `wal_number`: the WAL `mem`'s writes are in (FileMetaData::wal_number).
   // Sets *below_unreadable (if given) when it failed because a deeper meta
-  // file could not be read.
+  // file could not be read, and *durable (if given) to whether the SST was
+  // made durable before it returned (not in kDeferred, which syncs nothing).
   Status WriteLevel0(MemTable* mem, uint64_t wal_number, VersionEdit* edit,
                      bool make_durable, bool replayed = false,
-                     bool* below_unreadable = nullptr)
+                     bool* below_unreadable = nullptr, bool* durable = nullptr)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Sets *held if a level below L0 of `v` holds `key`'s user key at
   // `key`'s sequence or a later one: a write a replayed WAL brings back
@@ -560,6 +563,9 @@ class DBImpl : public DB {
     uint64_t flush_generation = 0;  // flush_generation_ when its build began
     VersionEdit flush_edit;         // kBuilt: adds its SST (if any entries)
     Status flush_status;            // kBuilt: how the build went
+    // kBuilt: its SST was made durable by the build (kSyncfs: one without
+    // KV files), so its WAL need not wait for the grouped syncfs.
+    bool durable_at_build = false;
   };
   std::deque<Immutable> imms_ GUARDED_BY(mutex_);
   // Appends to imms_. Log numbers never decrease along imms_ (checked in

@@ -164,8 +164,11 @@ void DBImpl::BuildFlush(Immutable* imm) {
       std::max(d.max_parallel_flushes, ++d.flushes_building);
   // WriteLevel0 takes the SST's number before it releases mutex_, so the
   // numbers of builds follow the queue order.
+  bool durable = false;
   Status s = WriteLevel0(imm->mem, imm->log_number, &imm->flush_edit,
-                         /*make_durable=*/!grouped, imm->replayed);
+                         /*make_durable=*/!grouped, imm->replayed,
+                         /*below_unreadable=*/nullptr, &durable);
+  imm->durable_at_build = durable;
   d.flushes_building--;
   if (imm->flush_generation != flush_generation_) {
     // Requeued while it was built (an older flush failed and is retried):
@@ -233,7 +236,7 @@ Status DBImpl::CommitBuiltFlushes(bool* retryable) {
       deferred_logs_.push_back(
           {log_number,
            env_->NowMicros() + tuning_.deferred_wal_retention_micros});
-    } else if (grouped && !edit->new_files().empty()) {
+    } else if (grouped && !edit->new_files().empty() && !imm.durable_at_build) {
       unsynced_logs_.push_back(log_number);
     }
     edit->SetPrevLogNumber(0);
@@ -334,7 +337,7 @@ void DBImpl::DurabilityThreadMain() {
 
 Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
                            VersionEdit* edit, bool make_durable, bool replayed,
-                           bool* below_unreadable) {
+                           bool* below_unreadable, bool* durable) {
   mutex_.AssertHeld();
   const uint64_t start_micros = env_->NowMicros();
   const uint64_t number = versions_->NewFileNumber();
@@ -346,7 +349,16 @@ Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
   if (below != nullptr) below->Ref();
   mutex_.Unlock();
 
-  SstDirBuilder builder(sst_options_, SstDirName(dbname_, 0, number));
+  // kSyncfs: an SST without KV files is made durable here, its meta file
+  // (and LONGKEYS) fsynced as written and its directories synced, rather
+  // than by the grouped syncfs: a few fsyncs, where the syncfs would also
+  // write back the WALs, whose pages are then deleted unread (at 100k
+  // writes of 256 B values, twice the device bytes). An SST with KV files
+  // (a thousand or more files) waits for the syncfs, one call for all.
+  SstDirOptions options = sst_options_;
+  options.sync_sst_without_kv_files =
+      tuning_.durability == delsm::Durability::kSyncfs;
+  SstDirBuilder builder(options, SstDirName(dbname_, 0, number));
   // Values that stay put go to a home of their own, numbered as the SST.
   if (tuning_.values_stay_put) builder.SetHome(number);
   Status s = builder.Begin();
@@ -385,10 +397,12 @@ Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
   }
   if (s.ok()) s = iter->status();
   delete iter;
+  bool synced = false;  // the SST made durable here
   if (s.ok() && builder.NumEntries() > 0) {
     s = builder.Finish();
-    if (s.ok() && make_durable) {
-      // KV files and META were fsynced as written in kFsync mode.
+    if (s.ok() && (make_durable || builder.FilesSynced())) {
+      // Files fsynced as written (kFsync, or an SST without KV files): its
+      // directories' fsyncs make it durable; otherwise the mode's way.
       std::vector<std::string> dirs;
       if (!builder.home_path().empty()) {
         dirs.push_back(builder.home_path());
@@ -396,9 +410,14 @@ Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
       }
       dirs.push_back(builder.path());
       dirs.push_back(LevelDirName(dbname_, 0));
-      s = MakeDirectoriesDurable(fs_, tuning_.durability, dirs);
+      const delsm::Durability mode = builder.FilesSynced()
+                                         ? delsm::Durability::kFsync
+                                         : tuning_.durability;
+      s = MakeDirectoriesDurable(fs_, mode, dirs);
+      synced = s.ok() && mode != delsm::Durability::kDeferred;
     }
   }
+  if (durable != nullptr) *durable = synced;
   const uint64_t entries = builder.NumEntries();
   // A build not undone leaves its home (values that stay put), which only
   // the open sweep removes.
@@ -430,9 +449,7 @@ Status DBImpl::WriteLevel0(MemTable* mem, uint64_t wal_number,
   }
   dentry_stats_.kv_files_created += builder.files_created();
   dentry_stats_.bytes_written += builder.bytes_written();
-  if (make_durable && tuning_.durability != delsm::Durability::kDeferred) {
-    dentry_stats_.durability_syncs++;
-  }
+  if (synced) dentry_stats_.durability_syncs++;
   LevelStats stats;
   stats.micros = env_->NowMicros() - start_micros;
   stats.entries_written = entries;

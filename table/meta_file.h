@@ -259,6 +259,9 @@ class MetaFileEncoder {
            const Slice& inline_stored);
 
   uint64_t num_entries() const { return num_entries_; }
+  // Entries added whose value is a KV file (HasKvFile), in the SST's
+  // directory or a home.
+  uint64_t kv_entries() const { return kv_entries_; }
   // The internal key of the last entry added (empty before the first);
   // valid until the next Add or Finish.
   Slice last_key() const {

@@ -289,11 +289,16 @@ Status SstDirBuilder::Finish() {
                                          static_cast<int>(keys.size()), &bits);
     filter.append(bits);
   }
+  // Every KV file was synced as written (sync_files), or no entry names
+  // one (written, linked, or already in the directory).
+  const bool sync =
+      options_.sync_files ||
+      (options_.sync_sst_without_kv_files && encoder_.kv_entries() == 0);
   if (!long_keys_.empty()) {
     std::string data = long_keys_;
     PutFixed32(&data, crc32c::Mask(crc32c::Value(data.data(), data.size())));
     added_names_.push_back(long_keys_name_);  // before the write, as in Add
-    Status s = dir_->WriteFile(long_keys_name_, data, options_.sync_files);
+    Status s = dir_->WriteFile(long_keys_name_, data, sync);
     if (!s.ok()) return s;
     dir_entries_++;
     bytes_written_ += data.size();
@@ -304,13 +309,14 @@ Status SstDirBuilder::Finish() {
   encoder_.Finish(ComparatorName(options_.comparator), filter, smallest_,
                   largest_, &meta);
   added_names_.push_back(meta_name_);  // before the write, as in Add
-  Status s = dir_->WriteFile(meta_name_, meta, options_.sync_files);
+  Status s = dir_->WriteFile(meta_name_, meta, sync);
   if (!s.ok()) return s;
   dir_entries_++;
   bytes_written_ += meta.size();
   disk_bytes_ += AllocatedBytes(meta.size());
   meta_bytes_ += meta.size();
   finished_ = true;
+  files_synced_ = sync;
   return Status::OK();
 }
 

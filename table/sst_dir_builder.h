@@ -107,6 +107,11 @@ class SstDirBuilder {
   // LONGKEYS), for undoing an uncommitted SST after Finish().
   const std::vector<std::string>& added_names() const { return added_names_; }
 
+  // True once Finish() has written every file of the SST synced (fsynced
+  // as written): with sync_files, or with sync_sst_without_kv_files when
+  // the SST has no KV file. Its directories are not synced here.
+  bool FilesSynced() const { return files_synced_; }
+
   // Work done, for statistics.
   uint64_t files_created() const { return files_created_; }
   uint64_t links_made() const { return links_made_; }
@@ -164,6 +169,7 @@ class SstDirBuilder {
   uint64_t links_made_ = 0;
   uint64_t bytes_written_ = 0;
   bool finished_ = false;
+  bool files_synced_ = false;  // see FilesSynced(); set by Finish()
 };
 
 }  // namespace leveldb

@@ -34,6 +34,12 @@ struct SstDirOptions {
   size_t compress_inline_from = 0;
   // fsync each KV file and the meta file as they are written.
   bool sync_files = false;
+  // fsync the meta file and LONGKEYS of an SST that has no KV file (every
+  // entry inline or a tombstone, none written or linked) as they are
+  // written: syncing its directories then makes it durable, a few fsyncs
+  // where a syncfs would also write back every other dirty file of the
+  // file system (SstDirBuilder::FilesSynced).
+  bool sync_sst_without_kv_files = false;
   // The DB's home directories (table/home_dirs.h), through which entries
   // of the home kinds are read and a builder given a home writes. Null: a
   // home entry reads as Corruption. Not owned.

@@ -16,9 +16,13 @@ namespace delsm {
 
 // When a flush may delete the write-ahead log it replaces.
 enum class Durability {
-  // One syncfs() after the SST directory is built, then the manifest edit,
-  // then the WAL is deleted. A crash never loses an acknowledged write that
-  // the WAL held (LevelDB's promise). The default.
+  // A flush commits its SST at once and keeps the WAL until a durability
+  // thread's next syncfs(), which covers every SST committed since its
+  // last one; then the WAL is deleted. An SST without KV files (every
+  // value inline) is made durable by its flush instead (its meta file and
+  // directories fsynced), and its WAL goes at the commit: a syncfs would
+  // also write back the WALs. A crash never loses an acknowledged write
+  // that the WAL held (LevelDB's promise). The default.
   kSyncfs,
   // fsync() of every KV file and the meta file, then of the directory.
   // Same promise as kSyncfs; cheaper when other processes keep the file

@@ -153,6 +153,68 @@ TEST_F(GroupedDurabilityTest,
               acked, static_cast<unsigned long long>(flushes));
 }
 
+// An SST without KV files (every value inline) is made durable by its
+// flush itself: its meta file fsynced as written, then its directories, so
+// its WAL goes at the commit without a syncfs (which would also write back
+// every WAL, only for them to be deleted). With every syncfs failing, such
+// flushes still commit, their WALs go, and after a power cut every write
+// they hold is there, though none was acknowledged with sync=true. A flush
+// that relied on the failing syncfs would stop writes with its error, or
+// keep every WAL.
+TEST_F(GroupedDurabilityTest, InlineFlushIsDurableWithoutTheGroupedSyncfs) {
+  PowerLossFileSystem power(FileSystem::Default(), tmp_.path() + "/fs_shadow");
+  FaultInjectionEnv env(Env::Default(), tmp_.path() + "/env_shadow");
+  power.SetSyncfsHook([&env] { env.MarkAllDurable(); });
+  power.SetDirectorySyncHook(
+      [&env](const std::string& dir) { env.MarkDirectorySynced(dir); });
+  env.SetDirectorySyncHook(
+      [&power](const std::string& dir) { power.MarkDirectorySynced(dir); });
+  FaultInjectionFileSystem faults(&power);
+  FaultSpec spec;
+  spec.sticky = true;
+  faults.Arm(FsOp::kSyncfs, spec);
+
+  Options options;
+  options.create_if_missing = true;
+  options.write_buffer_size = 32 << 10;
+  options.env = &env;
+  DB* db = nullptr;
+  Status s = OpenWithFileSystem(options, SmallTuning(), dbname_, &faults, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  // 900-byte values: inline (below inline_threshold).
+  const int kWrites = 400;
+  for (int i = 0; i < kWrites; i++) {
+    s = db->Put(WriteOptions(), KeyName(i), std::string(900, 'a' + i % 26));
+    ASSERT_TRUE(s.ok()) << "write " << i << ": " << s.ToString();
+  }
+  DBImpl* impl = static_cast<DBImpl*>(db);
+  ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+  ASSERT_TRUE(impl->TEST_WaitForBackgroundWork().ok());
+  EXPECT_GE(StatsField(db, "flushes"), 5u);
+  EXPECT_FALSE(faults.Fired()) << "a flush of inline values ran a syncfs";
+  EXPECT_EQ(1u, WalsIn(dbname_).size()) << "the flushed memtables' WALs stay";
+
+  env.CutPower();
+  power.CutPower();
+  delete db;
+  ASSERT_TRUE(env.SimulatePowerLoss().ok());
+  ASSERT_TRUE(power.SimulatePowerLoss().ok());
+
+  options.env = Env::Default();
+  db = nullptr;
+  s = delsm::Open(options, SmallTuning(), dbname_, &db);
+  ASSERT_TRUE(s.ok()) << "reopen after power loss: " << s.ToString();
+  std::unique_ptr<DB> holder(db);
+  for (int i = 0; i < kWrites; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), KeyName(i), &v);
+    ASSERT_TRUE(s.ok()) << "lost " << KeyName(i) << ": " << s.ToString();
+    ASSERT_EQ(std::string(900, 'a' + i % 26), v) << KeyName(i);
+  }
+  ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork().ok());
+  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+}
+
 // Once the grouped syncfs has run, the WALs of the flushes it covered are
 // deleted: retention is bounded by the syncfs, not kept forever.
 TEST_F(GroupedDurabilityTest, WalsGoOnceTheirFlushesAreDurable) {
