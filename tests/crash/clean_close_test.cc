@@ -34,6 +34,7 @@
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
 #include "tests/db_options.h"
+#include "tests/forwarding_file_system.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
@@ -365,7 +366,7 @@ TEST_P(CleanCloseTest, CloseWhoseRemovalFailedWritesNoMarker) {
 // fragment is set, Exists answers false for the paths holding it: what the
 // POSIX implementation answers when lstat fails (EIO, ENOMEM), since
 // Exists can only say yes or no. Thread-safe.
-class StatFailingFileSystem : public FileSystem {
+class StatFailingFileSystem : public delsm_test::ForwardingFileSystem {
  public:
   void FailExistsUnder(const std::string& fragment) {
     std::lock_guard<std::mutex> l(mu_);
@@ -377,26 +378,8 @@ class StatFailingFileSystem : public FileSystem {
     return failed_;
   }
 
-  Status OpenDirectory(const std::string& path,
-                       std::unique_ptr<Directory>* result) override {
-    return base_->OpenDirectory(path, result);
-  }
-  Status OpenMovableDirectory(const std::string& path,
-                              const std::vector<std::string>& moved_to,
-                              std::unique_ptr<Directory>* result) override {
-    return base_->OpenMovableDirectory(path, moved_to, result);
-  }
-  Status CreateDir(const std::string& path, bool ok_if_exists) override {
-    return base_->CreateDir(path, ok_if_exists);
-  }
-  Status RemoveDir(const std::string& path) override {
-    return base_->RemoveDir(path);
-  }
-  Status Rename(const std::string& from, const std::string& to) override {
-    return base_->Rename(from, to);
-  }
   bool Exists(const std::string& path) override {
-    const bool exists = base_->Exists(path);
+    const bool exists = base()->Exists(path);
     std::lock_guard<std::mutex> l(mu_);
     if (!fragment_.empty() && path.find(fragment_) != std::string::npos) {
       if (exists) failed_++;
@@ -404,12 +387,8 @@ class StatFailingFileSystem : public FileSystem {
     }
     return exists;
   }
-  Status GetSpace(const std::string& path, FileSystemSpace* space) override {
-    return base_->GetSpace(path, space);
-  }
 
  private:
-  FileSystem* const base_ = FileSystem::Default();
   std::mutex mu_;
   std::string fragment_;  // guarded by mu_
   int failed_ = 0;        // guarded by mu_

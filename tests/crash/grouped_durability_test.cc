@@ -83,32 +83,67 @@ class GroupedDurabilityTest : public testing::Test {
     ASSERT_EQ(0, mkdir(dbname_.c_str(), 0755));
   }
 
+  // Opens the DB on a file system and Env whose unsynced changes a power
+  // cut undoes (power_, env_), every syncfs failing (faults_): no flush
+  // is made durable by a syncfs.
+  void OpenWithEverySyncfsFailing(DB** db) {
+    power_.reset(new PowerLossFileSystem(FileSystem::Default(),
+                                         tmp_.path() + "/fs_shadow"));
+    env_.reset(
+        new FaultInjectionEnv(Env::Default(), tmp_.path() + "/env_shadow"));
+    PowerLossFileSystem* power = power_.get();
+    FaultInjectionEnv* env = env_.get();
+    power->SetSyncfsHook([env] { env->MarkAllDurable(); });
+    power->SetDirectorySyncHook(
+        [env](const std::string& dir) { env->MarkDirectorySynced(dir); });
+    env->SetDirectorySyncHook(
+        [power](const std::string& dir) { power->MarkDirectorySynced(dir); });
+    faults_.reset(new FaultInjectionFileSystem(power));
+    FaultSpec spec;
+    spec.sticky = true;
+    faults_->Arm(FsOp::kSyncfs, spec);
+    Options options = TestOptions();
+    options.env = env;
+    Status s =
+        OpenWithFileSystem(options, SmallTuning(), dbname_, faults_.get(), db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  // Cuts the power under `db` (opened by OpenWithEverySyncfsFailing), which
+  // it deletes, and reopens the DB on the real file system. *pending: the
+  // changes the power loss undid.
+  void CutPowerAndReopen(DB* db, std::unique_ptr<DB>* reopened,
+                         uint64_t* pending) {
+    env_->CutPower();
+    power_->CutPower();
+    delete db;
+    *pending = power_->PendingChanges();
+    ASSERT_TRUE(env_->SimulatePowerLoss().ok());
+    ASSERT_TRUE(power_->SimulatePowerLoss().ok());
+    DB* raw = nullptr;
+    Status s = delsm::Open(TestOptions(), SmallTuning(), dbname_, &raw);
+    ASSERT_TRUE(s.ok()) << "reopen after power loss: " << s.ToString();
+    reopened->reset(raw);
+  }
+
+  static Options TestOptions() {
+    Options options;
+    options.create_if_missing = true;
+    options.write_buffer_size = 32 << 10;
+    return options;
+  }
+
   TempDir tmp_{"delsm_grouped"};
   std::string dbname_;
+  std::unique_ptr<PowerLossFileSystem> power_;
+  std::unique_ptr<FaultInjectionEnv> env_;
+  std::unique_ptr<FaultInjectionFileSystem> faults_;  // over power_
 };
 
 TEST_F(GroupedDurabilityTest,
        PowerLossBeforeTheGroupedSyncfsLosesNoSyncedWrite) {
-  PowerLossFileSystem power(FileSystem::Default(), tmp_.path() + "/fs_shadow");
-  FaultInjectionEnv env(Env::Default(), tmp_.path() + "/env_shadow");
-  power.SetSyncfsHook([&env] { env.MarkAllDurable(); });
-  power.SetDirectorySyncHook(
-      [&env](const std::string& dir) { env.MarkDirectorySynced(dir); });
-  env.SetDirectorySyncHook(
-      [&power](const std::string& dir) { power.MarkDirectorySynced(dir); });
-  FaultInjectionFileSystem faults(&power);
-  // Every syncfs of the SST directories fails: no flush becomes durable.
-  FaultSpec spec;
-  spec.sticky = true;
-  faults.Arm(FsOp::kSyncfs, spec);
-
-  Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = 32 << 10;
-  options.env = &env;
   DB* db = nullptr;
-  Status s = OpenWithFileSystem(options, SmallTuning(), dbname_, &faults, &db);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_NO_FATAL_FAILURE(OpenWithEverySyncfsFailing(&db));
 
   // Write with sync=true until the failed syncfs stops writes (it is a
   // background error, as a failed sync is in LevelDB) or 400 writes.
@@ -116,7 +151,7 @@ TEST_F(GroupedDurabilityTest,
   sync.sync = true;
   int acked = 0;
   for (int i = 0; i < 400; i++) {
-    s = db->Put(sync, KeyName(i), ValueFor(i));
+    Status s = db->Put(sync, KeyName(i), ValueFor(i));
     if (!s.ok()) break;
     acked++;
   }
@@ -125,30 +160,23 @@ TEST_F(GroupedDurabilityTest,
   const uint64_t flushes = StatsField(db, "flushes");
   // The test means something only if an SST was committed undurable.
   ASSERT_GE(flushes, 1u) << "no flush committed before the syncfs failed";
-  ASSERT_TRUE(faults.Fired());
+  ASSERT_TRUE(faults_->Fired());
 
-  env.CutPower();
-  power.CutPower();
-  delete db;
-  ASSERT_GT(power.PendingChanges(), 0u) << "nothing for the power loss to undo";
-  ASSERT_TRUE(env.SimulatePowerLoss().ok());
-  ASSERT_TRUE(power.SimulatePowerLoss().ok());
-
-  options.env = Env::Default();
-  db = nullptr;
-  s = delsm::Open(options, SmallTuning(), dbname_, &db);
-  ASSERT_TRUE(s.ok()) << "reopen after power loss: " << s.ToString();
-  std::unique_ptr<DB> holder(db);
+  std::unique_ptr<DB> reopened;
+  uint64_t pending = 0;
+  ASSERT_NO_FATAL_FAILURE(CutPowerAndReopen(db, &reopened, &pending));
+  ASSERT_GT(pending, 0u) << "nothing for the power loss to undo";
   for (int i = 0; i < acked; i++) {
     std::string v;
-    s = db->Get(ReadOptions(), KeyName(i), &v);
+    Status s = reopened->Get(ReadOptions(), KeyName(i), &v);
     ASSERT_TRUE(s.ok()) << "lost " << KeyName(i) << " (" << acked
                         << " acknowledged, " << flushes
                         << " flushes committed): " << s.ToString();
     ASSERT_EQ(ValueFor(i), v) << KeyName(i);
   }
-  ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork().ok());
-  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+  ASSERT_TRUE(
+      static_cast<DBImpl*>(reopened.get())->TEST_WaitForBackgroundWork().ok());
+  EXPECT_EQ("", delsm_test::FindOrphans(reopened.get(), dbname_));
   std::printf("%d synced writes, %llu flushes committed before the cut\n",
               acked, static_cast<unsigned long long>(flushes));
 }
@@ -162,57 +190,34 @@ TEST_F(GroupedDurabilityTest,
 // that relied on the failing syncfs would stop writes with its error, or
 // keep every WAL.
 TEST_F(GroupedDurabilityTest, InlineFlushIsDurableWithoutTheGroupedSyncfs) {
-  PowerLossFileSystem power(FileSystem::Default(), tmp_.path() + "/fs_shadow");
-  FaultInjectionEnv env(Env::Default(), tmp_.path() + "/env_shadow");
-  power.SetSyncfsHook([&env] { env.MarkAllDurable(); });
-  power.SetDirectorySyncHook(
-      [&env](const std::string& dir) { env.MarkDirectorySynced(dir); });
-  env.SetDirectorySyncHook(
-      [&power](const std::string& dir) { power.MarkDirectorySynced(dir); });
-  FaultInjectionFileSystem faults(&power);
-  FaultSpec spec;
-  spec.sticky = true;
-  faults.Arm(FsOp::kSyncfs, spec);
-
-  Options options;
-  options.create_if_missing = true;
-  options.write_buffer_size = 32 << 10;
-  options.env = &env;
   DB* db = nullptr;
-  Status s = OpenWithFileSystem(options, SmallTuning(), dbname_, &faults, &db);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_NO_FATAL_FAILURE(OpenWithEverySyncfsFailing(&db));
   // 900-byte values: inline (below inline_threshold).
   const int kWrites = 400;
   for (int i = 0; i < kWrites; i++) {
-    s = db->Put(WriteOptions(), KeyName(i), std::string(900, 'a' + i % 26));
+    Status s =
+        db->Put(WriteOptions(), KeyName(i), std::string(900, 'a' + i % 26));
     ASSERT_TRUE(s.ok()) << "write " << i << ": " << s.ToString();
   }
   DBImpl* impl = static_cast<DBImpl*>(db);
   ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
   ASSERT_TRUE(impl->TEST_WaitForBackgroundWork().ok());
   EXPECT_GE(StatsField(db, "flushes"), 5u);
-  EXPECT_FALSE(faults.Fired()) << "a flush of inline values ran a syncfs";
+  EXPECT_FALSE(faults_->Fired()) << "a flush of inline values ran a syncfs";
   EXPECT_EQ(1u, WalsIn(dbname_).size()) << "the flushed memtables' WALs stay";
 
-  env.CutPower();
-  power.CutPower();
-  delete db;
-  ASSERT_TRUE(env.SimulatePowerLoss().ok());
-  ASSERT_TRUE(power.SimulatePowerLoss().ok());
-
-  options.env = Env::Default();
-  db = nullptr;
-  s = delsm::Open(options, SmallTuning(), dbname_, &db);
-  ASSERT_TRUE(s.ok()) << "reopen after power loss: " << s.ToString();
-  std::unique_ptr<DB> holder(db);
+  std::unique_ptr<DB> reopened;
+  uint64_t pending = 0;
+  ASSERT_NO_FATAL_FAILURE(CutPowerAndReopen(db, &reopened, &pending));
   for (int i = 0; i < kWrites; i++) {
     std::string v;
-    s = db->Get(ReadOptions(), KeyName(i), &v);
+    Status s = reopened->Get(ReadOptions(), KeyName(i), &v);
     ASSERT_TRUE(s.ok()) << "lost " << KeyName(i) << ": " << s.ToString();
     ASSERT_EQ(std::string(900, 'a' + i % 26), v) << KeyName(i);
   }
-  ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork().ok());
-  EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+  ASSERT_TRUE(
+      static_cast<DBImpl*>(reopened.get())->TEST_WaitForBackgroundWork().ok());
+  EXPECT_EQ("", delsm_test::FindOrphans(reopened.get(), dbname_));
 }
 
 // Once the grouped syncfs has run, the WALs of the flushes it covered are

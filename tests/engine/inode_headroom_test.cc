@@ -25,6 +25,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
+#include "tests/forwarding_file_system.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -126,7 +127,7 @@ TEST(InodeHeadroomProjection, WarnsOncePerCrossing) {
 
 // Passes everything to FileSystem::Default() but reports the free space
 // and inodes the test sets.
-class SpaceFileSystem : public FileSystem {
+class SpaceFileSystem : public delsm_test::ForwardingFileSystem {
  public:
   void Set(const FileSystemSpace& space) {
     std::lock_guard<std::mutex> l(mu_);
@@ -137,28 +138,8 @@ class SpaceFileSystem : public FileSystem {
     *space = space_;
     return Status::OK();
   }
-  Status OpenDirectory(const std::string& path,
-                       std::unique_ptr<Directory>* result) override {
-    return base_->OpenDirectory(path, result);
-  }
-  Status OpenMovableDirectory(const std::string& path,
-                              const std::vector<std::string>& moved_to,
-                              std::unique_ptr<Directory>* result) override {
-    return base_->OpenMovableDirectory(path, moved_to, result);
-  }
-  Status CreateDir(const std::string& path, bool ok_if_exists) override {
-    return base_->CreateDir(path, ok_if_exists);
-  }
-  Status RemoveDir(const std::string& path) override {
-    return base_->RemoveDir(path);
-  }
-  Status Rename(const std::string& from, const std::string& to) override {
-    return base_->Rename(from, to);
-  }
-  bool Exists(const std::string& path) override { return base_->Exists(path); }
 
  private:
-  FileSystem* const base_ = FileSystem::Default();
   std::mutex mu_;
   FileSystemSpace space_;
 };

@@ -17,6 +17,7 @@
 #include "leveldb/db.h"
 #include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
+#include "tests/forwarding_file_system.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -33,7 +34,7 @@ constexpr int kKeys = 200;
 // through ReadOnlyFile (never mapped) and fail every read of their value
 // section with EIO while `fail` is set. (Reads at offset 0 are the whole
 // file, read to load its index: meta files under 64 KiB are read so.)
-class FailingValueSectionFs : public FileSystem {
+class FailingValueSectionFs : public delsm_test::ForwardingFileSystem {
  public:
   bool fail = true;
   int failed_reads = 0;
@@ -41,22 +42,15 @@ class FailingValueSectionFs : public FileSystem {
   Status OpenDirectory(const std::string& path,
                        std::unique_ptr<Directory>* result) override {
     std::unique_ptr<Directory> d;
-    Status s = base_->OpenDirectory(path, &d);
+    Status s = base()->OpenDirectory(path, &d);
     if (s.ok()) result->reset(new Dir(this, std::move(d)));
     return s;
   }
-  Status CreateDir(const std::string& p, bool ok) override {
-    return base_->CreateDir(p, ok);
-  }
-  Status RemoveDir(const std::string& p) override {
-    return base_->RemoveDir(p);
-  }
-  Status Rename(const std::string& f, const std::string& t) override {
-    return base_->Rename(f, t);
-  }
-  bool Exists(const std::string& p) override { return base_->Exists(p); }
-  Status GetSpace(const std::string& p, FileSystemSpace* space) override {
-    return base_->GetSpace(p, space);
+  // Through OpenDirectory, so that every directory's reads are watched.
+  Status OpenMovableDirectory(const std::string& path,
+                              const std::vector<std::string>& /*moved_to*/,
+                              std::unique_ptr<Directory>* result) override {
+    return OpenDirectory(path, result);
   }
 
  private:
@@ -125,8 +119,6 @@ class FailingValueSectionFs : public FileSystem {
     FailingValueSectionFs* const fs_;
     const std::unique_ptr<Directory> d_;
   };
-
-  FileSystem* const base_ = FileSystem::Default();
 };
 
 std::string ValueOf(int i, int version) {
