@@ -203,7 +203,10 @@ class FileSystem {
   virtual Status RemoveDir(const std::string& path) = 0;
   // rename(2); used to move a whole SST directory to another level.
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
-  // True if `path` exists (any kind of file).
+  // True if `path` exists (any kind of file). False also when that cannot
+  // be told (lstat failed: EIO, ENOMEM): false is no proof of absence, and
+  // code that would forget, skip or remove something because of it must
+  // classify the failure first (OpenDirectory's or RemoveDir's NotFound).
   virtual bool Exists(const std::string& path) = 0;
   // The free space and inodes of the file system holding `path`. The
   // default asks the kernel (GetFileSystemSpace, posix_file_system.h); a
