@@ -18,10 +18,11 @@
 #include <vector>
 
 #include "fs/file_system.h"
+#include "tests/forwarding_file_system.h"
 
 namespace delsm_test {
 
-class CountingFileSystem : public leveldb::FileSystem {
+class CountingFileSystem : public ForwardingFileSystem {
  public:
   // Bytes returned by every read (ReadFile, ReadFileAt, ReadOnlyFile::ReadAt).
   std::atomic<uint64_t> bytes{0};
@@ -79,7 +80,7 @@ class CountingFileSystem : public leveldb::FileSystem {
       const std::string& path,
       std::unique_ptr<leveldb::Directory>* result) override {
     std::unique_ptr<leveldb::Directory> d;
-    leveldb::Status s = base_->OpenDirectory(path, &d);
+    leveldb::Status s = base()->OpenDirectory(path, &d);
     if (s.ok()) result->reset(new Dir(this, std::move(d)));
     return s;
   }
@@ -87,23 +88,9 @@ class CountingFileSystem : public leveldb::FileSystem {
       const std::string& path, const std::vector<std::string>& moved_to,
       std::unique_ptr<leveldb::Directory>* result) override {
     std::unique_ptr<leveldb::Directory> d;
-    leveldb::Status s = base_->OpenMovableDirectory(path, moved_to, &d);
+    leveldb::Status s = base()->OpenMovableDirectory(path, moved_to, &d);
     if (s.ok()) result->reset(new Dir(this, std::move(d)));
     return s;
-  }
-  leveldb::Status CreateDir(const std::string& p, bool ok) override {
-    return base_->CreateDir(p, ok);
-  }
-  leveldb::Status RemoveDir(const std::string& p) override {
-    return base_->RemoveDir(p);
-  }
-  leveldb::Status Rename(const std::string& f, const std::string& t) override {
-    return base_->Rename(f, t);
-  }
-  bool Exists(const std::string& p) override { return base_->Exists(p); }
-  leveldb::Status GetSpace(const std::string& p,
-                           leveldb::FileSystemSpace* space) override {
-    return base_->GetSpace(p, space);
   }
 
  private:
@@ -218,7 +205,6 @@ class CountingFileSystem : public leveldb::FileSystem {
     const std::unique_ptr<leveldb::Directory> d_;
   };
 
-  leveldb::FileSystem* const base_ = leveldb::FileSystem::Default();
   std::mutex mu_;
   std::condition_variable cv_;  // signalled on a hold's release, a read's start
   std::map<std::thread::id, uint64_t> file_reads_by_thread_;  // under mu_

@@ -22,10 +22,11 @@
 #include <vector>
 
 #include "fs/file_system.h"
+#include "tests/forwarding_file_system.h"
 
 namespace delsm_test {
 
-class HeldCallFileSystem : public leveldb::FileSystem {
+class HeldCallFileSystem : public ForwardingFileSystem {
  public:
   // Sets a hold (see above); returns its handle. A call meeting several
   // holds is caught by the one set first.
@@ -63,30 +64,17 @@ class HeldCallFileSystem : public leveldb::FileSystem {
       const std::string& path,
       std::unique_ptr<leveldb::Directory>* result) override {
     MaybeHold(path);
-    return base_->OpenDirectory(path, result);
+    return base()->OpenDirectory(path, result);
   }
   leveldb::Status OpenMovableDirectory(
       const std::string& path, const std::vector<std::string>& moved_to,
       std::unique_ptr<leveldb::Directory>* result) override {
     MaybeHold(path);
-    return base_->OpenMovableDirectory(path, moved_to, result);
-  }
-  leveldb::Status CreateDir(const std::string& p, bool ok) override {
-    return base_->CreateDir(p, ok);
-  }
-  leveldb::Status RemoveDir(const std::string& p) override {
-    return base_->RemoveDir(p);
-  }
-  leveldb::Status Rename(const std::string& f, const std::string& t) override {
-    return base_->Rename(f, t);
+    return base()->OpenMovableDirectory(path, moved_to, result);
   }
   bool Exists(const std::string& p) override {
     MaybeHold(p);
-    return base_->Exists(p);
-  }
-  leveldb::Status GetSpace(const std::string& p,
-                           leveldb::FileSystemSpace* space) override {
-    return base_->GetSpace(p, space);
+    return base()->Exists(p);
   }
 
  private:
@@ -120,7 +108,6 @@ class HeldCallFileSystem : public leveldb::FileSystem {
     }
   }
 
-  leveldb::FileSystem* const base_ = leveldb::FileSystem::Default();
   std::mutex mu_;
   std::condition_variable cv_;
   // Guarded by mu_; only ever appended to (a held call waits on its

@@ -22,6 +22,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -63,6 +64,35 @@ std::string CKey(int i) {
   std::snprintf(buf, sizeof(buf), "c%03d", i);
   return buf;
 }
+
+// Runs `call` on a thread of its own from construction: a call the test
+// expects to block on a held file-system call.
+class BackgroundCall {
+ public:
+  explicit BackgroundCall(std::function<void()> call)
+      : thread_([this, call] {
+          call();
+          std::lock_guard<std::mutex> l(mu_);
+          returned_ = true;
+          cv_.notify_all();
+        }) {}
+  ~BackgroundCall() {
+    if (thread_.joinable()) thread_.join();
+  }
+  // True if the call returned within `timeout` (it goes on either way).
+  bool ReturnedWithin(std::chrono::milliseconds timeout) {
+    std::unique_lock<std::mutex> l(mu_);
+    return cv_.wait_for(l, timeout, [&] { return returned_; });
+  }
+  // Waits for the call to return; what it wrote may then be read.
+  void Join() { thread_.join(); }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool returned_ = false;  // guarded by mu_
+  std::thread thread_;     // last: it runs once the members above exist
+};
 
 class RemovalRaceTest : public testing::Test {
  protected:
@@ -283,17 +313,10 @@ TEST_F(RemovalRaceTest, CompactRangeReturnsOnceItsObsoleteFilesAreGone) {
   // it goes to remove it.
   const int compaction_listing = fs_.Hold("delsm-compact", "/L6");
   const int removal_of_b = fs_.Hold("delsm-remove", ".sst");
-  std::mutex mu;
-  std::condition_variable cv;
-  bool returned = false;
   std::string orphans_at_return;
-  std::thread compact_range([&] {
+  BackgroundCall compact_range([&] {
     db_->CompactRange(nullptr, nullptr);
-    std::string orphans = delsm_test::FindOrphans(db_.get(), dbname_);
-    std::lock_guard<std::mutex> l(mu);
-    returned = true;
-    orphans_at_return = orphans;
-    cv.notify_all();
+    orphans_at_return = delsm_test::FindOrphans(db_.get(), dbname_);
   });
   const bool compaction_held = fs_.WaitUntilHeld(compaction_listing);
   fs_.Release(removal_listing);
@@ -302,12 +325,9 @@ TEST_F(RemovalRaceTest, CompactRangeReturnsOnceItsObsoleteFilesAreGone) {
   // CompactRange must not return while B's directory is still being
   // removed: give it a second to (wrongly) do so, then let the removal go
   // on.
-  {
-    std::unique_lock<std::mutex> l(mu);
-    cv.wait_for(l, std::chrono::seconds(1), [&] { return returned; });
-  }
+  compact_range.ReturnedWithin(std::chrono::seconds(1));
   fs_.ReleaseAll();
-  compact_range.join();
+  compact_range.Join();
   ASSERT_TRUE(compaction_held) << "CompactRange's compaction ran no pass";
   ASSERT_TRUE(removal_held) << "the removal thread's pass removed nothing";
   EXPECT_EQ("", orphans_at_return) << "left when CompactRange returned";
@@ -335,23 +355,10 @@ TEST_F(RemovalRaceTest, CloseWaitsForTheRemovalThreadsPass) {
   ASSERT_TRUE(Open(tuning).ok());
   ASSERT_TRUE(fs_.WaitUntilHeld(removal)) << "no removal pass removed";
 
-  std::mutex mu;
-  std::condition_variable cv;
-  bool closed = false;
-  std::thread closer([&] {
-    db_.reset();
-    std::lock_guard<std::mutex> l(mu);
-    closed = true;
-    cv.notify_all();
-  });
-  bool closed_while_held;
-  {
-    std::unique_lock<std::mutex> l(mu);
-    closed_while_held =
-        cv.wait_for(l, std::chrono::seconds(1), [&] { return closed; });
-  }
+  BackgroundCall closer([&] { db_.reset(); });
+  const bool closed_while_held = closer.ReturnedWithin(std::chrono::seconds(1));
   fs_.Release(removal);
-  closer.join();
+  closer.Join();
   EXPECT_FALSE(closed_while_held)
       << "the close returned while the removal thread was in a pass";
   EXPECT_TRUE(leveldb::Env::Default()->FileExists(dbname_ + "/CLOSED"))
