@@ -5,11 +5,19 @@
 #include <cstdio>
 #include <cstring>
 
+#include "table/meta_file_record.h"
 #include "util/coding.h"
 #include "util/crc32c.h"
 #include "util/logging.h"
 
 namespace leveldb {
+
+using meta_file_internal::DecodeRecord;
+using meta_file_internal::kFormatVersion2;
+using meta_file_internal::kFormatVersionGroups;
+using meta_file_internal::kFormatVersionHomes;
+using meta_file_internal::ReadVarint32;
+using meta_file_internal::ReadVarint64;
 
 namespace {
 
@@ -17,11 +25,6 @@ constexpr char kMagic[] = "DLSMMETA";
 constexpr char kEndMagic[] = "DLSMEND2";
 constexpr char kEndMagicV1[] = "DLSMEND!";
 constexpr size_t kMagicLength = 8;
-constexpr uint32_t kFormatVersion2 = 2;
-// Format 2 plus the home kinds (meta_file.h).
-constexpr uint32_t kFormatVersionHomes = 3;
-// Grouped entries and a trailer (meta_file.h); the version written.
-constexpr uint32_t kFormatVersionGroups = 4;
 // Format 1's trailer: masked crc32c, then the end magic.
 constexpr size_t kTrailerLength = 4 + kMagicLength;
 // Smallest possible encoded entry: a 1-byte length prefix and an 8-byte tag,
@@ -30,12 +33,6 @@ constexpr size_t kMinEntryLength = 1 + 8 + 1 + 1 + 1 + 4;
 // Smallest possible description of a group in the trailer: two 1-byte
 // varints and a first key of a 1-byte length prefix and an 8-byte tag.
 constexpr size_t kMinGroupLength = 1 + 1 + 1 + 8;
-
-bool IsValidStorage(uint8_t b, uint32_t version) {
-  return b <= static_cast<uint8_t>(version >= kFormatVersionHomes
-                                       ? ValueStorage::kHomeFileSnappy
-                                       : ValueStorage::kInlineSnappy);
-}
 
 std::string NumberedName(const char* prefix, uint64_t sst_number,
                          uint64_t dir_number) {
@@ -198,104 +195,6 @@ std::string EncodeMetaFile(const MetaFileContents& contents) {
 }
 
 namespace {
-
-// Read a varint at *p, before `limit`, and move *p past it; false if it is
-// malformed or runs past `limit`. Most of an index's varints (key lengths,
-// small sizes) are one or two bytes long, so those are decoded here.
-template <typename T>
-inline bool ReadShortVarint(const char** p, const char* limit, T* v) {
-  const uint8_t* b = reinterpret_cast<const uint8_t*>(*p);
-  if (*p < limit && b[0] < 0x80) {
-    *v = b[0];
-    *p += 1;
-    return true;
-  }
-  if (limit - *p >= 2 && b[1] < 0x80) {
-    *v = static_cast<T>((b[0] & 0x7f) | (static_cast<T>(b[1]) << 7));
-    *p += 2;
-    return true;
-  }
-  return false;
-}
-inline bool ReadVarint32(const char** p, const char* limit, uint32_t* v) {
-  if (ReadShortVarint(p, limit, v)) return true;
-  *p = GetVarint32Ptr(*p, limit, v);
-  return *p != nullptr;
-}
-inline bool ReadVarint64(const char** p, const char* limit, uint64_t* v) {
-  if (ReadShortVarint(p, limit, v)) return true;
-  *p = GetVarint64Ptr(*p, limit, v);
-  return *p != nullptr;
-}
-
-// DecodeRecord's failure: *error = what, false. Out of line, so that the
-// decoding of a good record (every entry of every scan) builds no string.
-__attribute__((noinline, cold)) bool RecordFails(std::string* error,
-                                                 const char* what) {
-  *error = what;
-  return false;
-}
-__attribute__((noinline, cold)) bool BadStorageKind(std::string* error,
-                                                    uint8_t storage) {
-  *error = "bad value storage kind " + std::to_string(storage);
-  return false;
-}
-
-// Decodes the record at *p, which ends before `limit`, into *e and moves
-// *p past it (inline_offset is left alone); false, with *error saying what
-// is wrong, if it is malformed (*p and *e then unspecified).
-// Inlined (a call's saving and restoring of registers was a fifth of its
-// cost), and decoded into locals stored once at the end: *p and the key's
-// Slice are both char pointers, which the compiler would otherwise store
-// and reload around every field.
-__attribute__((always_inline)) inline bool DecodeRecord(const char** p,
-                                                        const char* limit,
-                                                        uint32_t version,
-                                                        MetaIndexEntry* e,
-                                                        std::string* error) {
-  const char* q = *p;
-  uint32_t key_size;
-  if (!ReadVarint32(&q, limit, &key_size) ||
-      key_size > static_cast<uint64_t>(limit - q)) {
-    return RecordFails(error, "bad internal key");
-  }
-  if (key_size < 8) return RecordFails(error, "internal key too short");
-  const char* const key = q;
-  q += key_size;
-  if (q == limit) return RecordFails(error, "truncated");
-  const uint8_t storage = static_cast<uint8_t>(*q++);
-  if (!IsValidStorage(storage, version)) {
-    return BadStorageKind(error, storage);
-  }
-  const ValueStorage kind = static_cast<ValueStorage>(storage);
-  uint64_t value_size, stored_size;
-  if (!ReadVarint64(&q, limit, &value_size) ||
-      !ReadVarint64(&q, limit, &stored_size) || limit - q < 4) {
-    return RecordFails(error, "truncated");
-  }
-  const uint32_t stored_crc = DecodeFixed32(q);
-  q += 4;
-  uint64_t home = 0;
-  if (StoredInHome(kind) && (!ReadVarint64(&q, limit, &home) || home == 0)) {
-    return RecordFails(error, "bad home number");
-  }
-  if (kind == ValueStorage::kNone && (value_size != 0 || stored_size != 0)) {
-    return RecordFails(error, "tombstone with a value");
-  }
-  if ((kind == ValueStorage::kFile || kind == ValueStorage::kInline ||
-       kind == ValueStorage::kHomeFile) &&
-      value_size != stored_size) {
-    return RecordFails(error, "stored size differs from value size");
-  }
-  e->internal_key = Slice(key, key_size);
-  e->storage = kind;
-  e->stored_crc = stored_crc;
-  e->value_size = value_size;
-  e->stored_size = stored_size;
-  e->home = home;
-  *p = q;
-  return true;
-}
 
 // Decodes the index proper (comparator name through key range) of a format
 // 1 to 3 file from `in`, which must be consumed exactly, into *result,
@@ -569,197 +468,6 @@ Status DecodeMetaTrailer(const Slice& trailer, const MetaIndexRange& range,
     return corrupt("key range given for an empty directory");
   }
   *result = std::move(t);
-  return Status::OK();
-}
-
-namespace {
-
-Status GroupCorruption(const std::string& path_for_errors, size_t g,
-                       const std::string& what) {
-  return Status::Corruption(path_for_errors,
-                            "group " + std::to_string(g) + ": " + what);
-}
-
-// Decodes the entries of group g from cursor->decoded on into out[..],
-// checking each entry's fields, until `until` of them are decoded, and
-// moves the cursor past the last one decoded. With `cmp`, stops after the
-// first entry from index `from` on whose key is at or after `target`, and
-// sets *stop to its index (to `until` if there is none).
-Status DecodeGroupRecords(MetaGroupCursor* cursor, const MetaTrailer& trailer,
-                          size_t g, const Comparator* cmp, const Slice& target,
-                          size_t from, size_t until,
-                          const std::string& path_for_errors,
-                          MetaIndexEntry* out, size_t* stop) {
-  assert(until <= trailer.EntriesIn(g));
-  // The cursor is kept in locals and stored back once (the entries' Slices
-  // are char pointers too, which would make the compiler store and reload
-  // it around every entry).
-  const char* next = cursor->next;
-  const char* const limit = cursor->limit;
-  uint64_t value_offset = cursor->value_offset;
-  const uint64_t value_end = trailer.groups[g].value_end;
-  const bool no_kv_files = trailer.kv_entries == 0;
-  size_t i = cursor->decoded;
-  std::string error;
-  const char* what = nullptr;
-  for (; i < until; i++) {
-    MetaIndexEntry& e = out[i];
-    if (!DecodeRecord(&next, limit, kFormatVersionGroups, &e, &error)) break;
-    e.inline_offset = 0;
-    // A reader of such an SST may hold no directory to read a KV file in
-    // (SstDir::OpenDescriptors).
-    if (no_kv_files && HasKvFile(e.storage)) {
-      what = "a KV file, and the trailer counts none";
-      break;
-    }
-    if (StoredInline(e.storage)) {
-      if (e.stored_size > value_end - value_offset) {
-        what = "inline value runs past its group's values";
-        break;
-      }
-      e.inline_offset = value_offset;
-      value_offset += e.stored_size;
-    }
-    if (cmp != nullptr && i >= from &&
-        cmp->Compare(e.internal_key, target) >= 0) {
-      cursor->next = next;
-      cursor->value_offset = value_offset;
-      cursor->decoded = i + 1;
-      *stop = i;
-      return Status::OK();
-    }
-  }
-  cursor->next = next;
-  cursor->value_offset = value_offset;
-  cursor->decoded = i;
-  if (i < until) {
-    return GroupCorruption(
-        path_for_errors, g,
-        "entry " + std::to_string(g * kMetaGroupEntries + i) + ": " +
-            (what != nullptr ? std::string(what) : error));
-  }
-  *stop = until;
-  return Status::OK();
-}
-
-// A cursor at the first record of group g, whose bytes are `group`;
-// Corruption if they are not the trailer's length for it.
-Status StartGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
-                  const std::string& path_for_errors, MetaGroupCursor* cursor) {
-  const MetaGroup& m = trailer.groups[g];
-  if (group.size() != m.size || group.size() < 4) {
-    return GroupCorruption(path_for_errors, g, "truncated");
-  }
-  cursor->next = group.data();
-  cursor->limit = group.data() + group.size() - 4;
-  cursor->value_offset = m.value_offset;
-  cursor->decoded = 0;
-  return Status::OK();
-}
-
-}  // namespace
-
-Status DecodeMetaGroup(const Slice& group, const MetaTrailer& trailer, size_t g,
-                       const std::string& path_for_errors,
-                       MetaIndexEntry* out) {
-  const MetaGroup& m = trailer.groups[g];
-  MetaGroupCursor cursor;
-  Status s = StartGroup(group, trailer, g, path_for_errors, &cursor);
-  if (!s.ok()) return s;
-  const size_t records = group.size() - 4;
-  if (crc32c::Value(group.data(), records) !=
-      crc32c::Unmask(DecodeFixed32(group.data() + records))) {
-    return GroupCorruption(path_for_errors, g, "checksum mismatch");
-  }
-  size_t all;
-  s = DecodeGroupRecords(&cursor, trailer, g, nullptr, Slice(), 0,
-                         trailer.EntriesIn(g), path_for_errors, out, &all);
-  if (!s.ok()) return s;
-  if (cursor.next != cursor.limit) {
-    return GroupCorruption(path_for_errors, g, "unexpected trailing bytes");
-  }
-  if (cursor.value_offset != m.value_end) {
-    return GroupCorruption(path_for_errors, g,
-                           "inline values do not fill the group's values");
-  }
-  if (out[0].internal_key != m.first_key) {
-    return GroupCorruption(path_for_errors, g,
-                           "first key differs from the trailer's");
-  }
-  return Status::OK();
-}
-
-Status SeekInCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
-                              size_t g, const Comparator* cmp,
-                              const Slice& target, size_t from,
-                              const std::string& path_for_errors,
-                              MetaIndexEntry* out, size_t* pos,
-                              MetaGroupCursor* cursor) {
-  MetaGroupCursor local;
-  if (cursor == nullptr) cursor = &local;
-  Status s = StartGroup(group, trailer, g, path_for_errors, cursor);
-  if (!s.ok()) return s;
-  return DecodeGroupRecords(cursor, trailer, g, cmp, target, from,
-                            trailer.EntriesIn(g), path_for_errors, out, pos);
-}
-
-Status StartCheckedMetaGroup(const Slice& group, const MetaTrailer& trailer,
-                             size_t g, size_t until,
-                             const std::string& path_for_errors,
-                             MetaIndexEntry* out, MetaGroupCursor* cursor) {
-  Status s = StartGroup(group, trailer, g, path_for_errors, cursor);
-  if (!s.ok()) return s;
-  return ContinueCheckedMetaGroup(trailer, g, until, path_for_errors, out,
-                                  cursor);
-}
-
-Status ContinueCheckedMetaGroup(const MetaTrailer& trailer, size_t g,
-                                size_t until,
-                                const std::string& path_for_errors,
-                                MetaIndexEntry* out, MetaGroupCursor* cursor) {
-  size_t stop;
-  return DecodeGroupRecords(cursor, trailer, g, nullptr, Slice(), 0, until,
-                            path_for_errors, out, &stop);
-}
-
-Status DecodeMetaGroups(const Slice& groups, const MetaTrailer& trailer,
-                        const std::string& path_for_errors, MetaIndex* result) {
-  *result = MetaIndex();
-  const uint64_t end = trailer.groups.empty() ? trailer.groups_offset
-                                              : trailer.groups.back().offset +
-                                                    trailer.groups.back().size;
-  if (groups.size() != end - trailer.groups_offset) {
-    return Status::Corruption(path_for_errors, "meta file groups truncated");
-  }
-  MetaIndex index;
-  index.entries.resize(trailer.num_entries);
-  for (size_t g = 0; g < trailer.groups.size(); g++) {
-    const MetaGroup& m = trailer.groups[g];
-    Status s = DecodeMetaGroup(
-        Slice(groups.data() + (m.offset - trailer.groups_offset), m.size),
-        trailer, g, path_for_errors, &index.entries[g * kMetaGroupEntries]);
-    if (!s.ok()) return s;
-  }
-  uint64_t kv_entries = 0;
-  for (const MetaIndexEntry& e : index.entries) {
-    if (HasKvFile(e.storage)) kv_entries++;
-  }
-  if (kv_entries != trailer.kv_entries) {
-    return Status::Corruption(
-        path_for_errors, std::to_string(kv_entries) +
-                             " entries with a KV file, the trailer counts " +
-                             std::to_string(trailer.kv_entries));
-  }
-  if (!index.entries.empty() &&
-      trailer.largest != index.entries.back().internal_key) {
-    return Status::Corruption(path_for_errors,
-                              "key range does not match the entries");
-  }
-  index.comparator_name = trailer.comparator_name;
-  index.filter = trailer.filter;
-  index.smallest = trailer.smallest;
-  index.largest = trailer.largest;
-  *result = std::move(index);
   return Status::OK();
 }
 
