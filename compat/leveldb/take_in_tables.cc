@@ -183,13 +183,28 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   s = o.fs->CreateDir(LevelDirName(dbname, 0), true);
   if (!s.ok()) return s;
   std::vector<std::string> built = {LevelDirName(dbname, 0)};
+  // Until a table has gone to lost/, every SST made here is a copy of a
+  // table still in place: a failure removes them all. Left behind, they
+  // would make the directory DeLSM's data beside LevelDB's tables to the
+  // next RepairDB, which would merge them with whatever LevelDB (which
+  // ignores them) has since deleted or compacted away.
+  std::vector<std::unique_ptr<SstDirBuilder>> builders;
+  auto undo = [&](const Status& error) {
+    for (const auto& b : builders) {
+      if (!b->Abandon()) {
+        Log(o.info_log, "RepairDB: could not remove %s after: %s\n",
+            b->path().c_str(), error.ToString().c_str());
+      }
+    }
+    return error;
+  };
   for (const std::string& name : tables) {
     const std::string fname = dbname + "/" + name;
     uint64_t size;
     RandomAccessFile* raw;
     s = env->GetFileSize(fname, &size);
     if (s.ok()) s = env->NewRandomAccessFile(fname, &raw);
-    if (!s.ok()) return s;
+    if (!s.ok()) return undo(s);
     std::unique_ptr<RandomAccessFile> file(raw);
     std::unique_ptr<LevelDbTableReader> reader;
     s = LevelDbTableReader::Open(file.get(), size, fname, &reader);
@@ -198,9 +213,11 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
           fname.c_str(), s.ToString().c_str());
       continue;
     }
-    if (!s.ok()) return s;
+    if (!s.ok()) return undo(s);
     const uint64_t number = next++;
-    SstDirBuilder builder(o.sst_options, SstDirName(dbname, 0, number));
+    builders.emplace_back(
+        new SstDirBuilder(o.sst_options, SstDirName(dbname, 0, number)));
+    SstDirBuilder& builder = *builders.back();
     s = builder.Begin();
     // Every block that reads is kept, as LevelDB's RepairDB keeps them: a
     // damaged block loses its own entries, and an entry whose key does not
@@ -234,20 +251,18 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
     }
     if (s.ok() && builder.NumEntries() == 0) {
       builder.Abandon();
+      builders.pop_back();
       continue;
     }
     if (s.ok()) s = builder.Finish();
-    if (!s.ok()) {
-      builder.Abandon();
-      return s;
-    }
+    if (!s.ok()) return undo(s);
     built.push_back(builder.path());
     Log(o.info_log, "RepairDB: LevelDB table %s: %llu entries into %s\n",
         fname.c_str(), static_cast<unsigned long long>(builder.NumEntries()),
         builder.path().c_str());
   }
   s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability), built);
-  if (!s.ok()) return s;
+  if (!s.ok()) return undo(s);
 
   // LevelDB's repair put DeLSM's manifests in lost/. Back in place, they
   // tell DeLSM's repair which SSTs a committed compaction replaced (whose
@@ -264,7 +279,7 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   // unknown to the repair that follows.
   std::vector<std::string> lost;
   s = ListLost(env, dbname, &lost);
-  if (!s.ok()) return s;
+  if (!s.ok()) return undo(s);
   for (const std::string& name : lost) {
     uint64_t number;
     FileType type;
@@ -277,7 +292,7 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
     s = ReadLiveSsts(env, path, &live);
     if (!s.ok() && DamagedOrAbsent(env, s, path)) continue;
     if (s.ok()) s = env->RenameFile(path, dbname + "/" + name);
-    if (!s.ok()) return s;
+    if (!s.ok()) return undo(s);
     Log(o.info_log, "RepairDB: DeLSM's %s back from lost/\n", name.c_str());
   }
   // The SSTs are durable: LevelDB's tables and manifest go to lost/ (not

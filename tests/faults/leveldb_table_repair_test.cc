@@ -8,6 +8,8 @@
 // would lose the later blocks' records too, and where they deleted or
 // rewrote a key an older table still holds, the key would read its old
 // value: a deleted key back.
+#include <unistd.h>
+
 #include <map>
 #include <memory>
 #include <set>
@@ -19,6 +21,7 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "testing/fault_injection_env.h"
+#include "testing/read_error_env.h"
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/leveldb_table_layout.h"
@@ -228,6 +231,46 @@ TEST_F(LevelDbTableRepairTest, CutShortAtEachMoveToLostThenRepairedAgain) {
     if (HasFailure()) break;
   }
   EXPECT_GE(moves, 3) << "expected at least two tables and a manifest moved";
+}
+
+// A repair that fails on a read error (not damage) in the middle of taking
+// in the tables leaves the LevelDB database as it was: LevelDB repairs it,
+// runs on (here deleting a key and compacting, which drops the key's old
+// value), and DeLSM's RepairDB then repairs what LevelDB left. SSTs left
+// by the failed take-in would hold the old value, and that repair would
+// merge them: a deleted key back.
+TEST_F(LevelDbTableRepairTest, FailedTakeInLeavesNoSstsBehind) {
+  const std::string dbname = Copy();
+  ASSERT_EQ(0, ::unlink((dbname + "/CURRENT").c_str()));  // not convertible
+  {
+    ReadErrorEnv env(Env::Default());
+    env.set_failing_reads("/" + newest_);  // the last table taken in
+    Options o;
+    o.env = &env;
+    Status s = RepairDB(dbname, o);
+    ASSERT_TRUE(s.IsIOError()) << s.ToString();
+    ASSERT_GT(env.failed_reads(), 0);
+  }
+  delsm_test::OracleRun run =
+      Oracle({"repair", dbname}, "", tmp_.path() + "/repair-after-eio");
+  ASSERT_TRUE(run.ok) << run.err;
+  const std::string untouched = delsm_test::OracleFillKey(2);
+  ASSERT_FALSE(Deleted(2) || Rewritten(2));
+  run = Oracle({"create", dbname},
+               "delete " + delsm_test::OracleHex(untouched) + "\nflush\n",
+               tmp_.path() + "/delete-after-eio");
+  ASSERT_TRUE(run.ok) << run.err;
+
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  DB* raw = nullptr;
+  s = DB::Open(Options(), dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  std::string value;
+  s = db->Get(ReadOptions(), untouched, &value);
+  EXPECT_TRUE(s.IsNotFound())
+      << untouched << " = " << value << " is back (LevelDB deleted it)";
 }
 
 }  // namespace
