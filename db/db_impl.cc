@@ -77,6 +77,10 @@ DBImpl::DBImpl(const Options& raw_options, const delsm::Tuning& tuning,
       owns_info_log_(options_.info_log != raw_options.info_log),
       dbname_(dbname),
       background_cv_(&mutex_),
+      flush_work_cv_(&mutex_),
+      compaction_work_cv_(&mutex_),
+      durability_work_cv_(&mutex_),
+      removal_work_cv_(&mutex_),
       tmp_batch_(new WriteBatch) {
   sst_options_.comparator = &internal_comparator_;
   sst_options_.filter_policy = options_.filter_policy;
@@ -115,6 +119,7 @@ DBImpl::~DBImpl() {
   const bool opened = compaction_thread_running_;
   shutting_down_.store(true, std::memory_order_release);
   background_cv_.SignalAll();
+  WakeBackgroundThreads();
   while (flush_threads_running_ > 0 || compaction_thread_running_ ||
          durability_thread_running_ || removal_thread_running_) {
     background_cv_.Wait();
@@ -319,6 +324,7 @@ void DBImpl::PushImmutable(MemTable* mem, uint64_t log_number, bool replayed) {
   assert(imms_.empty() || imms_.back().log_number <= log_number);
   imms_.emplace_back(mem, log_number, replayed);
   num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
+  flush_work_cv_.SignalAll();
 }
 
 // Start a new WAL and memtable; the old memtable joins the flush queue.

@@ -302,10 +302,13 @@ class DBImpl : public DB {
   Status ApplyEdit(VersionEdit* edit, bool sync = true)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   void RecordBackgroundError(const Status& s) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // After a transient failure of background work: log it and wait
-  // *backoff_micros (doubled each time, 10 ms to 1 s) before the retry.
-  void RetryLater(const Status& s, uint64_t* backoff_micros)
-      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // After a transient failure of background work: log it and wait on
+  // `work_cv` (the calling thread's own) for up to *backoff_micros
+  // (doubled each time, 10 ms to 1 s) before the retry.
+  void RetryLater(const Status& s, uint64_t* backoff_micros,
+                  port::CondVar* work_cv) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Wakes every background thread (an error, the close).
+  void WakeBackgroundThreads() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Remove SST directories, logs and manifests no live version needs.
   void RemoveObsoleteFiles() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Removes `name`, a file of the DB directory that a RemoveObsoleteFiles
@@ -506,10 +509,26 @@ class DBImpl : public DB {
   FileLock* db_lock_ = nullptr;  // set by Open, released by ~DBImpl
 
   port::Mutex mutex_;
-  // Signalled on every state change the background threads or waiting
-  // writers may care about (new immutable, flush or compaction done,
-  // error, shutdown).
+  // Signalled on every state change a foreground caller may wait for
+  // (a writer's room in MakeRoomForWrite, CompactRange, TEST_ waits, the
+  // close): a flush, compaction, durability round or removal pass done, an
+  // error, a background thread's exit. No background thread waits on it.
   port::CondVar background_cv_ GUARDED_BY(mutex_);
+  // Each background thread waits on a condition variable of its own,
+  // signalled only when its work may have appeared, so that an event wakes
+  // the one thread it concerns rather than every thread (each woken thread
+  // takes mutex_, which writers queue behind). Every one of them is also
+  // signalled by an error and by the close (WakeBackgroundThreads).
+  //   flush_work_cv_: a memtable queued (PushImmutable), a durability round
+  //     that ended a throttle, a retry backoff ended.
+  //   compaction_work_cv_: a new version (ApplyEdit), a manual compaction
+  //     asked for.
+  //   durability_work_cv_: a flush committed an SST that waits for syncfs.
+  //   removal_work_cv_: a removal pass asked for (removal_wanted_).
+  port::CondVar flush_work_cv_ GUARDED_BY(mutex_);
+  port::CondVar compaction_work_cv_ GUARDED_BY(mutex_);
+  port::CondVar durability_work_cv_ GUARDED_BY(mutex_);
+  port::CondVar removal_work_cv_ GUARDED_BY(mutex_);
   std::atomic<bool> shutting_down_{false};
   int flush_threads_running_ GUARDED_BY(mutex_) = 0;
   // A flush worker is waiting out a retry backoff: no worker starts a flush

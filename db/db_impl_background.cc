@@ -32,7 +32,8 @@ struct DBImpl::ManualCompaction {
   const InternalKey* end = nullptr;    // null means after every key
 };
 
-void DBImpl::RetryLater(const Status& s, uint64_t* backoff_micros) {
+void DBImpl::RetryLater(const Status& s, uint64_t* backoff_micros,
+                        port::CondVar* work_cv) {
   mutex_.AssertHeld();
   *backoff_micros = *backoff_micros == 0
                         ? 10000
@@ -40,7 +41,15 @@ void DBImpl::RetryLater(const Status& s, uint64_t* backoff_micros) {
   Log(options_.info_log, "Background work retried in %llu ms: %s\n",
       static_cast<unsigned long long>(*backoff_micros / 1000),
       s.ToString().c_str());
-  background_cv_.WaitFor(*backoff_micros);
+  work_cv->WaitFor(*backoff_micros);
+}
+
+void DBImpl::WakeBackgroundThreads() {
+  mutex_.AssertHeld();
+  flush_work_cv_.SignalAll();
+  compaction_work_cv_.Signal();
+  durability_work_cv_.Signal();
+  removal_work_cv_.Signal();
 }
 
 void DBImpl::RecordBackgroundError(const Status& s) {
@@ -49,6 +58,7 @@ void DBImpl::RecordBackgroundError(const Status& s) {
     bg_error_ = s;
     Log(options_.info_log, "Background error: %s\n", s.ToString().c_str());
     background_cv_.SignalAll();
+    WakeBackgroundThreads();
   }
 }
 
@@ -57,6 +67,9 @@ Status DBImpl::ApplyEdit(VersionEdit* edit, bool sync) {
   // LogAndApply releases the mutex while it writes the manifest and applies
   // concurrent edits (flush and compaction threads) one after another.
   Status s = versions_->LogAndApply(edit, &mutex_, sync);
+  // The new version may want a compaction (or an error must reach a
+  // waiting manual compaction, through RecordBackgroundError below).
+  if (s.ok()) compaction_work_cv_.Signal();
   if (!s.ok()) {
     // The record may have reached the manifest (a failed sync, a torn
     // append, a CURRENT switched or not): whether the edit committed is
@@ -97,7 +110,7 @@ void DBImpl::CompactionThreadMain() {
         manual_compaction_ = nullptr;
         background_cv_.SignalAll();
       }
-      background_cv_.Wait();
+      compaction_work_cv_.Wait();
       continue;
     }
     compaction_running_ = true;
@@ -144,7 +157,9 @@ void DBImpl::CompactionThreadMain() {
         // failed commit is: ApplyEdit has recorded it.)
       } else if (retryable) {
         // A manual compaction reports it (and may be asked again).
-        if (m == nullptr) RetryLater(s, &retry_backoff_micros);
+        if (m == nullptr) {
+          RetryLater(s, &retry_backoff_micros, &compaction_work_cv_);
+        }
       } else {
         RecordBackgroundError(s);
       }
@@ -439,7 +454,7 @@ Status DBImpl::WaitForManualCompaction(ManualCompaction* m) {
   }
   if (!bg_error_.ok()) return bg_error_;
   manual_compaction_ = m;
-  background_cv_.SignalAll();
+  compaction_work_cv_.Signal();
   while (!m->done) background_cv_.Wait();
   return m->status;
 }

@@ -112,9 +112,9 @@ void DBImpl::FlushThreadMain() {
     }
     if (imm == nullptr) {
       if (deferred_logs_.empty()) {
-        background_cv_.Wait();
+        flush_work_cv_.Wait();
       } else {
-        background_cv_.WaitFor(1000 * 1000);
+        flush_work_cv_.WaitFor(1000 * 1000);
       }
       continue;
     }
@@ -127,8 +127,9 @@ void DBImpl::FlushThreadMain() {
       CheckInodeHeadroom();
     } else if (retryable) {
       flush_retry_pending_ = true;
-      RetryLater(s, &retry_backoff_micros);
+      RetryLater(s, &retry_backoff_micros, &flush_work_cv_);
       flush_retry_pending_ = false;
+      flush_work_cv_.SignalAll();  // the other workers may go on
     } else {
       RecordBackgroundError(s);
     }
@@ -238,6 +239,7 @@ Status DBImpl::CommitBuiltFlushes(bool* retryable) {
            env_->NowMicros() + tuning_.deferred_wal_retention_micros});
     } else if (grouped && !edit->new_files().empty() && !imm.durable_at_build) {
       unsynced_logs_.push_back(log_number);
+      durability_work_cv_.Signal();
     }
     edit->SetPrevLogNumber(0);
     edit->SetLogNumber(LogFloor(1));
@@ -300,7 +302,7 @@ void DBImpl::DurabilityThreadMain() {
     const bool stopping = shutting_down_.load(std::memory_order_acquire);
     if (unsynced_logs_.empty() || !bg_error_.ok()) {
       if (stopping) break;
-      background_cv_.Wait();
+      durability_work_cv_.Wait();
       continue;
     }
     // (When stopping, one last round, so that the next Open need not
@@ -316,7 +318,7 @@ void DBImpl::DurabilityThreadMain() {
       if (IsOutOfDescriptors(s) && !stopping) {
         // Transient (opening L0's directory): the SSTs keep their WALs
         // until a later round succeeds.
-        RetryLater(s, &retry_backoff_micros);
+        RetryLater(s, &retry_backoff_micros, &durability_work_cv_);
         continue;
       }
       // The SSTs may not be durable: keep their WALs, stop writes.
@@ -325,11 +327,13 @@ void DBImpl::DurabilityThreadMain() {
     }
     retry_backoff_micros = 0;
     dentry_stats_.durability_syncs++;
+    const bool throttled = unsynced_logs_.size() >= kMaxUnsyncedFlushes;
     unsynced_logs_.erase(unsynced_logs_.begin(),
                          unsynced_logs_.begin() + covered);
     AdvanceLogFloor();
     durability_round_running_ = false;
-    background_cv_.SignalAll();  // a throttled flush may go on
+    background_cv_.SignalAll();
+    if (throttled) flush_work_cv_.SignalAll();  // a throttled flush may go on
   }
   durability_thread_running_ = false;
   background_cv_.SignalAll();

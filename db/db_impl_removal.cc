@@ -288,7 +288,7 @@ void DBImpl::RemovalThreadMain() {
   MutexLock l(&mutex_);
   while (!shutting_down_.load(std::memory_order_acquire)) {
     if (!removal_wanted_) {
-      background_cv_.Wait();
+      removal_work_cv_.Wait();
       continue;
     }
     removal_wanted_ = false;
@@ -305,7 +305,7 @@ void DBImpl::RemoveObsoleteFilesAfterCompaction(bool now) {
     return;
   }
   removal_wanted_ = true;
-  background_cv_.SignalAll();
+  removal_work_cv_.Signal();
 }
 
 // ---------------------------------------------------------------------------
