@@ -240,8 +240,13 @@ class DBImpl : public DB {
   struct Immutable;
   // The oldest immutable memtable no worker has taken, or null; null also
   // while an older one's discarded build is still running (SST numbers
-  // must follow the queue order).
+  // must follow the queue order), and while another build runs if this
+  // memtable's values all go inline (FlushWritesKvFiles) and no other
+  // memtable waits behind it.
   Immutable* NextFlushToBuild() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Whether the flush of `mem` creates KV files (a value above the inline
+  // threshold), the work a second flush worker is for.
+  bool FlushWritesKvFiles(MemTable* mem) const;
   // Writes imm's L0 SST directory (releasing mutex_ meanwhile) and leaves
   // the result in imm for CommitBuiltFlushes.
   void BuildFlush(Immutable* imm) EXCLUSIVE_LOCKS_REQUIRED(mutex_);

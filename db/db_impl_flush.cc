@@ -141,16 +141,41 @@ void DBImpl::FlushThreadMain() {
 
 DBImpl::Immutable* DBImpl::NextFlushToBuild() {
   mutex_.AssertHeld();
+  bool building = false;
+  Immutable* next = nullptr;
   for (Immutable& imm : imms_) {
-    if (imm.flush_state == Immutable::FlushState::kQueued) return &imm;
-    if (imm.flush_state == Immutable::FlushState::kBuilding &&
-        imm.flush_generation != flush_generation_) {
-      // An older memtable will be queued again when its discarded build
-      // ends; a younger one must not take a number before it.
-      return nullptr;
+    if (next != nullptr) {
+      // Another memtable waits behind it: the builds fall behind the
+      // writers, and a second worker is what catches up.
+      if (imm.flush_state == Immutable::FlushState::kQueued) return next;
+      continue;
+    }
+    if (imm.flush_state == Immutable::FlushState::kQueued) {
+      // Parallel builds pay where they create KV files (each directory's
+      // creates are serialized by its lock, see FlushThreadMain). A
+      // memtable of inline values is CPU work that one worker mostly does
+      // faster than the writers fill the next memtable: a second worker
+      // beside it would take a core from the writers and win nothing. The
+      // worker whose build ends takes it next, unless more queue.
+      next = &imm;
+      if (!building || FlushWritesKvFiles(imm.mem)) return next;
+      continue;
+    }
+    if (imm.flush_state == Immutable::FlushState::kBuilding) {
+      building = true;
+      if (imm.flush_generation != flush_generation_) {
+        // An older memtable will be queued again when its discarded build
+        // ends; a younger one must not take a number before it.
+        return nullptr;
+      }
     }
   }
   return nullptr;
+}
+
+bool DBImpl::FlushWritesKvFiles(MemTable* mem) const {
+  return tuning_.inline_threshold == 0 ||
+         mem->LargestValueSize() > tuning_.inline_threshold;
 }
 
 void DBImpl::BuildFlush(Immutable* imm) {

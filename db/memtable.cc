@@ -88,6 +88,9 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& key,
   assert(p + stored_value.size() == buf + total);
   table_.Insert(buf);
   num_entries_.fetch_add(1, std::memory_order_relaxed);
+  if (stored_value.size() > LargestValueSize()) {
+    largest_value_size_.store(stored_value.size(), std::memory_order_relaxed);
+  }
 }
 
 bool MemTable::Get(const LookupKey& key, std::string* value, Status* s) {

@@ -46,6 +46,11 @@ class MemTable {
     return num_entries_.load(std::memory_order_relaxed);
   }
 
+  // Bytes of the largest value added (0 if none; deletions count as 0).
+  size_t LargestValueSize() const {
+    return largest_value_size_.load(std::memory_order_relaxed);
+  }
+
   // An iterator over the table's entries in internal-key order: key() is the
   // internal key, value() the value (empty for deletions). The table must
   // stay referenced while the iterator is alive.
@@ -78,7 +83,8 @@ class MemTable {
 
   KeyComparator comparator_;
   int refs_;  // Guarded by the owner's lock (see class comment).
-  std::atomic<uint64_t> num_entries_;  // Changed only by Add().
+  std::atomic<uint64_t> num_entries_;          // Changed only by Add().
+  std::atomic<size_t> largest_value_size_{0};  // Changed only by Add().
   Arena arena_;
   Table table_;
 };

@@ -6,9 +6,11 @@
 // overwrite and delete the same keys in every memtable, with compaction off
 // so that every flush stays a separate L0 SST, and check the newest version
 // of every key by Get and by scan, before and after reopening.
+#include <chrono>
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
@@ -18,6 +20,7 @@
 #include "leveldb/iterator.h"
 #include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
+#include "tests/held_call_file_system.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -189,6 +192,66 @@ TEST(ParallelFlushTest, RetriedFlushKeepsTheOrder) {
   ASSERT_TRUE(
       delsm::Open(SmallMemtables(), ParallelTuning(4), dbname, &db).ok());
   ExpectHolds(db, kRounds, model, "reopened, seed " + std::to_string(seed));
+  delete db;
+}
+
+// A memtable of inline values starts beside another build only when a
+// further memtable waits behind it: one worker mostly builds such a
+// memtable faster than the writers fill the next, and a second worker would
+// only take a core from them; once memtables queue up, it is what catches
+// up. While the first flush is held in the file system, a second inline
+// memtable waits for it; a third sets a second worker going. Then every
+// memtable is flushed, newest values intact.
+TEST(ParallelFlushTest, InlineMemtableStartsBesideABuildOnlyWhenMoreWait) {
+  TempDir tmp("delsm_parallel_flush_inline");
+  const std::string dbname = tmp.path() + "/db";
+  delsm_test::HeldCallFileSystem fs;
+  delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
+  tuning.flush_threads = 4;
+  DB* db = nullptr;
+  ASSERT_TRUE(
+      OpenWithFileSystem(SmallMemtables(), tuning, dbname, &fs, &db).ok());
+  // The first flush opens L0's or its SST's directory to make it durable
+  // (an SST of inline values is durable when its flush ends).
+  const int hold = fs.Hold("delsm-flush", "/L0");
+  Model model;
+  const std::string inline_value(100, 'i');
+  int written = 0;
+  // Writes until `queued` memtables wait for a flush (the writer would stop
+  // at four).
+  auto write_until = [&](uint64_t queued) {
+    while (Property(db, "delsm.immutable-memtables") < queued) {
+      ASSERT_LT(written, 100000) << "no memtable was queued";
+      const std::string key = KeyName(written / kKeysPerRound, written);
+      ASSERT_TRUE(db->Put(WriteOptions(), key, inline_value).ok());
+      model[key] = inline_value;
+      written++;
+    }
+  };
+  write_until(1);
+  ASSERT_TRUE(fs.WaitUntilHeld(hold)) << "no flush opened a directory";
+  // One more memtable queues, and three idle workers are told of it.
+  write_until(2);
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_EQ(1u, Property(db, "delsm.max-parallel-flushes"));
+  EXPECT_EQ(0u, Property(db, "delsm.flushes"));
+  // A third: the second now starts beside the held build.
+  write_until(3);
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::minutes(1);
+  while (Property(db, "delsm.max-parallel-flushes") < 2 &&
+         std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_EQ(2u, Property(db, "delsm.max-parallel-flushes"));
+  fs.Release(hold);
+  ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_FlushMemTable().ok());
+  EXPECT_GE(Property(db, "delsm.flushes"), 3u);
+  for (const auto& kv : model) {
+    std::string value;
+    ASSERT_TRUE(db->Get(ReadOptions(), kv.first, &value).ok()) << kv.first;
+    EXPECT_EQ(kv.second, value) << kv.first;
+  }
   delete db;
 }
 
