@@ -150,7 +150,9 @@ struct DELSM_EXPORT Tuning {
   // One directory's creates are serialized by the file system, so
   // flushes in different directories are how a flush keeps up with
   // writers creating one KV file per value; a second worker also
-  // compresses inline values beside the first. Two: at 1M keys, fills of
+  // compresses inline values beside the first, though only once more
+  // memtables queue than one worker keeps up with (a memtable of inline
+  // values otherwise waits for the running build). Two: at 1M keys, fills of
   // 1 KiB and 4 KiB values 4-12% faster with less CPU than with one, 128 B
   // fills within 3% (benchmarks/journal/2026-11-28-kv-file-levels.md).
   int flush_threads = 2;
