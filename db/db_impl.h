@@ -707,8 +707,9 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 //  - DeLSM's own directories: in L0..L6 the SST directories (named exactly
 //    as DeLSM names them, ParseSstDirName), under values/ the homes (named
 //    exactly as DeLSM names them, ParseHomeDirName), in
-//    leveldb-conversion/ the staged SST directories and the PLAN of a
-//    conversion (committed or not); then each of these directories, if
+//    leveldb-conversion/ the staged SST directories and the PLAN (or
+//    PLAN.new) of a conversion or take-in of LevelDB's tables (committed
+//    or not); then each of these directories, if
 //    that left it empty.
 // Anything else is not the database's and stays, with the directory
 // holding it: the user's own files, lost/ (which both engines' repairs

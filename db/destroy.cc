@@ -31,7 +31,8 @@ struct PlannedDir {
   // The SST directories (homes, in values/) in it, each listed by the
   // plan: a directory of its own, not a link.
   std::vector<std::string> sst_dirs;
-  // Files in it removed by name: the conversion's PLAN.
+  // Files in it removed by name: the PLAN of a conversion or take-in (and
+  // PLAN.new, being written).
   std::vector<std::string> files;
   // It holds something that is not the database's, which stays, and so
   // does the directory.
@@ -65,7 +66,7 @@ bool IsDatabaseFile(const std::string& child) {
 // cannot be removed whole, and a plan that cannot remove it whole removes
 // nothing. So does a directory inside one, whatever its name: DeLSM makes
 // only files there, so it is the user's, and the unlink that removes the
-// directory's entries cannot remove it. The conversion's PLAN in the
+// directory's entries cannot remove it. The PLAN (and PLAN.new) in the
 // staging directory is removed only as a file; a directory under its name
 // is the user's and stays, as a directory under a database file's name in
 // the database directory does (MakePlan).
@@ -93,7 +94,7 @@ Status PlanDirectory(FileSystem* fs, const std::string& dir, bool homes,
             "a directory, not the database's (DeLSM keeps only files here)");
       }
       out->sst_dirs.push_back(path);
-    } else if (staging && name == "PLAN") {
+    } else if (staging && IsStagingPlanFileName(name)) {
       KvFileInfo info;
       s = listed->Stat(name, &info);
       if (!s.ok()) return s;

@@ -214,6 +214,20 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
       std::string why;
       convert =
           LevelDbConvertible(options.env, dbname, options.comparator, &why);
+    } else {
+      // A taking in of LevelDB's tables cut short after its commit (its
+      // PLAN in the staging directory, LevelDB's manifest and perhaps
+      // every table in lost/) is finished by TakeInTables, not by Open;
+      // so is a staging directory without a PLAN in a directory that is
+      // not DeLSM's (a take-in killed between the removal of its PLAN and
+      // of the directory): a committed conversion that Open must finish
+      // leaves CURRENT naming its DeLSM manifest.
+      StagingState staging;
+      s = ReadStagingState(options.env, dbname, &staging);
+      if (!s.ok()) return s;
+      convert = staging != StagingState::kTakeIn &&
+                (staging != StagingState::kNoPlan ||
+                 format == DatabaseFormat::kDelsm);
     }
     if (convert) {
       Options open_options = options;

@@ -25,7 +25,6 @@
 #include "leveldb/env.h"
 #include "table/home_dirs.h"
 #include "table/sst_dir_builder.h"
-#include "util/env_util.h"
 #include "util/logging.h"
 
 namespace leveldb {
@@ -136,104 +135,15 @@ Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound) {
 namespace {
 
 using conversion_internal::ConversionDurability;
+using conversion_internal::PlaceStagedSsts;
 using conversion_internal::ReadCurrent;
 using conversion_internal::ReadLiveSsts;
-
-constexpr char kPlanFileName[] = "PLAN";
-constexpr char kPlanHeader[] = "DeLSM conversion of a LevelDB database, v1";
-
-// Where SST `number` is staged: <staging>/NNNNNN.sst.
-std::string StagedSstPath(const std::string& staging, uint64_t number) {
-  const std::string placed = SstDirName("", 0, number);
-  return staging + placed.substr(placed.rfind('/'));
-}
-
-// What a conversion will do once committed, as stored in PLAN.
-struct Plan {
-  uint64_t manifest_number = 0;
-  std::vector<std::pair<int, uint64_t>> moves;  // level, SST number
-  std::vector<std::string> removals;            // names in the DB directory
-};
-
-std::string EncodePlan(const Plan& plan) {
-  std::string out = kPlanHeader;
-  out += "\nmanifest " + NumberToString(plan.manifest_number) + "\n";
-  for (const auto& m : plan.moves) {
-    out += "move " + NumberToString(m.first) + " " + NumberToString(m.second) +
-           "\n";
-  }
-  for (const std::string& r : plan.removals) out += "remove " + r + "\n";
-  out += "end\n";
-  return out;
-}
-
-bool DecodePlan(const std::string& text, Plan* plan) {
-  std::vector<std::string> lines;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t nl = text.find('\n', start);
-    if (nl == std::string::npos) return false;  // torn
-    lines.push_back(text.substr(start, nl - start));
-    start = nl + 1;
-  }
-  if (lines.size() < 3 || lines.front() != kPlanHeader ||
-      lines.back() != "end") {
-    return false;
-  }
-  for (size_t i = 1; i + 1 < lines.size(); i++) {
-    Slice line(lines[i]);
-    uint64_t a, b;
-    if (line.starts_with("manifest ")) {
-      line.remove_prefix(9);
-      if (!ConsumeDecimalNumber(&line, &a) || !line.empty()) return false;
-      plan->manifest_number = a;
-    } else if (line.starts_with("move ")) {
-      line.remove_prefix(5);
-      if (!ConsumeDecimalNumber(&line, &a) || !line.starts_with(" ")) {
-        return false;
-      }
-      line.remove_prefix(1);
-      if (!ConsumeDecimalNumber(&line, &b) || !line.empty() ||
-          a >= static_cast<uint64_t>(config::kNumLevels)) {
-        return false;
-      }
-      plan->moves.emplace_back(static_cast<int>(a), b);
-    } else if (line.starts_with("remove ")) {
-      line.remove_prefix(7);
-      uint64_t number;
-      FileType type;
-      const std::string name = line.ToString();
-      // Only LevelDB's tables and manifests may ever be named here.
-      if (!ParseLevelDbTableFileName(name, &number) &&
-          !(ParseFileName(name, &number, &type) && type == kDescriptorFile)) {
-        return false;
-      }
-      plan->removals.push_back(name);
-    } else {
-      return false;
-    }
-  }
-  return plan->manifest_number != 0;
-}
-
-// Removes what an interrupted conversion (before its commit) staged: SST
-// directories and the PLAN file. Anything else there is left, and the
-// conversion then fails on the directory not being empty.
-Status RemoveStaging(Env* env, FileSystem* fs, const std::string& staging) {
-  std::vector<std::string> children;
-  Status s = env->GetChildren(staging, &children);
-  if (!s.ok()) return s;
-  for (const std::string& child : children) {
-    uint64_t number;
-    if (ParseSstDirName(child, &number)) {
-      s = RemoveSstDirectory(fs, staging + "/" + child, nullptr);
-    } else if (child == kPlanFileName) {
-      s = env->RemoveFile(staging + "/" + child);
-    }
-    if (!s.ok()) return s;
-  }
-  return fs->RemoveDir(staging);
-}
+using conversion_internal::ReadPlan;
+using conversion_internal::RemoveFinishedStaging;
+using conversion_internal::RemoveStaging;
+using conversion_internal::StagedSstPath;
+using conversion_internal::StagingPlan;
+using conversion_internal::WritePlan;
 
 // The first SST directory in a level directory, or home under values/,
 // on `fs` ("L2/000010.sst", "values/000031"), in *found; empty if none. A
@@ -298,7 +208,7 @@ class Converter {
   const std::string staging_;
   LevelDbState state_;
   VersionEdit edit_;
-  Plan plan_;
+  StagingPlan plan_;
   std::vector<std::string> staged_dirs_;
   uint64_t entries_ = 0, deletions_ = 0, snappy_blocks_ = 0;
 };
@@ -439,7 +349,12 @@ Status Converter::Convert(const std::string& leveldb_manifest) {
   // outside the database.
   s = CheckNotALink(o_.fs, staging_);
   if (!s.ok()) return s;
-  // A conversion cut short before its commit left a staging directory.
+  // A conversion, or a taking in of LevelDB's tables by RepairDB, cut
+  // short before its commit left a staging directory. Its SSTs are copies:
+  // CURRENT names a LevelDB manifest that reads, which neither leaves in
+  // place past its commit (a conversion switches CURRENT, a take-in moves
+  // the manifest to lost/ first); and LevelDB, which opens the directory,
+  // may have changed it since they were made.
   if (o_.env->FileExists(staging_)) {
     s = RemoveStaging(o_.env, o_.fs, staging_);
     if (!s.ok()) return s;
@@ -510,8 +425,7 @@ Status Converter::Stage(const std::string& leveldb_manifest) {
   plan_.manifest_number = state_.next_file++;
   s = WriteManifest(plan_.manifest_number);
   if (s.ok()) {
-    s = WriteStringToFileSync(o_.env, EncodePlan(plan_),
-                              staging_ + "/" + kPlanFileName);
+    s = WritePlan(o_.env, staging_, plan_);
   }
   std::vector<std::string> dirs = staged_dirs_;
   dirs.push_back(staging_);
@@ -527,19 +441,19 @@ Status Converter::Finish() {
   // Not through a link: its PLAN, and the SSTs it names, are not ours.
   Status s = CheckNotALink(o_.fs, staging_);
   if (!s.ok()) return s;
-  const std::string plan_path = staging_ + "/" + kPlanFileName;
-  std::string text;
-  Plan plan;
-  s = ReadFileToString(o_.env, plan_path, &text);
-  if (s.IsNotFound() && !o_.env->FileExists(plan_path)) {
-    return RemoveLeftoverStaging();
-  }
-  if (!s.ok() || !DecodePlan(text, &plan)) {
+  StagingPlan plan;
+  s = ReadPlan(o_.env, staging_, &plan);
+  if (s.IsNotFound()) return RemoveLeftoverStaging();
+  if (s.IsCorruption()) {
     // Not written by a committed conversion: leave it as it is.
     Log(o_.info_log,
         "LevelDB conversion: %s has no complete plan; left alone\n",
         staging_.c_str());
     return Status::OK();
+  }
+  if (!s.ok()) return s;
+  if (plan.kind == StagingPlan::Kind::kTakeIn) {
+    return TakeInCutShortError(dbname_, "DB::Open");
   }
   // Only a committed plan is carried out: CURRENT names its manifest.
   std::string current;
@@ -552,24 +466,8 @@ Status Converter::Finish() {
         staging_.c_str());
     return Status::OK();
   }
-  std::set<std::string> touched;
-  for (const auto& move : plan.moves) {
-    const std::string from = StagedSstPath(staging_, move.second);
-    const std::string to = SstDirName(dbname_, move.first, move.second);
-    if (!o_.fs->Exists(from)) continue;  // moved before a crash
-    if (o_.fs->Exists(to)) {
-      return Status::Corruption("LevelDB conversion: both staged and placed",
-                                to);
-    }
-    s = o_.fs->CreateDir(LevelDirName(dbname_, move.first), true);
-    if (s.ok()) s = o_.fs->Rename(from, to);
-    if (!s.ok()) return s;
-    touched.insert(LevelDirName(dbname_, move.first));
-  }
-  std::vector<std::string> dirs(touched.begin(), touched.end());
-  dirs.push_back(staging_);
   const delsm::Durability mode = ConversionDurability(o_.durability);
-  s = MakeDirectoriesDurable(o_.fs, mode, dirs);
+  s = PlaceStagedSsts(o_.fs, mode, dbname_, staging_, plan.moves);
   if (!s.ok()) return s;
   for (const std::string& name : plan.removals) {
     const std::string path = dbname_ + "/" + name;
@@ -578,9 +476,7 @@ Status Converter::Finish() {
       if (!s.ok()) return s;
     }
   }
-  s = o_.env->RemoveFile(plan_path);
-  if (s.ok()) s = o_.fs->RemoveDir(staging_);
-  if (s.ok()) s = MakeDirectoriesDurable(o_.fs, mode, {dbname_});
+  s = RemoveFinishedStaging(o_.env, o_.fs, mode, dbname_, staging_);
   if (s.ok()) {
     Log(o_.info_log,
         "LevelDB conversion: done; %zu SSTs placed, %zu LevelDB files "

@@ -79,21 +79,74 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
 // database that cannot be converted as it is (a damaged table, a lost or
 // damaged manifest, a missing table): under the LOCK, every LevelDB table
 // in `dbname` (those LevelDB's repair made of DeLSM's WALs, and any
-// LevelDB wrote since) becomes an L0 SST directory under a new number,
-// made durable; a damaged table gives every data block that reads, as
-// LevelDB's RepairDB keeps them (a damaged block loses its own entries).
-// A manifest naming another comparator than `user_comparator` is refused
-// with NotSupported before anything changes. Then the tables and
-// LevelDB's manifest are moved to
-// lost/leveldb-<name> (CURRENT names a missing manifest until DeLSM's
-// repair writes one), and the DeLSM manifests LevelDB's repair moved to
-// lost/ come back, so that DeLSM's repair, run next, knows which SSTs they
-// record as replaced. DeLSM's repair then merges these SSTs with every
-// SST directory, the newest sequence number winning. Each step is safe
-// to interrupt: the next RepairDB redoes what is left (a table converted
-// twice gives exact duplicates, which the merge drops).
+// LevelDB wrote since) becomes an L0 SST directory under a new number; a
+// damaged table gives every data block that reads, as LevelDB's RepairDB
+// keeps them (a damaged block loses its own entries). A manifest naming
+// another comparator than `user_comparator` is refused with NotSupported
+// before anything changes. DeLSM's repair then merges these SSTs with
+// every SST directory, the newest sequence number winning.
+//
+// Crash safety. Until LevelDB can no longer use the directory, the SSTs
+// are copies that nothing takes for DeLSM's data (LevelDB, which ignores
+// them, may delete keys and compact them away behind them):
+//  1. They are built in the staging directory <db>/leveldb-conversion/
+//     (the conversion's), with no home (every file of an SST is inside its
+//     directory: removing it removes all it made, renaming it keeps every
+//     value reachable), and a PLAN naming them and LevelDB's files to move
+//     to lost/: its manifest, if CURRENT names one that reads as
+//     LevelDB's, first, then the tables. All of it is made durable. The
+//     DeLSM manifests LevelDB's repair moved to lost/ come back, so that
+//     DeLSM's repair knows which SSTs they record as replaced.
+//  2. Commit: the first of those files goes to lost/leveldb-<name>, made
+//     durable before anything else moves. With LevelDB's manifest gone,
+//     LevelDB refuses to open the directory (CURRENT names a missing
+//     manifest until DeLSM's repair writes its own). Without a readable
+//     LevelDB manifest (CURRENT lost or damaged) LevelDB could not open it
+//     before either, only rebuild it with its RepairDB from the tables:
+//     the first table's move is the commit, after which that rebuild
+//     would lack the table.
+//  3. The other files go to lost/ (kept for the user, not deleted), the
+//     SSTs are renamed into L0/ and made durable, then PLAN and the
+//     staging directory are removed.
+// A staging directory found here is resolved first. It holds copies only,
+// and is removed, if it has no PLAN (one is written whole and durable
+// before the commit, and removed after the SSTs are placed), if CURRENT
+// names a LevelDB manifest that reads (LevelDB uses the directory, or took
+// it back with its own RepairDB), or if every file its PLAN moves to lost/
+// is still in place; then the take-in starts over. Otherwise the take-in
+// was committed, and it finishes step 3 and returns. RepairDB comes here
+// for a take-in's PLAN whatever the directory's format, and DB::Open
+// refuses such a directory (TakeInCutShortError). A take-in that fails
+// before its commit removes the SSTs it made; one that fails after it
+// leaves the PLAN for the next RepairDB.
 Status TakeInLevelDbTables(const LevelDbConversionOptions& options,
                            const std::string& dbname);
+
+// What the staging directory of `dbname` holds.
+enum class StagingState {
+  kAbsent,          // there is none
+  kNoPlan,          // no PLAN (SSTs staged before a PLAN, or nothing)
+  kConversion,      // a conversion's PLAN
+  kTakeIn,          // a take-in's PLAN
+  kUnreadablePlan,  // a PLAN that does not decode
+};
+
+// Sets *state for `dbname`. Non-OK only if the PLAN is there and its read
+// fails otherwise than on damage (EIO, EMFILE).
+Status ReadStagingState(Env* env, const std::string& dbname,
+                        StagingState* state);
+
+// The refusal of `operation` (e.g. "DB::Open") on a database whose
+// take-in (TakeInLevelDbTables) was cut short, its PLAN in the staging
+// directory: a Corruption (what applications answer with RepairDB)
+// saying that DeLSM's RepairDB finishes it and that `operation` changed
+// nothing.
+Status TakeInCutShortError(const std::string& dbname,
+                           const std::string& operation);
+
+// True for the names a conversion's or take-in's PLAN has in the staging
+// directory: PLAN, and PLAN.new while it is being written.
+bool IsStagingPlanFileName(const std::string& name);
 
 // The staging directory's name inside the database directory.
 extern const char kLevelDbConversionDirName[];

@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "delsm/delsm.h"
 #include "leveldb/status.h"
@@ -14,6 +16,7 @@
 namespace leveldb {
 
 class Env;
+class FileSystem;
 
 namespace conversion_internal {
 
@@ -44,6 +47,58 @@ Status ReadLiveSsts(Env* env, const std::string& path,
 // records past it still count); an error that is not damage (EIO, EMFILE
 // opening or reading it) is returned: the bound is then unknown.
 Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound);
+
+// The staging directory <db>/leveldb-conversion/, shared by the conversion
+// (conversion.cc) and the take-in (take_in_tables.cc): SST directories are
+// built there, then a PLAN says what is done once committed. Defined in
+// staging.cc.
+
+// What a conversion or a take-in does once committed, as stored in PLAN.
+struct StagingPlan {
+  enum class Kind { kConversion, kTakeIn };
+  Kind kind = Kind::kConversion;
+  // Conversion: the DeLSM manifest CURRENT is switched to (the commit).
+  uint64_t manifest_number = 0;
+  // Both: the staged SSTs, renamed into their level directories.
+  std::vector<std::pair<int, uint64_t>> moves;  // level, SST number
+  // Conversion: LevelDB's files removed after the commit.
+  std::vector<std::string> removals;
+  // Take-in: LevelDB's files moved to lost/, in this order; the first
+  // move is the commit.
+  std::vector<std::string> to_lost;
+};
+
+// Where SST `number` is staged: <staging>/NNNNNN.sst.
+std::string StagedSstPath(const std::string& staging, uint64_t number);
+
+// Writes `plan` as <staging>/PLAN, whole or not at all: into PLAN.new,
+// synced, then renamed (a PLAN that is there decodes, unless damaged
+// since). The caller makes the staging directory durable.
+Status WritePlan(Env* env, const std::string& staging, const StagingPlan& plan);
+
+// Reads <staging>/PLAN into *plan. NotFound if there is none (and the
+// name is free); Corruption if it does not decode (or is a directory); any
+// other error reading it as it is.
+Status ReadPlan(Env* env, const std::string& staging, StagingPlan* plan);
+
+// Removes what a conversion or take-in staged before its commit (SST
+// directories, PLAN, PLAN.new), then the staging directory. Anything else
+// there is left, and the removal of the directory then fails.
+Status RemoveStaging(Env* env, FileSystem* fs, const std::string& staging);
+
+// Renames each SST of `moves` still staged into its level directory (one
+// already placed is skipped; one both staged and placed is Corruption),
+// then makes the level directories and the staging directory durable.
+Status PlaceStagedSsts(FileSystem* fs, delsm::Durability durability,
+                       const std::string& dbname, const std::string& staging,
+                       const std::vector<std::pair<int, uint64_t>>& moves);
+
+// After a committed plan is carried out: removes PLAN, then the staging
+// directory, and makes the database directory durable.
+Status RemoveFinishedStaging(Env* env, FileSystem* fs,
+                             delsm::Durability durability,
+                             const std::string& dbname,
+                             const std::string& staging);
 
 }  // namespace conversion_internal
 }  // namespace leveldb

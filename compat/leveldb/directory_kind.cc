@@ -178,12 +178,24 @@ Status CheckDatabaseFormat(Env* env, const std::string& dbname,
   std::string evidence;
   Status s = DetectDatabaseFormat(env, dbname, &format, &evidence);
   if (!s.ok()) return s;
+  std::string why;
+  const bool convertible = format == DatabaseFormat::kLevelDb &&
+                           LevelDbConvertible(env, dbname, comparator, &why);
+  // RepairDB's taking in of LevelDB's tables, cut short: only RepairDB
+  // finishes it (or removes it, in a LevelDB database the conversion
+  // removes it from). A LevelDB database must not be pointed to LevelDB's
+  // RepairDB once the take-in has moved some of its files to lost/.
+  if (!convertible) {
+    StagingState staging;
+    s = ReadStagingState(env, dbname, &staging);
+    if (!s.ok()) return s;
+    if (staging == StagingState::kTakeIn) {
+      return TakeInCutShortError(dbname, operation);
+    }
+  }
   switch (format) {
     case DatabaseFormat::kLevelDb: {
-      std::string why;
-      if (LevelDbConvertible(env, dbname, comparator, &why)) {
-        return Status::OK();
-      }
+      if (convertible) return Status::OK();
       return Status::NotSupported(
           dbname, "is a LevelDB database (" + evidence +
                       ") that DeLSM cannot convert: " + why + ". " + operation +

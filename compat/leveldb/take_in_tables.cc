@@ -1,7 +1,7 @@
-// TakeInLevelDbTables (compat/leveldb/conversion.h): a DeLSM database whose
-// manifest LevelDB's RepairDB replaced gets LevelDB's tables back as L0
-// SST directories, for DeLSM's RepairDB to merge. The in-place conversion
-// of a LevelDB database is in conversion.cc.
+// TakeInLevelDbTables (compat/leveldb/conversion.h, which gives the steps
+// and the commit point): LevelDB's tables become L0 SST directories, for
+// DeLSM's RepairDB to merge. The in-place conversion of a LevelDB database
+// is in conversion.cc; the staging directory both use, in staging.cc.
 #include <algorithm>
 #include <memory>
 #include <set>
@@ -29,8 +29,15 @@ namespace {
 
 using conversion_internal::ConversionDurability;
 using conversion_internal::ManifestNumberBound;
+using conversion_internal::PlaceStagedSsts;
 using conversion_internal::ReadCurrent;
 using conversion_internal::ReadLiveSsts;
+using conversion_internal::ReadPlan;
+using conversion_internal::RemoveFinishedStaging;
+using conversion_internal::RemoveStaging;
+using conversion_internal::StagedSstPath;
+using conversion_internal::StagingPlan;
+using conversion_internal::WritePlan;
 
 // Moves dbname/`name` to lost/leveldb-<name> (a suffix .1, .2, ... if that
 // is taken: nothing in lost/ is replaced). lost/ is made or found through
@@ -66,42 +73,164 @@ Status ListLost(Env* env, const std::string& dbname,
   return s;
 }
 
-// TakeInLevelDbTables with the LOCK held.
-Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
-                                 const std::string& dbname) {
-  Env* env = o.env;
-  // A lost/ that is a link is refused before anything is read from it or
-  // moved.
-  Status s = CheckNotALink(o.fs, dbname + "/lost");
+// Whether CURRENT names a manifest that reads as LevelDB's (*readable;
+// then LevelDB opens the directory, as far as its manifest goes), its name
+// in *manifest and what it holds in *state. A read of either that fails
+// otherwise than on damage or absence fails.
+Status ReadLevelDbCurrent(Env* env, const std::string& dbname, bool* readable,
+                          std::string* manifest, LevelDbState* state) {
+  *readable = false;
+  Status s = ReadCurrent(env, dbname, manifest);
+  if (!s.ok()) {
+    return DamagedOrAbsent(env, s, CurrentFileName(dbname)) ? Status::OK() : s;
+  }
+  const std::string path = dbname + "/" + *manifest;
+  s = ReadLevelDbManifest(env, path, state);
+  if (!s.ok()) return DamagedOrAbsent(env, s, path) ? Status::OK() : s;
+  *readable = true;
+  return Status::OK();
+}
+
+// Carries out a committed take-in's `plan` (steps 2 and 3 in
+// conversion.h), or what is left of it: LevelDB's files to lost/, the
+// staged SSTs into L0/, then PLAN and the staging directory removed.
+Status FinishTakeIn(const LevelDbConversionOptions& o,
+                    const std::string& dbname, const std::string& staging,
+                    const StagingPlan& plan) {
+  const delsm::Durability mode = ConversionDurability(o.durability);
+  const std::vector<std::string> moved_in = {dbname, dbname + "/lost"};
+  bool moved = false;
+  for (const std::string& name : plan.to_lost) {
+    if (!o.env->FileExists(dbname + "/" + name)) continue;  // moved already
+    Status s = MoveToLost(o.env, o.fs, dbname, name);
+    // The first move is the commit, durable before anything else moves: a
+    // power loss that undid it but kept a later move, or an SST placed in
+    // L0/, would leave a directory ResolveStaging takes for uncommitted.
+    if (s.ok() && !moved) s = MakeDirectoriesDurable(o.fs, mode, moved_in);
+    if (!s.ok()) return s;
+    moved = true;
+  }
+  Status s = MakeDirectoriesDurable(o.fs, mode, moved_in);
+  if (s.ok()) s = PlaceStagedSsts(o.fs, mode, dbname, staging, plan.moves);
+  if (s.ok()) s = RemoveFinishedStaging(o.env, o.fs, mode, dbname, staging);
+  if (s.ok()) {
+    Log(o.info_log,
+        "RepairDB: LevelDB's tables taken in: %zu SSTs placed in L0/, %zu "
+        "LevelDB files in lost/\n",
+        plan.moves.size(), plan.to_lost.size());
+  }
+  return s;
+}
+
+// What a take-in or a conversion left in the staging directory `staging`
+// (see conversion.h): removed where it holds only copies; finished, with
+// *finished set, where it is a committed take-in's. A PLAN that does not
+// decode, or a committed conversion's, is left as it is and fails the
+// repair, which has changed nothing.
+Status ResolveStaging(const LevelDbConversionOptions& o,
+                      const std::string& dbname, const std::string& staging,
+                      bool* finished) {
+  *finished = false;
+  if (!o.env->FileExists(staging)) return Status::OK();
+  StagingPlan plan;
+  Status s = ReadPlan(o.env, staging, &plan);
+  if (s.IsCorruption()) {
+    return Status::Corruption(
+        staging, s.ToString() + "; left as it is, RepairDB changed nothing");
+  }
+  if (!s.ok() && !s.IsNotFound()) return s;
+  const bool has_plan = s.ok();
+  std::string manifest;
+  LevelDbState state;
+  bool leveldb_current = false;
+  s = ReadLevelDbCurrent(o.env, dbname, &leveldb_current, &manifest, &state);
   if (!s.ok()) return s;
-  std::vector<std::string> children;
-  s = env->GetChildren(dbname, &children);
-  if (!s.ok()) return s;
-  std::sort(children.begin(), children.end());
-  // New SSTs take numbers above everything any file, SST directory or home
-  // of either engine uses.
-  uint64_t next = 1;
-  std::vector<std::string> tables;
+  // What proves that the SSTs staged here are only copies (of tables still
+  // in place, or that LevelDB has since replaced), so that merging them
+  // could only bring back what LevelDB deleted since:
+  const char* why = nullptr;
+  if (!has_plan) {
+    // Both write their PLAN whole (renamed into place) and make it durable
+    // before their commit, and remove it only after every SST it names
+    // has been placed: without a PLAN, no SST here is the only copy of
+    // anything.
+    why = "it has no PLAN (written before any commit)";
+  } else if (plan.kind == StagingPlan::Kind::kConversion) {
+    // A conversion commits by switching CURRENT to its manifest; until
+    // then LevelDB's files are untouched.
+    std::string current;
+    if (ReadCurrent(o.env, dbname, &current).ok() &&
+        current == DescriptorFileName("", plan.manifest_number).substr(1)) {
+      return Status::NotSupported(staging,
+                                  "holds a committed conversion's PLAN; left "
+                                  "as it is, RepairDB changed nothing");
+    }
+    why = "its conversion was not committed (CURRENT names another manifest)";
+  } else if (leveldb_current) {
+    // The take-in's commit moves LevelDB's manifest to lost/ first: with
+    // one in place that reads, LevelDB opens the directory (or took it
+    // back with its own RepairDB), and may have deleted keys and
+    // compacted them away since these copies were made.
+    why = "CURRENT names a LevelDB manifest that reads";
+  } else {
+    // Without one, the commit is the first table's move to lost/, durable
+    // before anything else moves (FinishTakeIn).
+    bool all_in_place = true;
+    for (const std::string& name : plan.to_lost) {
+      if (!o.env->FileExists(dbname + "/" + name)) all_in_place = false;
+    }
+    if (all_in_place) {
+      why = "every LevelDB file its PLAN moves to lost/ is still in place";
+    }
+  }
+  if (why == nullptr) {
+    Log(o.info_log,
+        "RepairDB: %s holds a committed taking in of LevelDB's tables; "
+        "finishing it\n",
+        staging.c_str());
+    *finished = true;
+    return FinishTakeIn(o, dbname, staging, plan);
+  }
+  s = RemoveStaging(o.env, o.fs, staging);
+  if (s.ok()) {
+    s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability),
+                               {dbname});
+  }
+  if (s.ok()) {
+    Log(o.info_log, "RepairDB: removed %s, copies only: %s\n", staging.c_str(),
+        why);
+  }
+  return s;
+}
+
+// Sets *next above every number a file, SST directory (or SST in one) or
+// home of either engine in `dbname` uses, `children` being its listing,
+// and the LevelDB tables among them in *tables.
+Status NumbersInUse(const LevelDbConversionOptions& o,
+                    const std::string& dbname,
+                    const std::vector<std::string>& children,
+                    std::vector<std::string>* tables, uint64_t* next) {
+  *next = 1;
   for (const std::string& child : children) {
     uint64_t number;
     FileType type;
     if (ParseLevelDbTableFileName(child, &number)) {
-      tables.push_back(child);
-      next = std::max(next, number + 1);
+      tables->push_back(child);
+      *next = std::max(*next, number + 1);
     } else if (ParseFileName(child, &number, &type) && type != kLevelDir) {
-      next = std::max(next, number + 1);
+      *next = std::max(*next, number + 1);
     }
   }
   std::vector<std::string> names;
   for (int level = 0; level < config::kNumLevels; level++) {
     const std::string dir = LevelDirName(dbname, level);
     if (!o.fs->Exists(dir)) continue;
-    s = o.fs->ListDirectory(dir, &names);
+    Status s = o.fs->ListDirectory(dir, &names);
     if (!s.ok()) return s;
     for (const std::string& name : names) {
       uint64_t number;
       if (!ParseSstDirName(name, &number)) continue;
-      next = std::max(next, number + 1);
+      *next = std::max(*next, number + 1);
       // And the SSTs a compaction wrote into the directory (META-<n>).
       std::vector<std::string> entries;
       s = o.fs->ListDirectory(dir + "/" + name, &entries);
@@ -110,53 +239,27 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
         uint64_t sst;
         if (ParseMetaFileName(entry, number, &sst) ||
             ParseLongKeysFileName(entry, number, &sst)) {
-          next = std::max(next, sst + 1);
+          *next = std::max(*next, sst + 1);
         }
       }
     }
   }
   const std::string values = dbname + "/" + kValuesDirName;
   if (o.fs->Exists(values)) {
-    s = o.fs->ListDirectory(values, &names);
+    Status s = o.fs->ListDirectory(values, &names);
     if (!s.ok()) return s;
     for (const std::string& name : names) {
       uint64_t number;
-      if (ParseHomeDirName(name, &number)) next = std::max(next, number + 1);
+      if (ParseHomeDirName(name, &number)) *next = std::max(*next, number + 1);
     }
   }
-  // LevelDB's manifest, if CURRENT names one that reads as LevelDB's
-  // (damaged or absent, it bounds nothing and stays where it is). A failed
-  // read of either is not damage and fails the repair.
-  std::string manifest;
-  LevelDbState state;
-  bool leveldb_manifest = false;
-  s = ReadCurrent(env, dbname, &manifest);
-  if (!s.ok() && !DamagedOrAbsent(env, s, CurrentFileName(dbname))) return s;
-  if (s.ok()) {
-    const std::string path = dbname + "/" + manifest;
-    s = ReadLevelDbManifest(env, path, &state);
-    if (!s.ok() && !DamagedOrAbsent(env, s, path)) return s;
-    leveldb_manifest = s.ok();
-  }
-  if (leveldb_manifest) {
-    if (!state.comparator.empty() &&
-        state.comparator != o.user_comparator->Name()) {
-      return Status::NotSupported(dbname + "/" + manifest,
-                                  "LevelDB's manifest names comparator '" +
-                                      state.comparator + "', repaired with '" +
-                                      o.user_comparator->Name() +
-                                      "'; RepairDB changed nothing");
-    }
-    next = std::max(next, state.next_file);
-  }
-
   // Every number DeLSM's manifests name: LevelDB's repair moved them to
-  // lost/, from where they come back below for DeLSM's repair to read.
-  // A manifest that cannot be listed or read (EIO, EMFILE) fails the
-  // repair: a number it names could go to a taken-in table, which the next
+  // lost/, from where they come back for DeLSM's repair to read. A
+  // manifest that cannot be listed or read (EIO, EMFILE) fails the repair:
+  // a number it names could go to a taken-in table, which the next
   // RepairDB would then take for a replaced SST and not merge.
   std::vector<std::string> lost_names;
-  s = ListLost(env, dbname, &lost_names);
+  Status s = ListLost(o.env, dbname, &lost_names);
   if (!s.ok()) return s;
   std::vector<std::string> manifests;
   for (const std::string& name : lost_names) {
@@ -172,114 +275,106 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
         type != kDescriptorFile) {
       continue;
     }
-    s = ManifestNumberBound(env, path, &bound);
+    s = ManifestNumberBound(o.env, path, &bound);
     if (!s.ok()) return s;
-    next = std::max(next, bound);
+    *next = std::max(*next, bound);
   }
+  return Status::OK();
+}
 
-  // Every table becomes an L0 SST. A damaged table gives every block that
-  // reads (as LevelDB's repair salvages a table); an error that is not
-  // damage (EIO, EMFILE, ...) fails the repair.
-  s = o.fs->CreateDir(LevelDirName(dbname, 0), true);
+// Makes LevelDB table dbname/`name` the SST staging/<*next> (*next then
+// counts it) with every block that reads (as LevelDB's repair salvages a
+// table), and sets *built to its number; 0 if it made none (a table with
+// no readable entry). An error that is not damage (EIO, EMFILE, ...) fails it.
+// The builder is given no home (SstDirBuilder::SetHome): every file of the
+// SST is inside its directory, so removing the directory removes all it
+// made, and renaming it into L0/ keeps every value reachable.
+Status StageTable(const LevelDbConversionOptions& o, const std::string& dbname,
+                  const std::string& staging, const std::string& name,
+                  uint64_t* next, uint64_t* built) {
+  *built = 0;
+  Env* env = o.env;
+  const std::string fname = dbname + "/" + name;
+  uint64_t size;
+  RandomAccessFile* raw;
+  Status s = env->GetFileSize(fname, &size);
+  if (s.ok()) s = env->NewRandomAccessFile(fname, &raw);
   if (!s.ok()) return s;
-  std::vector<std::string> built = {LevelDirName(dbname, 0)};
-  // Until a table has gone to lost/, every SST made here is a copy of a
-  // table still in place: a failure removes them all. Left behind, they
-  // would make the directory DeLSM's data beside LevelDB's tables to the
-  // next RepairDB, which would merge them with whatever LevelDB (which
-  // ignores them) has since deleted or compacted away.
-  std::vector<std::unique_ptr<SstDirBuilder>> builders;
-  auto undo = [&](const Status& error) {
-    for (const auto& b : builders) {
-      if (!b->Abandon()) {
-        Log(o.info_log, "RepairDB: could not remove %s after: %s\n",
-            b->path().c_str(), error.ToString().c_str());
-      }
-    }
-    return error;
-  };
-  for (const std::string& name : tables) {
-    const std::string fname = dbname + "/" + name;
-    uint64_t size;
-    RandomAccessFile* raw;
-    s = env->GetFileSize(fname, &size);
-    if (s.ok()) s = env->NewRandomAccessFile(fname, &raw);
-    if (!s.ok()) return undo(s);
-    std::unique_ptr<RandomAccessFile> file(raw);
-    std::unique_ptr<LevelDbTableReader> reader;
-    s = LevelDbTableReader::Open(file.get(), size, fname, &reader);
-    if (s.IsCorruption() || s.IsNotSupportedError()) {
-      Log(o.info_log, "RepairDB: LevelDB table %s unreadable (%s)\n",
-          fname.c_str(), s.ToString().c_str());
-      continue;
-    }
-    if (!s.ok()) return undo(s);
-    const uint64_t number = next++;
-    builders.emplace_back(
-        new SstDirBuilder(o.sst_options, SstDirName(dbname, 0, number)));
-    SstDirBuilder& builder = *builders.back();
-    s = builder.Begin();
-    // Every block that reads is kept, as LevelDB's RepairDB keeps them: a
-    // damaged block loses its own entries, and an entry whose key does not
-    // parse is skipped alone. Stopping at the damage instead would lose
-    // the later blocks' deletions and newer values, and older versions in
-    // other tables would answer for those keys.
-    reader->SkipDamagedBlocks();
-    uint64_t malformed = 0;
-    for (reader->SeekToFirst(); s.ok() && reader->Valid(); reader->Next()) {
-      ParsedInternalKey ikey;
-      if (!ParseInternalKey(reader->key(), &ikey)) {
-        malformed++;
-        continue;
-      }
-      s = builder.Add(reader->key(), reader->value());
-    }
-    if (s.ok() && !reader->status().ok()) {
-      // Not damage (an I/O error, a block this build cannot decode): what
-      // the table holds past it is unknown.
-      s = reader->status();
-    }
-    if (s.ok() && (reader->damaged_blocks() > 0 || malformed > 0)) {
-      Log(o.info_log,
-          "RepairDB: %s: %llu damaged data blocks skipped (the first: %s), "
-          "%llu entries with a malformed key skipped; the table is kept in "
-          "lost/\n",
-          fname.c_str(),
-          static_cast<unsigned long long>(reader->damaged_blocks()),
-          reader->first_damage().ToString().c_str(),
-          static_cast<unsigned long long>(malformed));
-    }
-    if (s.ok() && builder.NumEntries() == 0) {
-      builder.Abandon();
-      builders.pop_back();
-      continue;
-    }
-    if (s.ok()) s = builder.Finish();
-    if (!s.ok()) return undo(s);
-    built.push_back(builder.path());
-    Log(o.info_log, "RepairDB: LevelDB table %s: %llu entries into %s\n",
-        fname.c_str(), static_cast<unsigned long long>(builder.NumEntries()),
-        builder.path().c_str());
+  std::unique_ptr<RandomAccessFile> file(raw);
+  std::unique_ptr<LevelDbTableReader> reader;
+  s = LevelDbTableReader::Open(file.get(), size, fname, &reader);
+  if (s.IsCorruption() || s.IsNotSupportedError()) {
+    Log(o.info_log, "RepairDB: LevelDB table %s unreadable (%s)\n",
+        fname.c_str(), s.ToString().c_str());
+    return Status::OK();
   }
-  s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability), built);
-  if (!s.ok()) return undo(s);
+  if (!s.ok()) return s;
+  const uint64_t number = (*next)++;
+  SstDirBuilder builder(o.sst_options, StagedSstPath(staging, number));
+  s = builder.Begin();
+  // Every block that reads is kept, as LevelDB's RepairDB keeps them: a
+  // damaged block loses its own entries, and an entry whose key does not
+  // parse is skipped alone. Stopping at the damage instead would lose
+  // the later blocks' deletions and newer values, and older versions in
+  // other tables would answer for those keys.
+  reader->SkipDamagedBlocks();
+  uint64_t malformed = 0;
+  for (reader->SeekToFirst(); s.ok() && reader->Valid(); reader->Next()) {
+    ParsedInternalKey ikey;
+    if (!ParseInternalKey(reader->key(), &ikey)) {
+      malformed++;
+      continue;
+    }
+    s = builder.Add(reader->key(), reader->value());
+  }
+  if (s.ok() && !reader->status().ok()) {
+    // Not damage (an I/O error, a block this build cannot decode): what
+    // the table holds past it is unknown.
+    s = reader->status();
+  }
+  if (s.ok() && (reader->damaged_blocks() > 0 || malformed > 0)) {
+    Log(o.info_log,
+        "RepairDB: %s: %llu damaged data blocks skipped (the first: %s), "
+        "%llu entries with a malformed key skipped; the table is kept in "
+        "lost/\n",
+        fname.c_str(),
+        static_cast<unsigned long long>(reader->damaged_blocks()),
+        reader->first_damage().ToString().c_str(),
+        static_cast<unsigned long long>(malformed));
+  }
+  if (s.ok() && builder.NumEntries() == 0) {
+    builder.Abandon();
+    return Status::OK();
+  }
+  if (s.ok()) s = builder.Finish();
+  if (!s.ok()) return s;  // the builder's destructor abandons it
+  *built = number;
+  Log(o.info_log, "RepairDB: LevelDB table %s: %llu entries into %s\n",
+      fname.c_str(), static_cast<unsigned long long>(builder.NumEntries()),
+      builder.path().c_str());
+  return Status::OK();
+}
 
-  // LevelDB's repair put DeLSM's manifests in lost/. Back in place, they
-  // tell DeLSM's repair which SSTs a committed compaction replaced (whose
-  // meta files, left by a crash, must not be merged); it puts them away
-  // again when it is done. They come back before LevelDB's manifest goes:
-  // once it has gone, the directory is no longer LevelDB's to a RepairDB
-  // run after a kill or an error here, which would not come this way and
-  // would merge those meta files, bringing back the keys whose tombstones
-  // the compaction dropped.
-  // A manifest in lost/ is DeLSM's if it reads whole as DeLSM's; one that
-  // is damaged or not DeLSM's (LevelDB's own older manifests) stays. One
-  // whose read fails (EIO, EMFILE) fails the repair before LevelDB's
-  // manifest goes: left in lost/, its record of replaced SSTs would be
-  // unknown to the repair that follows.
+// LevelDB's repair put DeLSM's manifests in lost/. Back in place, they
+// tell DeLSM's repair which SSTs a committed compaction replaced (whose
+// meta files, left by a crash, must not be merged); it puts them away
+// again when it is done. They come back before the take-in's commit, which
+// moves LevelDB's manifest away: once it has gone, the directory is no
+// longer LevelDB's, and a RepairDB after a kill there only finishes the
+// take-in's PLAN, which does not bring them back; had they stayed in
+// lost/, DeLSM's repair would merge those meta files, bringing back the
+// keys whose tombstones the compaction dropped.
+// A manifest in lost/ is DeLSM's if it reads whole as DeLSM's; one that
+// is damaged or not DeLSM's (LevelDB's own older manifests) stays. One
+// whose read fails (EIO, EMFILE) fails the repair before the commit: left
+// in lost/, its record of replaced SSTs would be unknown to the repair
+// that follows.
+Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
+                             const std::string& dbname) {
+  Env* env = o.env;
   std::vector<std::string> lost;
-  s = ListLost(env, dbname, &lost);
-  if (!s.ok()) return undo(s);
+  Status s = ListLost(env, dbname, &lost);
+  if (!s.ok()) return s;
   for (const std::string& name : lost) {
     uint64_t number;
     FileType type;
@@ -292,22 +387,100 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
     s = ReadLiveSsts(env, path, &live);
     if (!s.ok() && DamagedOrAbsent(env, s, path)) continue;
     if (s.ok()) s = env->RenameFile(path, dbname + "/" + name);
-    if (!s.ok()) return undo(s);
+    if (!s.ok()) return s;
     Log(o.info_log, "RepairDB: DeLSM's %s back from lost/\n", name.c_str());
   }
-  // The SSTs are durable: LevelDB's tables and manifest go to lost/ (not
-  // deleted; what repair cannot use is kept for the user, as both engines'
-  // repairs keep it). CURRENT then names a missing manifest until DeLSM's
-  // repair writes its own.
-  for (const std::string& name : tables) {
-    s = MoveToLost(env, o.fs, dbname, name);
-    if (!s.ok()) return s;
-  }
-  if (leveldb_manifest) {
-    s = MoveToLost(env, o.fs, dbname, manifest);
-    if (!s.ok()) return s;
-  }
   return Status::OK();
+}
+
+// TakeInLevelDbTables with the LOCK held.
+Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
+                                 const std::string& dbname) {
+  Env* env = o.env;
+  const std::string staging = dbname + "/" + kLevelDbConversionDirName;
+  // A lost/ or staging directory that is a link is refused before anything
+  // is read from it or moved: the SSTs staged through it would be outside
+  // the database, and so would LevelDB's files moved to lost/.
+  Status s = CheckNotALink(o.fs, dbname + "/lost");
+  if (s.ok()) s = CheckNotALink(o.fs, staging);
+  if (!s.ok()) return s;
+  bool finished;
+  s = ResolveStaging(o, dbname, staging, &finished);
+  if (!s.ok() || finished) return s;
+
+  std::vector<std::string> children;
+  s = env->GetChildren(dbname, &children);
+  if (!s.ok()) return s;
+  std::sort(children.begin(), children.end());
+  // New SSTs take numbers above everything any file, SST directory or home
+  // of either engine uses.
+  uint64_t next;
+  std::vector<std::string> tables;
+  s = NumbersInUse(o, dbname, children, &tables, &next);
+  if (!s.ok()) return s;
+  // LevelDB's manifest, if CURRENT names one that reads as LevelDB's
+  // (damaged or absent, it bounds nothing and stays where it is).
+  std::string manifest;
+  LevelDbState state;
+  bool leveldb_manifest;
+  s = ReadLevelDbCurrent(env, dbname, &leveldb_manifest, &manifest, &state);
+  if (!s.ok()) return s;
+  if (leveldb_manifest) {
+    if (!state.comparator.empty() &&
+        state.comparator != o.user_comparator->Name()) {
+      return Status::NotSupported(dbname + "/" + manifest,
+                                  "LevelDB's manifest names comparator '" +
+                                      state.comparator + "', repaired with '" +
+                                      o.user_comparator->Name() +
+                                      "'; RepairDB changed nothing");
+    }
+    next = std::max(next, state.next_file);
+  }
+  // LevelDB's files go to lost/ after the SSTs (not deleted; what repair
+  // cannot use is kept for the user, as both engines' repairs keep it);
+  // its manifest first: that move is the commit.
+  StagingPlan plan;
+  plan.kind = StagingPlan::Kind::kTakeIn;
+  if (leveldb_manifest) plan.to_lost.push_back(manifest);
+  plan.to_lost.insert(plan.to_lost.end(), tables.begin(), tables.end());
+  if (plan.to_lost.empty()) return RestoreDelsmManifests(o, dbname);
+
+  // Every table becomes an SST in the staging directory. Until the commit
+  // each is a copy of a table still in place: a failure removes them all.
+  // Left behind, they would make the directory DeLSM's data beside
+  // LevelDB's tables to the next RepairDB, which would merge them with
+  // whatever LevelDB (which ignores them) has since deleted or compacted
+  // away.
+  s = o.fs->CreateDir(staging, false);
+  if (!s.ok()) return s;
+  auto undo = [&](const Status& error) {
+    Status removed = RemoveStaging(env, o.fs, staging);
+    if (!removed.ok()) {
+      Log(o.info_log, "RepairDB: could not remove %s (%s) after: %s\n",
+          staging.c_str(), removed.ToString().c_str(),
+          error.ToString().c_str());
+    }
+    return error;
+  };
+  std::vector<std::string> durable;
+  for (const std::string& name : tables) {
+    uint64_t built;
+    s = StageTable(o, dbname, staging, name, &next, &built);
+    if (!s.ok()) return undo(s);
+    if (built == 0) continue;
+    plan.moves.emplace_back(0, built);
+    durable.push_back(StagedSstPath(staging, built));
+  }
+  durable.push_back(staging);
+  durable.push_back(dbname);
+  s = WritePlan(env, staging, plan);
+  if (s.ok()) {
+    s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability),
+                               durable);
+  }
+  if (s.ok()) s = RestoreDelsmManifests(o, dbname);
+  if (!s.ok()) return undo(s);
+  return FinishTakeIn(o, dbname, staging, plan);
 }
 
 }  // namespace

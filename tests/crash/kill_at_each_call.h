@@ -1,6 +1,7 @@
 // The kill harness of the crash tests that cut RepairDB or Open at each of
 // its disk calls in turn (tests/crash/repair_kill_no_resurrection_test.cc,
-// tests/crash/repair_unusable_files_to_lost_test.cc).
+// tests/crash/repair_unusable_files_to_lost_test.cc,
+// tests/crash/leveldb_take_in_kill_test.cc).
 //
 // What it runs: for kill point n = 1, 2, ..., a fresh copy of a pristine
 // database and, on that copy, the operation (RepairDB, or Open followed by
