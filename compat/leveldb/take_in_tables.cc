@@ -91,6 +91,15 @@ Status ReadLevelDbCurrent(Env* env, const std::string& dbname, bool* readable,
   return Status::OK();
 }
 
+// Whether every LevelDB file a take-in's `plan` moves to lost/ is still in
+// `dbname`: then its commit, the first of those moves, has not been made.
+bool AllInPlace(Env* env, const std::string& dbname, const StagingPlan& plan) {
+  for (const std::string& name : plan.to_lost) {
+    if (!env->FileExists(dbname + "/" + name)) return false;
+  }
+  return true;
+}
+
 // Carries out a committed take-in's `plan` (steps 2 and 3 in
 // conversion.h), or what is left of it: LevelDB's files to lost/, the
 // staged SSTs into L0/, then PLAN and the staging directory removed.
@@ -98,7 +107,7 @@ Status FinishTakeIn(const LevelDbConversionOptions& o,
                     const std::string& dbname, const std::string& staging,
                     const StagingPlan& plan) {
   const delsm::Durability mode = ConversionDurability(o.durability);
-  const std::vector<std::string> moved_in = {dbname, dbname + "/lost"};
+  std::vector<std::string> moved_in = {dbname, dbname + "/lost"};
   bool moved = false;
   for (const std::string& name : plan.to_lost) {
     if (!o.env->FileExists(dbname + "/" + name)) continue;  // moved already
@@ -110,6 +119,7 @@ Status FinishTakeIn(const LevelDbConversionOptions& o,
     if (!s.ok()) return s;
     moved = true;
   }
+  if (!o.fs->Exists(moved_in.back())) moved_in.pop_back();  // none moved
   Status s = MakeDirectoriesDurable(o.fs, mode, moved_in);
   if (s.ok()) s = PlaceStagedSsts(o.fs, mode, dbname, staging, plan.moves);
   if (s.ok()) s = RemoveFinishedStaging(o.env, o.fs, mode, dbname, staging);
@@ -172,16 +182,10 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
     // back with its own RepairDB), and may have deleted keys and
     // compacted them away since these copies were made.
     why = "CURRENT names a LevelDB manifest that reads";
-  } else {
+  } else if (AllInPlace(o.env, dbname, plan)) {
     // Without one, the commit is the first table's move to lost/, durable
     // before anything else moves (FinishTakeIn).
-    bool all_in_place = true;
-    for (const std::string& name : plan.to_lost) {
-      if (!o.env->FileExists(dbname + "/" + name)) all_in_place = false;
-    }
-    if (all_in_place) {
-      why = "every LevelDB file its PLAN moves to lost/ is still in place";
-    }
+    why = "every LevelDB file its PLAN moves to lost/ is still in place";
   }
   if (why == nullptr) {
     Log(o.info_log,
@@ -480,7 +484,11 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   }
   if (s.ok()) s = RestoreDelsmManifests(o, dbname);
   if (!s.ok()) return undo(s);
-  return FinishTakeIn(o, dbname, staging, plan);
+  s = FinishTakeIn(o, dbname, staging, plan);
+  if (!s.ok() && AllInPlace(env, dbname, plan)) {
+    return undo(s);  // failed at the commit: nothing moved
+  }
+  return s;  // committed: the next RepairDB finishes it
 }
 
 }  // namespace

@@ -10,7 +10,8 @@
 //    every key LevelDB holds, with its value, and none that LevelDB
 //    deleted. SSTs the killed take-in had made, left where the next
 //    RepairDB takes them for DeLSM's data, would bring the deleted keys
-//    back with their old values.
+//    back with their old values. On a copy, DeLSM's RepairDB run at once
+//    instead must end as the next case does.
 //  - LevelDB cannot (after the commit): DeLSM's RepairDB runs again and
 //    must end with what LevelDB's own RepairDB (paranoid) keeps of the
 //    database as it was. Where the take-in was committed and not finished
@@ -256,20 +257,21 @@ class LevelDbTakeInKill : public testing::Test {
     int leveldb_went_on = 0, repaired_again = 0, committed_unfinished = 0;
     const delsm_test::KillCheck check = [&](const std::string& work,
                                             uint64_t) -> std::string {
-      Contents model;
-      bool leveldb_uses_it;
-      if (lost_current) {
-        leveldb_uses_it = TablesInPlace(work);
-        if (leveldb_uses_it) {
+      Contents model;  // what LevelDB reads, where it can
+      if (lost_current ? TablesInPlace(work) : DumpWithLevelDb(work, &model)) {
+        leveldb_went_on++;
+        // On a copy, the user runs DeLSM's RepairDB again at once.
+        const std::string at_once = work + "-at-once";
+        if (!delsm_test::CopyTree(work, at_once).empty()) return "copy failed";
+        std::string problem = RepairAndCompare(at_once, expected_);
+        delsm_test::RemoveTree(at_once);
+        if (!problem.empty()) return "repaired at once: " + problem;
+        // Or LevelDB goes on (after its RepairDB, without CURRENT).
+        if (lost_current) {
           delsm_test::OracleRun run = Oracle(WithFlags({"repair", work}), "");
           if (!run.ok) return "LevelDB's RepairDB: " + run.err;
         }
-      } else {
-        leveldb_uses_it = DumpWithLevelDb(work, &model);
-      }
-      if (leveldb_uses_it) {
-        leveldb_went_on++;
-        std::string problem = LevelDbGoesOn(work, &model);
+        problem = LevelDbGoesOn(work, &model);
         if (!problem.empty()) return problem;
         problem = RepairAndCompare(work, model);
         return problem.empty() ? "" : "after LevelDB went on: " + problem;
