@@ -22,6 +22,7 @@
 #include "port/port.h"
 #include "port/thread_annotations.h"
 #include "util/mutexlock.h"
+#include "util/posix_write.h"
 
 namespace leveldb {
 
@@ -162,19 +163,7 @@ class PosixDirectory final : public Directory {
     // ENOENT here means the directory itself is gone: an I/O error, not an
     // absent entry.
     if (fd < 0) return PosixError(Join(name), errno, false, fd_);
-    const char* p = data.data();
-    size_t left = data.size();
-    int err = 0;
-    while (left > 0) {
-      ssize_t w = write(fd, p, left);
-      if (w < 0) {
-        if (errno == EINTR) continue;
-        err = errno;
-        break;
-      }
-      p += w;
-      left -= static_cast<size_t>(w);
-    }
+    int err = WriteAll(fd, data.data(), data.size());
     if (err == 0 && sync && fsync(fd) != 0) err = errno;
     int close_err = CloseFd(fd);
     if (err == 0) err = close_err;

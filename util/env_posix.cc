@@ -38,24 +38,17 @@
 #include "util/mutexlock.h"
 #include "util/posix_error.h"
 #include "util/posix_logger.h"
+#include "util/posix_write.h"
 
 namespace leveldb {
 
 namespace {
 
-// Retries write() until all of [data, data+size) is written.
+// Writes all of [data, data+size) (WriteAll).
 Status WriteFully(int fd, const char* data, size_t size,
                   const std::string& fname) {
-  while (size > 0) {
-    ssize_t n = ::write(fd, data, size);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return PosixError(fname, errno);
-    }
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
-  return Status::OK();
+  const int err = WriteAll(fd, data, size);
+  return err == 0 ? Status::OK() : PosixError(fname, err);
 }
 
 // fsync of a directory: makes the entries changed in it durable.

@@ -87,6 +87,25 @@ TEST_F(EnvPosixTest, WriteThenReadSequentialAndRandom) {
   EXPECT_TRUE(chunk.empty());
 }
 
+// An Append larger than one write() takes (kMaxWriteChunk), and not a
+// multiple of it, reaches the file whole.
+TEST_F(EnvPosixTest, LargeAppendIsWrittenWhole) {
+  const std::string fname = Path("big");
+  std::string data;
+  for (int i = 0; i < (1 << 20) + 1000; i++) {
+    data.push_back(static_cast<char>(i * 13));
+  }
+  WritableFile* file;
+  ASSERT_TRUE(env_->NewWritableFile(fname, &file).ok());
+  std::unique_ptr<WritableFile> owner(file);
+  ASSERT_TRUE(file->Append("x").ok());
+  ASSERT_TRUE(file->Append(data).ok());
+  ASSERT_TRUE(file->Close().ok());
+  std::string read;
+  ASSERT_TRUE(ReadFileToString(env_, fname, &read).ok());
+  EXPECT_TRUE(read == "x" + data);
+}
+
 TEST_F(EnvPosixTest, WritableFileBuffersAndSyncs) {
   const std::string fname = Path("MANIFEST-000001");
   WritableFile* file;
