@@ -39,6 +39,7 @@
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/leveldb_table_layout.h"
+#include "tests/leveldb_two_rounds.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -49,29 +50,15 @@ using Contents = std::map<std::string, std::string>;
 constexpr int kKeys = 600;
 constexpr size_t kValueSize = 60;
 
-// The second round LevelDB writes deletes every third key and rewrites
-// every third; after a kill, LevelDB deletes some of the others.
-bool Deleted(int i) { return i % 3 == 0; }
-bool Rewritten(int i) { return i % 3 == 1; }
+// The database is delsm_test's two rounds (tests/leveldb_two_rounds.h);
+// after a kill, LevelDB deletes some of the keys the second left alone.
 bool DeletedAfterTheKill(int i) { return i % 3 == 2 && i % 5 == 0; }
 
-// LevelDB's flags for every oracle run that writes: blocks small enough for
-// a table of a few dozen, stored uncompressed so the test can find them.
+// The oracle's arguments with the two rounds' flags.
 std::vector<std::string> WithFlags(std::vector<std::string> args) {
-  args.push_back("--compression=none");
-  args.push_back("--block_size=1024");
+  const auto& flags = delsm_test::TwoRoundsFlags();
+  args.insert(args.end(), flags.begin(), flags.end());
   return args;
-}
-
-// The newest table file of LevelDB database `dbname` (its name).
-std::string NewestTable(const std::string& dbname) {
-  std::string newest;
-  for (const std::string& n : delsm_test::ListDir(dbname)) {
-    if (n.size() > 4 && n.substr(n.size() - 4) == ".ldb" && n > newest) {
-      newest = n;
-    }
-  }
-  return newest;
 }
 
 // What DeLSM reads from `dbname`; "" or what failed in *error.
@@ -122,19 +109,8 @@ class LevelDbTakeInKill : public testing::Test {
   void SetUp() override {
     ASSERT_FALSE(tmp_.path().empty());
     pristine_ = tmp_.path() + "/pristine";
-    std::string commands = "fill 0 " + std::to_string(kKeys) + " " +
-                           std::to_string(kValueSize) + "\nflush\n";
-    for (int i = 0; i < kKeys; i++) {
-      const std::string key =
-          delsm_test::OracleHex(delsm_test::OracleFillKey(i));
-      if (Deleted(i)) {
-        commands += "delete " + key + "\n";
-      } else if (Rewritten(i)) {
-        commands += "put " + key + " " +
-                    delsm_test::OracleHex("new-" + std::to_string(i)) + "\n";
-      }
-    }
-    commands += "reopen\n";
+    const std::string commands =
+        delsm_test::TwoRoundsCommands(kKeys, static_cast<int>(kValueSize));
     delsm_test::OracleRun run =
         Oracle(WithFlags({"create", pristine_}), commands);
     ASSERT_TRUE(run.ok) << run.err;
@@ -142,7 +118,7 @@ class LevelDbTakeInKill : public testing::Test {
     // One byte of the second data block's checksum (the four bytes after
     // the block's type byte): LevelDB reads the block as it is unless told
     // to verify checksums; DeLSM always does.
-    const std::string newest = NewestTable(pristine_);
+    const std::string newest = delsm_test::NewestLevelDbTable(pristine_);
     ASSERT_FALSE(newest.empty());
     const std::string data =
         delsm_test::ReadWholeFile(pristine_ + "/" + newest);

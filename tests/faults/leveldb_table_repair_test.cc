@@ -25,6 +25,7 @@
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/leveldb_table_layout.h"
+#include "tests/leveldb_two_rounds.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -37,35 +38,17 @@ using delsm_test::TempDir;
 constexpr int kKeys = 600;
 constexpr size_t kValueSize = 60;
 
-// The second round deletes every third key and rewrites every third.
-bool Deleted(int i) { return i % 3 == 0; }
-bool Rewritten(int i) { return i % 3 == 1; }
-std::string NewValue(int i) { return "new-" + std::to_string(i); }
-
-// LevelDB's flags for every oracle run: blocks small enough for a table
-// of a few dozen, stored uncompressed so the test can find them.
-const std::vector<std::string>& Flags() {
-  static const std::vector<std::string> flags = {"--compression=none",
-                                                 "--block_size=1024"};
-  return flags;
-}
+// The database is delsm_test's two rounds (tests/leveldb_two_rounds.h).
+using delsm_test::SecondRoundDeletes;
+using delsm_test::SecondRoundRewrites;
+using delsm_test::SecondRoundValue;
 
 delsm_test::OracleRun Oracle(std::vector<std::string> args,
                              const std::string& input,
                              const std::string& scratch) {
-  args.insert(args.end(), Flags().begin(), Flags().end());
+  const auto& flags = delsm_test::TwoRoundsFlags();
+  args.insert(args.end(), flags.begin(), flags.end());
   return delsm_test::RunOracle(args, input, scratch);
-}
-
-// The newest table file of LevelDB database `dbname` (its name).
-std::string NewestTable(const std::string& dbname) {
-  std::string newest;
-  for (const std::string& n : ListDir(dbname)) {
-    if (n.size() > 4 && n.substr(n.size() - 4) == ".ldb" && n > newest) {
-      newest = n;
-    }
-  }
-  return newest;
 }
 
 class LevelDbTableRepairTest : public testing::Test {
@@ -77,26 +60,15 @@ class LevelDbTableRepairTest : public testing::Test {
     pristine_ = tmp_.path() + "/pristine";
     // Old values compacted below; then the deletes and rewrites, which the
     // reopen makes a table of their own above them.
-    std::string commands = "fill 0 " + std::to_string(kKeys) + " " +
-                           std::to_string(kValueSize) + "\nflush\n";
-    for (int i = 0; i < kKeys; i++) {
-      const std::string key =
-          delsm_test::OracleHex(delsm_test::OracleFillKey(i));
-      if (Deleted(i)) {
-        commands += "delete " + key + "\n";
-      } else if (Rewritten(i)) {
-        commands +=
-            "put " + key + " " + delsm_test::OracleHex(NewValue(i)) + "\n";
-      }
-    }
-    commands += "reopen\n";
+    const std::string commands =
+        delsm_test::TwoRoundsCommands(kKeys, static_cast<int>(kValueSize));
     delsm_test::OracleRun run =
         Oracle({"create", pristine_}, commands, tmp_.path() + "/create");
     ASSERT_TRUE(run.ok) << run.err;
 
     // Damage the second data block of the newest table, which holds the
     // deletes and rewrites: blocks after it hold more of them.
-    newest_ = NewestTable(pristine_);
+    newest_ = delsm_test::NewestLevelDbTable(pristine_);
     ASSERT_FALSE(newest_.empty());
     const std::string data = ReadWholeFile(pristine_ + "/" + newest_);
     const auto blocks = delsm_test::LevelDbDataBlocks(data);
@@ -130,11 +102,11 @@ class LevelDbTableRepairTest : public testing::Test {
     for (int i = 0; i < kKeys; i++) {
       const std::string key = delsm_test::OracleFillKey(i);
       if (later_keys.count(key) == 0) continue;
-      if (Deleted(i)) {
+      if (SecondRoundDeletes(i)) {
         EXPECT_EQ(0u, expected_.count(key)) << key;
         later_deleted++;
-      } else if (Rewritten(i)) {
-        EXPECT_EQ(NewValue(i), expected_[key]) << key;
+      } else if (SecondRoundRewrites(i)) {
+        EXPECT_EQ(SecondRoundValue(i), expected_[key]) << key;
       }
     }
     ASSERT_GT(later_deleted, 0);
@@ -255,7 +227,7 @@ TEST_F(LevelDbTableRepairTest, FailedTakeInLeavesNoSstsBehind) {
       Oracle({"repair", dbname}, "", tmp_.path() + "/repair-after-eio");
   ASSERT_TRUE(run.ok) << run.err;
   const std::string untouched = delsm_test::OracleFillKey(2);
-  ASSERT_FALSE(Deleted(2) || Rewritten(2));
+  ASSERT_FALSE(SecondRoundDeletes(2) || SecondRoundRewrites(2));
   run = Oracle({"create", dbname},
                "delete " + delsm_test::OracleHex(untouched) + "\nflush\n",
                tmp_.path() + "/delete-after-eio");
