@@ -13,7 +13,7 @@ that run ("wait time", of which "sch delay" was spent runnable, waiting for
 a CPU), the run, the state it left in and where (the call chain). So a
 wait's cause is the state and chain of the task's previous line. The
 benchmark's thread is the thread named db_bench (DeLSM names its own
-threads delsm-*) with the most switches: db_bench's main thread only
+threads delsm-*) that ran longest: db_bench's main thread only
 starts it and waits.
 """
 
@@ -68,7 +68,9 @@ def main():
     benches = [tid for tid in switches if comm[tid] == args.thread]
     if not benches:
         sys.exit("fill_stalls: no thread named %s" % args.thread)
-    writer = max(benches, key=lambda tid: switches[tid])
+    # The one that ran longest: db_bench's main thread only starts the
+    # benchmark's thread and waits (in a short run it may switch more).
+    writer = max(benches, key=lambda tid: run[tid])
 
     print("threads (run s, switches, waits s of which runnable s):")
     for tid in sorted(switches, key=lambda k: -run[k]):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """fill_stalls.py on a small perf sched timehist excerpt: the benchmark's
-thread is the db_bench-named thread with the most switches (not the main
+thread is the db_bench-named thread that ran longest (not the main
 thread, not DeLSM's named threads); each wait is attributed to the state
 and stack the thread left the CPU on in its previous line, not to the line
 that reports the wait; sums by stack count only waits over --over.
