@@ -73,10 +73,12 @@ Status DbView::Open(const std::string& dbname, std::unique_ptr<DbView>* out,
   }
   if (env->FileExists(dbname + "/" + kLevelDbConversionDirName)) {
     return Status::NotSupported(
-        dbname, "holds an unfinished LevelDB conversion (" +
-                    std::string(kLevelDbConversionDirName) +
-                    "/); open it once with DeLSM, which finishes it, before "
-                    "using the delsm tool on it");
+        dbname,
+        "holds an unfinished LevelDB conversion or repair (" +
+            std::string(kLevelDbConversionDirName) +
+            "/): open it once with DeLSM, which finishes a conversion, or "
+            "run RepairDB if Open refuses it (a repair's take-in of LevelDB's "
+            "tables), before using the delsm tool on it");
   }
   s = CheckDatabaseFormat(env, dbname, BytewiseComparator(), "delsm tool");
   if (!s.ok()) return s;

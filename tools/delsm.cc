@@ -279,10 +279,13 @@ int RunWrite(const Args& args, bool is_put) {
   }
   if (env->FileExists(dbname + "/" + leveldb::kLevelDbConversionDirName)) {
     return Fail(Status::NotSupported(
-        dbname, "holds an unfinished LevelDB conversion (" +
-                    std::string(leveldb::kLevelDbConversionDirName) +
-                    "/); the delsm tool does not convert: open it once with "
-                    "DeLSM, which finishes it, first. Nothing was changed"));
+        dbname,
+        "holds an unfinished LevelDB conversion or repair (" +
+            std::string(leveldb::kLevelDbConversionDirName) +
+            "/); the delsm tool does not convert: open it once with DeLSM, "
+            "which finishes a conversion, or run RepairDB if Open refuses it "
+            "(a repair's take-in of LevelDB's tables), first. Nothing was "
+            "changed"));
   }
   s = leveldb::CheckDatabaseFormat(env, dbname, leveldb::BytewiseComparator(),
                                    is_put ? "delsm put" : "delsm delete");
