@@ -94,9 +94,7 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
 //     directory: removing it removes all it made, renaming it keeps every
 //     value reachable), and a PLAN naming them and LevelDB's files to move
 //     to lost/: its manifest, if CURRENT names one that reads as
-//     LevelDB's, first, then the tables. All of it is made durable. The
-//     DeLSM manifests LevelDB's repair moved to lost/ come back, so that
-//     DeLSM's repair knows which SSTs they record as replaced.
+//     LevelDB's, first, then the tables. All of it is made durable.
 //  2. Commit: the first of those files goes to lost/leveldb-<name>, made
 //     durable before anything else moves. With LevelDB's manifest gone,
 //     LevelDB refuses to open the directory (CURRENT names a missing
@@ -106,8 +104,11 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
 //     the first table's move is the commit, after which that rebuild
 //     would lack the table.
 //  3. The other files go to lost/ (kept for the user, not deleted), the
-//     SSTs are renamed into L0/ and made durable, then PLAN and the
-//     staging directory are removed.
+//     DeLSM manifests LevelDB's repair moved to lost/ come back (so that
+//     DeLSM's repair knows which SSTs they record as replaced; not before
+//     the commit, while LevelDB's open, which deletes older manifests,
+//     could still reach them), the SSTs are renamed into L0/ and made
+//     durable, then PLAN and the staging directory are removed.
 // A staging directory found here is resolved first. It holds copies only,
 // and is removed, if it has no PLAN (one is written whole and durable
 // before the commit, and removed after the SSTs are placed), if CURRENT

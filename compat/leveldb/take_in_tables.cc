@@ -100,9 +100,14 @@ bool AllInPlace(Env* env, const std::string& dbname, const StagingPlan& plan) {
   return true;
 }
 
+Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
+                             const std::string& dbname,
+                             const std::vector<std::string>& taken_names);
+
 // Carries out a committed take-in's `plan` (steps 2 and 3 in
-// conversion.h), or what is left of it: LevelDB's files to lost/, the
-// staged SSTs into L0/, then PLAN and the staging directory removed.
+// conversion.h), or what is left of it: LevelDB's files to lost/, DeLSM's
+// manifests back from lost/, the staged SSTs into L0/, then PLAN and the
+// staging directory removed.
 Status FinishTakeIn(const LevelDbConversionOptions& o,
                     const std::string& dbname, const std::string& staging,
                     const StagingPlan& plan) {
@@ -119,8 +124,12 @@ Status FinishTakeIn(const LevelDbConversionOptions& o,
     if (!s.ok()) return s;
     moved = true;
   }
+  // Committed: LevelDB can no longer use the directory, nor delete DeLSM's
+  // manifests brought back into it.
+  Status s = RestoreDelsmManifests(o, dbname, plan.to_lost);
+  if (!s.ok()) return s;
   if (!o.fs->Exists(moved_in.back())) moved_in.pop_back();  // none moved
-  Status s = MakeDirectoriesDurable(o.fs, mode, moved_in);
+  s = MakeDirectoriesDurable(o.fs, mode, moved_in);
   if (s.ok()) s = PlaceStagedSsts(o.fs, mode, dbname, staging, plan.moves);
   if (s.ok()) s = RemoveFinishedStaging(o.env, o.fs, mode, dbname, staging);
   if (s.ok()) {
@@ -362,19 +371,25 @@ Status StageTable(const LevelDbConversionOptions& o, const std::string& dbname,
 // LevelDB's repair put DeLSM's manifests in lost/. Back in place, they
 // tell DeLSM's repair which SSTs a committed compaction replaced (whose
 // meta files, left by a crash, must not be merged); it puts them away
-// again when it is done. They come back before the take-in's commit, which
-// moves LevelDB's manifest away: once it has gone, the directory is no
-// longer LevelDB's, and a RepairDB after a kill there only finishes the
-// take-in's PLAN, which does not bring them back; had they stayed in
-// lost/, DeLSM's repair would merge those meta files, bringing back the
-// keys whose tombstones the compaction dropped.
+// again when it is done. Had they stayed in lost/, DeLSM's repair would
+// merge those meta files, bringing back the keys whose tombstones the
+// compaction dropped. They come back only after the take-in's commit
+// (FinishTakeIn, which a RepairDB after a kill carries on): before it,
+// LevelDB may still open the directory, and its open deletes every
+// manifest older than the one it writes, theirs included. A take-in with
+// nothing to take in has no commit and brings them back at once.
 // A manifest in lost/ is DeLSM's if it reads whole as DeLSM's; one that
 // is damaged or not DeLSM's (LevelDB's own older manifests) stays. One
-// whose read fails (EIO, EMFILE) fails the repair before the commit: left
-// in lost/, its record of replaced SSTs would be unknown to the repair
-// that follows.
+// whose read fails (EIO, EMFILE) fails the repair (NumbersInUse has read
+// each before the commit; here the PLAN stays for the next RepairDB to
+// finish): left in lost/, its record of replaced SSTs would be unknown to
+// the repair that follows. One under a name in `taken_names` (LevelDB's
+// manifest, moved to lost/ by the commit, and CURRENT still names it) or
+// in the directory stays too: brought back, it would be the manifest
+// CURRENT names, an old one, to the repair.
 Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
-                             const std::string& dbname) {
+                             const std::string& dbname,
+                             const std::vector<std::string>& taken_names) {
   Env* env = o.env;
   std::vector<std::string> lost;
   Status s = ListLost(env, dbname, &lost);
@@ -383,6 +398,8 @@ Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
     uint64_t number;
     FileType type;
     if (!ParseFileName(name, &number, &type) || type != kDescriptorFile ||
+        std::find(taken_names.begin(), taken_names.end(), name) !=
+            taken_names.end() ||
         env->FileExists(dbname + "/" + name)) {
       continue;
     }
@@ -447,7 +464,7 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   plan.kind = StagingPlan::Kind::kTakeIn;
   if (leveldb_manifest) plan.to_lost.push_back(manifest);
   plan.to_lost.insert(plan.to_lost.end(), tables.begin(), tables.end());
-  if (plan.to_lost.empty()) return RestoreDelsmManifests(o, dbname);
+  if (plan.to_lost.empty()) return RestoreDelsmManifests(o, dbname, {});
 
   // Every table becomes an SST in the staging directory. Until the commit
   // each is a copy of a table still in place: a failure removes them all.
@@ -482,7 +499,6 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
     s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability),
                                durable);
   }
-  if (s.ok()) s = RestoreDelsmManifests(o, dbname);
   if (!s.ok()) return undo(s);
   s = FinishTakeIn(o, dbname, staging, plan);
   if (!s.ok() && AllInPlace(env, dbname, plan)) {

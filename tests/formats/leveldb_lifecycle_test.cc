@@ -513,6 +513,36 @@ TEST(LevelDbRepairedCutTest, TakeInCutShortThenRepairAgainKeepsDeletesDeleted) {
   ExpectCutDbRepaired(dbname);
 }
 
+// DeLSM's RepairDB that fails at its take-in's commit (the first move into
+// lost/, EIO) leaves the directory to LevelDB, which can still open it: it
+// must also leave DeLSM's manifests where LevelDB's RepairDB put them. Had
+// the take-in brought them back from lost/ before its commit, LevelDB's
+// next open would delete them as manifests older than its own, and with
+// them the only record of the replaced SST: DeLSM's next RepairDB would
+// merge it, the deleted keys back.
+TEST(LevelDbRepairedCutTest, TakeInFailedAtItsCommitThenLevelDbOpensIt) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
+  if (HasFatalFailure()) return;
+  {
+    FaultInjectionEnv env(Env::Default(), tmp.path() + "/env_shadow");
+    FaultSpec commit;
+    commit.path_contains = "/lost/leveldb-";
+    env.Arm(EnvOp::kRename, commit);
+    Options o;
+    o.env = &env;
+    EXPECT_FALSE(RepairDB(dbname, o).ok());
+    ASSERT_TRUE(env.Fired()) << "the take-in made no move into lost/";
+  }
+  const delsm_test::OracleRun opened =
+      delsm_test::RunOracle({"dump", dbname}, "", tmp.path() + "/dump");
+  ASSERT_TRUE(opened.ok) << "LevelDB's open: " << opened.err;
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectCutDbRepaired(dbname);
+}
+
 // A DeLSM manifest in lost/ whose reads fail (EIO) is not damage and not
 // "no manifest": the numbers it names are unknown (a taken-in table could
 // get one it records as replaced, and the next RepairDB would not merge
