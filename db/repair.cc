@@ -175,6 +175,18 @@ Status TakeInTables(const std::string& dbname, const Options& options,
   return TakeInLevelDbTables(convert, dbname);
 }
 
+// Once the repair after TakeInTables has committed: the take-in's PLAN,
+// which kept DB::Open out until then, goes (EndLevelDbTakeIn).
+Status EndTakeIn(const std::string& dbname, const Options& options,
+                 FileSystem* fs) {
+  LevelDbConversionOptions end;
+  end.env = options.env;
+  end.fs = fs;
+  end.info_log = options.info_log;
+  end.user_comparator = options.comparator;
+  return EndLevelDbTakeIn(end, dbname);
+}
+
 }  // namespace
 
 Status RepairDB(const std::string& dbname, const Options& options) {
@@ -197,12 +209,14 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
   std::string evidence;
   Status s = DetectDatabaseFormat(options.env, dbname, &format, &evidence);
   if (!s.ok()) return s;
+  bool took_in = false;  // the take-in's PLAN then stays until the repair
   if (format == DatabaseFormat::kRewrittenByLevelDb) {
     // LevelDB's RepairDB replaced this DeLSM database's manifest: its
     // tables (DeLSM's WALs, as LevelDB replayed them) become L0 SSTs, and
     // the repair below merges them with every SST directory.
     s = TakeInTables(dbname, options, fs);
     if (!s.ok()) return s;
+    took_in = true;
   } else if (format == DatabaseFormat::kLevelDb ||
              options.env->FileExists(dbname + "/" +
                                      kLevelDbConversionDirName)) {
@@ -255,9 +269,12 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
     // manifest naming another comparator, changing nothing.
     s = TakeInTables(dbname, options, fs);
     if (!s.ok()) return s;
+    took_in = true;
   }
   Repairer repairer(dbname, options, fs);
-  return repairer.Run();
+  s = repairer.Run();
+  if (s.ok() && took_in) s = EndTakeIn(dbname, options, fs);
+  return s;
 }
 
 }  // namespace leveldb

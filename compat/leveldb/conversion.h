@@ -108,10 +108,18 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
 //     DeLSM's repair knows which SSTs they record as replaced; not before
 //     the commit, while LevelDB's open, which deletes older manifests,
 //     could still reach them), the SSTs are renamed into L0/ and made
-//     durable, then PLAN and the staging directory are removed.
-// A staging directory found here is resolved first. It holds copies only,
-// and is removed, if it has no PLAN (one is written whole and durable
-// before the commit, and removed after the SSTs are placed), if CURRENT
+//     durable. The PLAN stays, keeping DB::Open out, until DeLSM's repair
+//     that follows has committed its manifest: EndLevelDbTakeIn then
+//     removes it and the staging directory. Until then the directory holds
+//     SSTs and no manifest naming them (and no CURRENT at all where
+//     LevelDB's was lost), which an Open with create_if_missing would take
+//     for a new database, collecting every SST as an orphan.
+// A staging directory found here is resolved first. A take-in's PLAN
+// whose repair committed (no SST staged; CURRENT names a DeLSM manifest
+// that reads whole, not LevelDB's) is removed, as EndLevelDbTakeIn does.
+// It holds copies only, and is removed, if it has no PLAN (one is written
+// whole and durable before the commit, and removed after the SSTs are
+// placed and the repair committed), if CURRENT
 // names a LevelDB manifest that reads (LevelDB uses the directory, or took
 // it back with its own RepairDB), or if every file its PLAN moves to lost/
 // is still in place; then the take-in starts over. Otherwise the take-in
@@ -122,6 +130,16 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
 // leaves the PLAN for the next RepairDB.
 Status TakeInLevelDbTables(const LevelDbConversionOptions& options,
                            const std::string& dbname);
+
+// For RepairDB, once DeLSM's repair that followed TakeInLevelDbTables has
+// committed: under the LOCK, removes the take-in's PLAN and the staging
+// directory. What proves the PLAN is no longer needed: no SST it names is
+// still staged, and CURRENT names a manifest that reads whole as DeLSM's
+// and is not LevelDB's (the PLAN names LevelDB's); otherwise Corruption,
+// and the PLAN stays for the next RepairDB. OK with nothing to do (no
+// staging directory, or no take-in's PLAN in it).
+Status EndLevelDbTakeIn(const LevelDbConversionOptions& options,
+                        const std::string& dbname);
 
 // What the staging directory of `dbname` holds.
 enum class StagingState {

@@ -106,8 +106,8 @@ Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
 
 // Carries out a committed take-in's `plan` (steps 2 and 3 in
 // conversion.h), or what is left of it: LevelDB's files to lost/, DeLSM's
-// manifests back from lost/, the staged SSTs into L0/, then PLAN and the
-// staging directory removed.
+// manifests back from lost/, the staged SSTs into L0/. The PLAN stays
+// until DeLSM's repair has committed (EndLevelDbTakeIn).
 Status FinishTakeIn(const LevelDbConversionOptions& o,
                     const std::string& dbname, const std::string& staging,
                     const StagingPlan& plan) {
@@ -131,14 +131,47 @@ Status FinishTakeIn(const LevelDbConversionOptions& o,
   if (!o.fs->Exists(moved_in.back())) moved_in.pop_back();  // none moved
   s = MakeDirectoriesDurable(o.fs, mode, moved_in);
   if (s.ok()) s = PlaceStagedSsts(o.fs, mode, dbname, staging, plan.moves);
-  if (s.ok()) s = RemoveFinishedStaging(o.env, o.fs, mode, dbname, staging);
   if (s.ok()) {
     Log(o.info_log,
         "RepairDB: LevelDB's tables taken in: %zu SSTs placed in L0/, %zu "
-        "LevelDB files in lost/\n",
+        "LevelDB files in lost/; the PLAN stays until the repair commits\n",
         plan.moves.size(), plan.to_lost.size());
   }
   return s;
+}
+
+// Whether DeLSM's repair has committed after the take-in of `plan` was
+// carried out (*done): no SST it names is still staged, and CURRENT names
+// a manifest that reads whole as DeLSM's and is none of the files the PLAN
+// moves to lost/ (CURRENT names LevelDB's manifest, or nothing, until that
+// repair switches it to its own; a DeLSM manifest brought back from lost/
+// under another name is never named by CURRENT). A read of CURRENT or of
+// that manifest that fails otherwise than on damage or absence fails.
+Status RepairCommitted(const LevelDbConversionOptions& o,
+                       const std::string& dbname, const std::string& staging,
+                       const StagingPlan& plan, bool* done) {
+  *done = false;
+  for (const auto& move : plan.moves) {
+    if (o.fs->Exists(StagedSstPath(staging, move.second))) return Status::OK();
+  }
+  std::string current;
+  Status s = ReadCurrent(o.env, dbname, &current);
+  if (!s.ok()) {
+    return DamagedOrAbsent(o.env, s, CurrentFileName(dbname)) ? Status::OK()
+                                                              : s;
+  }
+  if (std::find(plan.to_lost.begin(), plan.to_lost.end(), current) !=
+      plan.to_lost.end()) {
+    return Status::OK();
+  }
+  const std::string path = dbname + "/" + current;
+  std::set<uint64_t> live;
+  s = ReadLiveSsts(o.env, path, &live);
+  if (s.ok()) {
+    *done = true;
+    return s;
+  }
+  return DamagedOrAbsent(o.env, s, path) ? Status::OK() : s;
 }
 
 // What a take-in or a conversion left in the staging directory `staging`
@@ -159,6 +192,24 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
   }
   if (!s.ok() && !s.IsNotFound()) return s;
   const bool has_plan = s.ok();
+  if (has_plan && plan.kind == StagingPlan::Kind::kTakeIn) {
+    // The PLAN of a take-in whose repair committed (killed before
+    // EndLevelDbTakeIn): no SST is staged, so the directory holds nothing
+    // but the PLAN, which no longer needs to keep DB::Open out.
+    bool done;
+    s = RepairCommitted(o, dbname, staging, plan, &done);
+    if (!s.ok()) return s;
+    if (done) {
+      *finished = true;
+      s = RemoveFinishedStaging(o.env, o.fs, ConversionDurability(o.durability),
+                                dbname, staging);
+      if (s.ok()) {
+        Log(o.info_log, "RepairDB: removed %s, its take-in and repair done\n",
+            staging.c_str());
+      }
+      return s;
+    }
+  }
   std::string manifest;
   LevelDbState state;
   bool leveldb_current = false;
@@ -507,7 +558,46 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   return s;  // committed: the next RepairDB finishes it
 }
 
+// EndLevelDbTakeIn with the LOCK held.
+Status EndLevelDbTakeInLocked(const LevelDbConversionOptions& o,
+                              const std::string& dbname) {
+  const std::string staging = dbname + "/" + kLevelDbConversionDirName;
+  if (!o.env->FileExists(staging)) return Status::OK();
+  Status s = CheckNotALink(o.fs, staging);
+  if (!s.ok()) return s;
+  StagingPlan plan;
+  s = ReadPlan(o.env, staging, &plan);
+  if (s.IsNotFound()) return Status::OK();
+  if (!s.ok()) return s;
+  if (plan.kind != StagingPlan::Kind::kTakeIn) return Status::OK();
+  bool done;
+  s = RepairCommitted(o, dbname, staging, plan, &done);
+  if (!s.ok()) return s;
+  if (!done) {
+    return Status::Corruption(staging,
+                              "the take-in's PLAN stays: no committed repair "
+                              "follows it; RepairDB finishes it");
+  }
+  s = RemoveFinishedStaging(o.env, o.fs, ConversionDurability(o.durability),
+                            dbname, staging);
+  if (s.ok()) {
+    Log(o.info_log, "RepairDB: the take-in is done; removed %s\n",
+        staging.c_str());
+  }
+  return s;
+}
+
 }  // namespace
+
+Status EndLevelDbTakeIn(const LevelDbConversionOptions& options,
+                        const std::string& dbname) {
+  FileLock* lock;
+  Status s = options.env->LockFile(LockFileName(dbname), &lock);
+  if (!s.ok()) return s;
+  s = EndLevelDbTakeInLocked(options, dbname);
+  Status unlocked = options.env->UnlockFile(lock);
+  return s.ok() ? unlocked : s;
+}
 
 Status TakeInLevelDbTables(const LevelDbConversionOptions& options,
                            const std::string& dbname) {

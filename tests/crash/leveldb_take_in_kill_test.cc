@@ -14,9 +14,10 @@
 //    instead must end as the next case does.
 //  - LevelDB cannot (after the commit): DeLSM's RepairDB runs again and
 //    must end with what LevelDB's own RepairDB (paranoid) keeps of the
-//    database as it was. Where the take-in was committed and not finished
-//    (its PLAN still staged), DB::Open must first refuse the directory,
-//    pointing to RepairDB, even with create_if_missing.
+//    database as it was, after an application's DB::Open with
+//    create_if_missing first. Where the take-in was committed and the
+//    repair after it has not (its PLAN still staged), that Open must
+//    refuse the directory, pointing to RepairDB.
 // The sweep covers the whole RepairDB: the take-in, then DeLSM's repair.
 // Two databases: one table with a damaged data block (its checksum; LevelDB
 // without paranoid_checks does not verify it and opens the database as it
@@ -252,15 +253,17 @@ class LevelDbTakeInKill : public testing::Test {
         problem = RepairAndCompare(work, model);
         return problem.empty() ? "" : "after LevelDB went on: " + problem;
       }
+      // An application opens it first, as applications do (with
+      // create_if_missing): Open must not take it for a new database.
+      Options o;
+      o.create_if_missing = true;
+      DB* raw = nullptr;
+      Status s = DB::Open(o, work, &raw);
+      delete raw;
       if (access((work + "/leveldb-conversion/PLAN").c_str(), F_OK) == 0) {
-        // Committed, unfinished: DB::Open refuses it (changing nothing,
-        // not even with create_if_missing) and points to RepairDB.
+        // Committed, unfinished (the take-in or the repair after it):
+        // DB::Open refuses it, changing nothing, and points to RepairDB.
         committed_unfinished++;
-        Options o;
-        o.create_if_missing = true;
-        DB* raw = nullptr;
-        Status s = DB::Open(o, work, &raw);
-        delete raw;
         if (!s.IsCorruption() ||
             s.ToString().find("RepairDB") == std::string::npos) {
           return "DB::Open of a committed, unfinished take-in: " + s.ToString();
