@@ -338,6 +338,9 @@ class Workload {
   Random rnd_;
 };
 
+// RunPoint's result for a point the run made too few matching calls to reach.
+constexpr char kNotReached[] = "not reached";
+
 class DurabilitySweepTest : public testing::TestWithParam<Durability> {
  protected:
   // Runs one fault point; returns "" or what went wrong. `nth` == max:
@@ -374,7 +377,14 @@ class DurabilitySweepTest : public testing::TestWithParam<Durability> {
       if (clean && !r.first_error.empty()) {
         return "clean run failed: " + r.first_error;
       }
-      if (!clean && Failures(stack, f) == 0) return "the fault never fired";
+      if (!clean && Failures(stack, f) == 0) {
+        // This run made fewer such calls than the clean run counted (how
+        // many varies with how the background threads interleave: removal
+        // passes, durability rounds): the point is not reached, which is
+        // not the harness missing a call it was armed for.
+        if (Matches(stack, f) < nth) return kNotReached;
+        return "the fault never fired";
+      }
       // Recovery that cannot flush a replayed WAL for an I/O error on the
       // SST side keeps it as a memtable with its WAL, opens, and retries
       // the flush later (inode exhaustion): not an error for the caller.
@@ -405,7 +415,7 @@ class DurabilitySweepTest : public testing::TestWithParam<Durability> {
   }
 
   void Sweep(const std::vector<Fault>& faults, const char* side) {
-    int points = 0, reported = 0;
+    int points = 0, reported = 0, not_reached = 0;
     std::string summary;
     // Matching calls of a clean run, per kind of call and path filter
     // (faults that differ only in their effect share one).
@@ -435,11 +445,15 @@ class DurabilitySweepTest : public testing::TestWithParam<Durability> {
         // overlap, but how many passes run (each lists the level
         // directories) can depend on how the background threads
         // interleave: a durability round that ends while a flush commits
-        // leaves one pass where there are otherwise two. A point that did
-        // not fire is run again, and must fire in one of three runs.
-        for (int retry = 0; retry < 2 && e == "the fault never fired";
-             retry++) {
+        // leaves one pass where there are otherwise two. A point a run did
+        // not reach is run again; one reached in none of three runs is
+        // counted, not failed. A run that reaches a point must fire it.
+        for (int retry = 0; retry < 2 && e == kNotReached; retry++) {
           e = RunPoint(f, n, nullptr);
+        }
+        if (e == kNotReached) {  // in none of three runs
+          not_reached++;
+          continue;
         }
         EXPECT_EQ("", e) << id << " (call #" << n << " of " << calls
                          << "; rerun alone with DELSM_SWEEP_POINT='" << id
@@ -448,8 +462,13 @@ class DurabilitySweepTest : public testing::TestWithParam<Durability> {
         if (e.empty()) reported++;
       }
     }
-    std::printf("durability sweep (%s, %s): %d fault points, %d passed;%s\n",
-                ModeName(GetParam()), side, points, reported, summary.c_str());
+    std::printf(
+        "durability sweep (%s, %s): %d fault points, %d passed, %d not "
+        "reached in three runs;%s\n",
+        ModeName(GetParam()), side, points, reported, not_reached,
+        summary.c_str());
+    // Only the last few points of a kind may go unreached.
+    EXPECT_LE(not_reached, points / 4 + 1);
   }
 };
 
