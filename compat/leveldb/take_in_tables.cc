@@ -587,26 +587,29 @@ Status EndLevelDbTakeInLocked(const LevelDbConversionOptions& o,
   return s;
 }
 
-}  // namespace
-
-Status EndLevelDbTakeIn(const LevelDbConversionOptions& options,
-                        const std::string& dbname) {
+// Runs `locked` with the database's LOCK held.
+Status UnderLock(const LevelDbConversionOptions& options,
+                 const std::string& dbname,
+                 Status (*locked)(const LevelDbConversionOptions&,
+                                  const std::string&)) {
   FileLock* lock;
   Status s = options.env->LockFile(LockFileName(dbname), &lock);
   if (!s.ok()) return s;
-  s = EndLevelDbTakeInLocked(options, dbname);
+  s = locked(options, dbname);
   Status unlocked = options.env->UnlockFile(lock);
   return s.ok() ? unlocked : s;
 }
 
+}  // namespace
+
+Status EndLevelDbTakeIn(const LevelDbConversionOptions& options,
+                        const std::string& dbname) {
+  return UnderLock(options, dbname, EndLevelDbTakeInLocked);
+}
+
 Status TakeInLevelDbTables(const LevelDbConversionOptions& options,
                            const std::string& dbname) {
-  FileLock* lock;
-  Status s = options.env->LockFile(LockFileName(dbname), &lock);
-  if (!s.ok()) return s;
-  s = TakeInLevelDbTablesLocked(options, dbname);
-  Status unlocked = options.env->UnlockFile(lock);
-  return s.ok() ? unlocked : s;
+  return UnderLock(options, dbname, TakeInLevelDbTablesLocked);
 }
 
 }  // namespace leveldb
