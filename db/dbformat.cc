@@ -43,7 +43,8 @@ const char* InternalKeyComparator::Name() const {
   return "leveldb.InternalKeyComparator";
 }
 
-int InternalKeyComparator::Compare(const Slice& a, const Slice& b) const {
+int InternalKeyComparator::CompareWithUserComparator(const Slice& a,
+                                                     const Slice& b) const {
   int r = user_comparator_->Compare(ExtractUserKey(a), ExtractUserKey(b));
   if (r != 0) return r;
   // Same user key: the larger tag (newer sequence) sorts first.

@@ -4,6 +4,7 @@
 
 #include "gtest/gtest.h"
 #include "leveldb/comparator.h"
+#include "util/logging.h"
 
 namespace leveldb {
 namespace {
@@ -79,6 +80,68 @@ TEST(DBFormatTest, Ordering) {
   EXPECT_LT(cmp.Compare(InternalKey("x", 9, kTypeValue),
                         InternalKey("x", 8, kTypeValue)),
             0);
+}
+
+// The inline comparison used with the bytewise comparator must order every
+// pair of internal keys exactly as the user comparator does: memtables,
+// merges and lookups rely on one order. A comparator that forwards to
+// BytewiseComparator() takes the general path, so the two are compared on
+// keys that stress the word-at-a-time loop: shared prefixes of every length,
+// bytes at and past 0x80, one key a prefix of the other, and equal user keys
+// with different tags.
+class ForwardingBytewise : public Comparator {
+ public:
+  const char* Name() const override { return BytewiseComparator()->Name(); }
+  int Compare(const Slice& a, const Slice& b) const override {
+    return BytewiseComparator()->Compare(a, b);
+  }
+  void FindShortestSeparator(std::string* s, const Slice& l) const override {
+    BytewiseComparator()->FindShortestSeparator(s, l);
+  }
+  void FindShortSuccessor(std::string* k) const override {
+    BytewiseComparator()->FindShortSuccessor(k);
+  }
+};
+
+int Sign(int r) { return r < 0 ? -1 : (r > 0 ? 1 : 0); }
+
+TEST(DBFormatTest, InlineBytewiseOrderMatchesTheUserComparator) {
+  ForwardingBytewise forwarding;
+  const InternalKeyComparator general(&forwarding);
+  const InternalKeyComparator inline_bytewise(BytewiseComparator());
+  const char alphabet[] = {'\x00', '\x01', 'a', '\x7f', '\x80', '\xfe', '\xff'};
+  uint64_t rng = 0x9e3779b97f4a7c15ull;
+  auto next = [&rng]() {
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return rng;
+  };
+  auto random_key = [&](const std::string& base) {
+    std::string user = base.substr(0, next() % (base.size() + 1));
+    const size_t extra = next() % 20;
+    for (size_t i = 0; i < extra; i++) user += alphabet[next() % 7];
+    const SequenceNumber seq = next() % 4;
+    const ValueType type = (next() & 1) ? kTypeValue : kTypeDeletion;
+    std::string key;
+    AppendInternalKey(&key, ParsedInternalKey(user, seq, type));
+    return key;
+  };
+  int orders[3] = {0, 0, 0};
+  for (int i = 0; i < 200000; i++) {
+    const std::string a = random_key("prefix-of-twenty-bytes");
+    const std::string b =
+        (next() % 3 == 0) ? a : random_key(a.substr(0, a.size() - 8));
+    const int expected = Sign(general.Compare(a, b));
+    ASSERT_EQ(expected, Sign(inline_bytewise.Compare(a, b)))
+        << EscapeString(a) << " vs " << EscapeString(b);
+    ASSERT_EQ(-expected, Sign(inline_bytewise.Compare(b, a)));
+    orders[expected + 1]++;
+  }
+  // Every outcome was exercised.
+  EXPECT_GT(orders[0], 1000);
+  EXPECT_GT(orders[1], 1000);
+  EXPECT_GT(orders[2], 1000);
 }
 
 TEST(DBFormatTest, ShortestSeparator) {
