@@ -628,6 +628,13 @@ class DBImpl : public DB {
   // after that commit has returned. The manifest's log floor stays at or
   // below the front, so these WALs are replayed after a power loss.
   std::deque<uint64_t> unsynced_logs_ GUARDED_BY(mutex_);
+  // The SST directories those flushes committed, not durable until the same
+  // syncfs: inserted with their WAL at the flush's commit, erased by the
+  // round (or the clean close) that frees the WAL. Every other committed
+  // SST is durable: an L0 SST without KV files fsynced by its flush, and
+  // every SST below L0 (a compaction syncs before its commit; a trivial move
+  // moves only a durable SST without syncing, see TrivialMove).
+  std::set<uint64_t> unsynced_dirs_ GUARDED_BY(mutex_);
   // True while the durability thread runs a round (syncfs, log floor,
   // removal of the WALs freed); set and cleared by that thread.
   bool durability_round_running_ GUARDED_BY(mutex_) = false;

@@ -177,8 +177,19 @@ void DBImpl::CompactionThreadMain() {
 }
 
 // An input with nothing overlapping below moves by one rename() of its
-// directory. A crash between the rename and the manifest record leaves a
-// live directory under the wrong level: recovery puts it back in place.
+// directory. A crash between the rename and the manifest record, or a
+// power loss that undoes the rename but not the record, leaves a live
+// directory under the wrong level: recovery puts it back in place
+// (PlaceLiveDirectories).
+//
+// The move must not commit an SST that is not durable: a power loss could
+// leave it missing or torn below L0, where no retained WAL replaces it. In
+// kSyncfs that is an SST whose flush the grouped syncfs has not covered
+// (unsynced_dirs_): the move syncs the file system first, as a compaction
+// does. Any other SST is durable already, and so is the rename once the
+// manifest record is (or else recovery moves it): the move makes no sync of
+// its own, where a syncfs would also write back every WAL and SST written
+// since the last one.
 Status DBImpl::TrivialMove(Compaction* c) {
   mutex_.AssertHeld();
   const int level = c->level();
@@ -186,16 +197,18 @@ Status DBImpl::TrivialMove(Compaction* c) {
   const std::string from = SstDirName(dbname_, level, f->dir);
   const std::string to = SstDirName(dbname_, level + 1, f->dir);
   const uint64_t committed_before_sync = DeferredLogsCommitted();
+  const bool input_durable = tuning_.durability == delsm::Durability::kSyncfs &&
+                             unsynced_dirs_.count(f->dir) == 0;
   mutex_.Unlock();
   Status s = fs_->Rename(from, to);
-  if (s.ok()) {
+  if (s.ok() && !input_durable) {
     s = MakeDirectoriesDurable(
         fs_, CompactionDurability(tuning_.durability),
         {LevelDirName(dbname_, level + 1), LevelDirName(dbname_, level)});
   }
   mutex_.Lock();
   if (!s.ok()) return s;
-  ReleaseDeferredLogs(committed_before_sync, c->edit());
+  if (!input_durable) ReleaseDeferredLogs(committed_before_sync, c->edit());
   c->edit()->RemoveFile(level, f->number);
   c->edit()->AddFile(level + 1, *f);
   s = ApplyEdit(c->edit());

@@ -74,6 +74,7 @@ Status DBImpl::RetireWalsOfDurableFlushes() {
   // durable: what a durability round (kSyncfs) or a compaction's sync
   // (kDeferred) proves before it releases the same WALs.
   unsynced_logs_.clear();
+  unsynced_dirs_.clear();
   if (!keep_deferred_logs_for_test_) {
     deferred_logs_released_ += deferred_logs_.size();
     deferred_logs_.clear();

@@ -264,6 +264,9 @@ Status DBImpl::CommitBuiltFlushes(bool* retryable) {
            env_->NowMicros() + tuning_.deferred_wal_retention_micros});
     } else if (grouped && !edit->new_files().empty() && !imm.durable_at_build) {
       unsynced_logs_.push_back(log_number);
+      for (const auto& added : edit->new_files()) {
+        unsynced_dirs_.insert(added.second.dir);
+      }
       durability_work_cv_.Signal();
     }
     edit->SetPrevLogNumber(0);
@@ -280,6 +283,9 @@ Status DBImpl::CommitBuiltFlushes(bool* retryable) {
     if (!s.ok() && grouped && !unsynced_logs_.empty() &&
         unsynced_logs_.back() == log_number) {
       unsynced_logs_.pop_back();  // not committed: still imms_.front()'s
+      for (const auto& added : edit->new_files()) {
+        unsynced_dirs_.erase(added.second.dir);
+      }
     }
     for (const auto& added : edit->new_files()) {
       pending_outputs_.erase(added.second.number);
@@ -333,6 +339,8 @@ void DBImpl::DurabilityThreadMain() {
     // (When stopping, one last round, so that the next Open need not
     // replay these WALs.)
     const size_t covered = unsynced_logs_.size();
+    // The SSTs of those flushes: committed with them, so named here now.
+    const std::set<uint64_t> covered_dirs = unsynced_dirs_;
     durability_round_running_ = true;
     mutex_.Unlock();
     Status s = MakeDirectoriesDurable(fs_, delsm::Durability::kSyncfs,
@@ -355,6 +363,7 @@ void DBImpl::DurabilityThreadMain() {
     const bool throttled = unsynced_logs_.size() >= kMaxUnsyncedFlushes;
     unsynced_logs_.erase(unsynced_logs_.begin(),
                          unsynced_logs_.begin() + covered);
+    for (uint64_t dir : covered_dirs) unsynced_dirs_.erase(dir);
     AdvanceLogFloor();
     durability_round_running_ = false;
     background_cv_.SignalAll();

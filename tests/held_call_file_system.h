@@ -1,4 +1,5 @@
-// A FileSystem for tests that passes every call to FileSystem::Default()
+// A FileSystem for tests that passes every call to another (by default
+// FileSystem::Default())
 // and can hold calls: a hold catches the first Exists or OpenDirectory
 // made after it was set by a thread of a given name on a path containing a
 // given string, and keeps that call waiting in the file system until the
@@ -28,6 +29,9 @@ namespace delsm_test {
 
 class HeldCallFileSystem : public ForwardingFileSystem {
  public:
+  // Over FileSystem::Default() unless a base is given (not owned).
+  using ForwardingFileSystem::ForwardingFileSystem;
+
   // Sets a hold (see above); returns its handle. A call meeting several
   // holds is caught by the one set first.
   int Hold(const std::string& thread, const std::string& path_contains) {

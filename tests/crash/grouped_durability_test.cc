@@ -26,6 +26,7 @@
 #include "testing/power_loss_file_system.h"
 #include "tests/db_options.h"
 #include "tests/durability_harness.h"
+#include "tests/held_call_file_system.h"
 #include "tests/orphan_check.h"
 #include "tests/test_support.h"
 
@@ -52,6 +53,20 @@ delsm::Tuning SmallTuning() {
   delsm::Tuning t = delsm_test::ManualCompactionOnly();
   t.durability = delsm::Durability::kSyncfs;
   return t;
+}
+
+// A compaction after every flush. Written in key order, each flush's SST
+// overlaps nothing below and moves down by a rename (a trivial move).
+delsm::Tuning MoveEveryFlushTuning() {
+  delsm::Tuning t = SmallTuning();
+  t.l0_compaction_dirs = 1;
+  return t;
+}
+
+uint64_t Renames(DB* db) {
+  std::string v;
+  if (!db->GetProperty("delsm.renames", &v)) return 0;
+  return std::strtoull(v.c_str(), nullptr, 10);
 }
 
 uint64_t StatsField(DB* db, const std::string& field) {
@@ -86,7 +101,8 @@ class GroupedDurabilityTest : public testing::Test {
   // Opens the DB on a file system and Env whose unsynced changes a power
   // cut undoes (power_, env_), every syncfs failing (faults_): no flush
   // is made durable by a syncfs.
-  void OpenWithEverySyncfsFailing(DB** db) {
+  void OpenWithEverySyncfsFailing(DB** db,
+                                  const delsm::Tuning& tuning = SmallTuning()) {
     power_.reset(new PowerLossFileSystem(FileSystem::Default(),
                                          tmp_.path() + "/fs_shadow"));
     env_.reset(
@@ -104,8 +120,7 @@ class GroupedDurabilityTest : public testing::Test {
     faults_->Arm(FsOp::kSyncfs, spec);
     Options options = TestOptions();
     options.env = env;
-    Status s =
-        OpenWithFileSystem(options, SmallTuning(), dbname_, faults_.get(), db);
+    Status s = OpenWithFileSystem(options, tuning, dbname_, faults_.get(), db);
     ASSERT_TRUE(s.ok()) << s.ToString();
   }
 
@@ -218,6 +233,97 @@ TEST_F(GroupedDurabilityTest, InlineFlushIsDurableWithoutTheGroupedSyncfs) {
   ASSERT_TRUE(
       static_cast<DBImpl*>(reopened.get())->TEST_WaitForBackgroundWork().ok());
   EXPECT_EQ("", delsm_test::FindOrphans(reopened.get(), dbname_));
+}
+
+// A trivial move of an SST its flush made durable (every value inline)
+// needs no syncfs: the SST is on the disk, and a power loss that undoes the
+// rename but keeps the manifest record leaves the directory under L0,
+// where recovery finds it. With every syncfs failing, such moves commit
+// and after a power cut every write is there. A move that synced the file
+// system, as before, would fail and stop writes.
+TEST_F(GroupedDurabilityTest, TrivialMoveOfAnInlineSstRunsNoSyncfs) {
+  DB* db = nullptr;
+  ASSERT_NO_FATAL_FAILURE(
+      OpenWithEverySyncfsFailing(&db, MoveEveryFlushTuning()));
+  const int kWrites = 400;
+  for (int i = 0; i < kWrites; i++) {
+    Status s =
+        db->Put(WriteOptions(), KeyName(i), std::string(900, 'a' + i % 26));
+    ASSERT_TRUE(s.ok()) << "write " << i << ": " << s.ToString();
+  }
+  DBImpl* impl = static_cast<DBImpl*>(db);
+  ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+  Status s = impl->TEST_WaitForBackgroundWork();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_GE(Renames(db), 3u) << "the test needs trivial moves";
+  EXPECT_FALSE(faults_->Fired()) << "a trivial move of a durable SST synced";
+
+  std::unique_ptr<DB> reopened;
+  uint64_t pending = 0;
+  ASSERT_NO_FATAL_FAILURE(CutPowerAndReopen(db, &reopened, &pending));
+  EXPECT_GT(pending, 0u) << "nothing for the power loss to undo";
+  for (int i = 0; i < kWrites; i++) {
+    std::string v;
+    s = reopened->Get(ReadOptions(), KeyName(i), &v);
+    ASSERT_TRUE(s.ok()) << "lost " << KeyName(i) << ": " << s.ToString();
+    ASSERT_EQ(std::string(900, 'a' + i % 26), v) << KeyName(i);
+  }
+  ASSERT_TRUE(
+      static_cast<DBImpl*>(reopened.get())->TEST_WaitForBackgroundWork().ok());
+  EXPECT_EQ("", delsm_test::FindOrphans(reopened.get(), dbname_));
+}
+
+// An SST with KV files is durable only once the grouped syncfs covers it.
+// Held before that syncfs (the durability thread stopped at its opening
+// of L0), the SST must not move below L0 undurable, where no retained WAL
+// replaces it: its trivial move syncs the file system itself first. The
+// power is cut once a move has committed; every write acknowledged with
+// sync=true must be there and the reopen must succeed. A move that did not
+// sync would leave L1 naming a directory the power loss took ("missing SST
+// directory") or KV files it tore.
+TEST_F(GroupedDurabilityTest, TrivialMoveOfAnSstNotYetDurableSyncsFirst) {
+  delsm_test::FaultStack stack(tmp_.path());
+  delsm_test::HeldCallFileSystem held(&stack.fault_fs);
+  const int durability_round = held.Hold("delsm-sync", "/L0");
+  Options options = TestOptions();
+  options.env = &stack.env;
+  DB* db = nullptr;
+  Status s =
+      OpenWithFileSystem(options, MoveEveryFlushTuning(), dbname_, &held, &db);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  WriteOptions sync;
+  sync.sync = true;
+  int acked = 0;
+  // 2,200-byte values: KV files (above inline_threshold). Stop once a move
+  // committed.
+  for (int i = 0; i < 2000 && Renames(db) == 0; i++) {
+    s = db->Put(sync, KeyName(i), std::string(2200, 'a' + i % 26));
+    ASSERT_TRUE(s.ok()) << "write " << i << ": " << s.ToString();
+    acked++;
+  }
+  for (int i = 0; i < 600 && Renames(db) == 0; i++) {
+    stack.env.SleepForMicroseconds(100 * 1000);
+  }
+  ASSERT_GE(Renames(db), 1u) << "no trivial move in " << acked << " writes";
+  ASSERT_TRUE(held.Caught(durability_round))
+      << "the grouped syncfs was not held: the test proves nothing";
+
+  stack.env.CutPower();
+  stack.power_fs.CutPower();
+  held.ReleaseAll();
+  delete db;
+  ASSERT_TRUE(stack.PowerLoss().ok());
+  DB* raw = nullptr;
+  s = delsm::Open(TestOptions(), SmallTuning(), dbname_, &raw);
+  ASSERT_TRUE(s.ok()) << "reopen after power loss: " << s.ToString();
+  std::unique_ptr<DB> reopened(raw);
+  for (int i = 0; i < acked; i++) {
+    std::string v;
+    s = reopened->Get(ReadOptions(), KeyName(i), &v);
+    ASSERT_TRUE(s.ok()) << "lost " << KeyName(i) << " of " << acked << ": "
+                        << s.ToString();
+    ASSERT_EQ(std::string(2200, 'a' + i % 26), v) << KeyName(i);
+  }
 }
 
 // Once the grouped syncfs has run, the WALs of the flushes it covered are
