@@ -141,6 +141,30 @@ class GroupedDurabilityTest : public testing::Test {
     reopened->reset(raw);
   }
 
+  // 900-byte values: inline (below inline_threshold), none in a KV file.
+  static std::string InlineValue(int i) {
+    return std::string(900, 'a' + i % 26);
+  }
+  // Puts keys 0 to n-1 with inline values, sync=false.
+  static void PutInlineValues(DB* db, int n) {
+    for (int i = 0; i < n; i++) {
+      Status s = db->Put(WriteOptions(), KeyName(i), InlineValue(i));
+      ASSERT_TRUE(s.ok()) << "write " << i << ": " << s.ToString();
+    }
+  }
+  // After a reopen: every key PutInlineValues wrote is there, and once the
+  // Open's background work is done nothing is orphaned.
+  void CheckInlineValues(DB* db, int n) {
+    for (int i = 0; i < n; i++) {
+      std::string v;
+      Status s = db->Get(ReadOptions(), KeyName(i), &v);
+      ASSERT_TRUE(s.ok()) << "lost " << KeyName(i) << ": " << s.ToString();
+      ASSERT_EQ(InlineValue(i), v) << KeyName(i);
+    }
+    ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork().ok());
+    EXPECT_EQ("", delsm_test::FindOrphans(db, dbname_));
+  }
+
   static Options TestOptions() {
     Options options;
     options.create_if_missing = true;
@@ -207,13 +231,8 @@ TEST_F(GroupedDurabilityTest,
 TEST_F(GroupedDurabilityTest, InlineFlushIsDurableWithoutTheGroupedSyncfs) {
   DB* db = nullptr;
   ASSERT_NO_FATAL_FAILURE(OpenWithEverySyncfsFailing(&db));
-  // 900-byte values: inline (below inline_threshold).
   const int kWrites = 400;
-  for (int i = 0; i < kWrites; i++) {
-    Status s =
-        db->Put(WriteOptions(), KeyName(i), std::string(900, 'a' + i % 26));
-    ASSERT_TRUE(s.ok()) << "write " << i << ": " << s.ToString();
-  }
+  ASSERT_NO_FATAL_FAILURE(PutInlineValues(db, kWrites));
   DBImpl* impl = static_cast<DBImpl*>(db);
   ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
   ASSERT_TRUE(impl->TEST_WaitForBackgroundWork().ok());
@@ -224,15 +243,7 @@ TEST_F(GroupedDurabilityTest, InlineFlushIsDurableWithoutTheGroupedSyncfs) {
   std::unique_ptr<DB> reopened;
   uint64_t pending = 0;
   ASSERT_NO_FATAL_FAILURE(CutPowerAndReopen(db, &reopened, &pending));
-  for (int i = 0; i < kWrites; i++) {
-    std::string v;
-    Status s = reopened->Get(ReadOptions(), KeyName(i), &v);
-    ASSERT_TRUE(s.ok()) << "lost " << KeyName(i) << ": " << s.ToString();
-    ASSERT_EQ(std::string(900, 'a' + i % 26), v) << KeyName(i);
-  }
-  ASSERT_TRUE(
-      static_cast<DBImpl*>(reopened.get())->TEST_WaitForBackgroundWork().ok());
-  EXPECT_EQ("", delsm_test::FindOrphans(reopened.get(), dbname_));
+  ASSERT_NO_FATAL_FAILURE(CheckInlineValues(reopened.get(), kWrites));
 }
 
 // A trivial move of an SST its flush made durable (every value inline)
@@ -246,11 +257,7 @@ TEST_F(GroupedDurabilityTest, TrivialMoveOfAnInlineSstRunsNoSyncfs) {
   ASSERT_NO_FATAL_FAILURE(
       OpenWithEverySyncfsFailing(&db, MoveEveryFlushTuning()));
   const int kWrites = 400;
-  for (int i = 0; i < kWrites; i++) {
-    Status s =
-        db->Put(WriteOptions(), KeyName(i), std::string(900, 'a' + i % 26));
-    ASSERT_TRUE(s.ok()) << "write " << i << ": " << s.ToString();
-  }
+  ASSERT_NO_FATAL_FAILURE(PutInlineValues(db, kWrites));
   DBImpl* impl = static_cast<DBImpl*>(db);
   ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
   Status s = impl->TEST_WaitForBackgroundWork();
@@ -262,15 +269,7 @@ TEST_F(GroupedDurabilityTest, TrivialMoveOfAnInlineSstRunsNoSyncfs) {
   uint64_t pending = 0;
   ASSERT_NO_FATAL_FAILURE(CutPowerAndReopen(db, &reopened, &pending));
   EXPECT_GT(pending, 0u) << "nothing for the power loss to undo";
-  for (int i = 0; i < kWrites; i++) {
-    std::string v;
-    s = reopened->Get(ReadOptions(), KeyName(i), &v);
-    ASSERT_TRUE(s.ok()) << "lost " << KeyName(i) << ": " << s.ToString();
-    ASSERT_EQ(std::string(900, 'a' + i % 26), v) << KeyName(i);
-  }
-  ASSERT_TRUE(
-      static_cast<DBImpl*>(reopened.get())->TEST_WaitForBackgroundWork().ok());
-  EXPECT_EQ("", delsm_test::FindOrphans(reopened.get(), dbname_));
+  ASSERT_NO_FATAL_FAILURE(CheckInlineValues(reopened.get(), kWrites));
 }
 
 // An SST with KV files is durable only once the grouped syncfs covers it.
