@@ -203,11 +203,23 @@ class FileSystem {
   virtual Status RemoveDir(const std::string& path) = 0;
   // rename(2); used to move a whole SST directory to another level.
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
-  // True if `path` exists (any kind of file). False also when that cannot
-  // be told (lstat failed: EIO, ENOMEM): false is no proof of absence, and
-  // code that would forget, skip or remove something because of it must
-  // classify the failure first (OpenDirectory's or RemoveDir's NotFound).
-  virtual bool Exists(const std::string& path) = 0;
+  // Sets *exists to whether `path` exists (any kind of file; a symbolic
+  // link at its last component is not followed). OK with *exists false
+  // only where the lookup finds nothing there (ENOENT, or ENOTDIR: a
+  // component before the last is not a directory); any other failure
+  // (EIO, ENOMEM, EACCES, ELOOP) is returned as an IOError naming `path`,
+  // *exists false: whether anything is there is unknown. Code that would
+  // forget, skip or remove something on absence, or take something for
+  // moved or removed, asks this, not Exists.
+  virtual Status Probe(const std::string& path, bool* exists) = 0;
+  // True if Probe finds `path`. False also when that cannot be told (Probe
+  // failed): false is no proof of absence. For decisions that are safe
+  // either way (whether to make a directory that CreateDir would refuse
+  // anyway, what to report).
+  bool Exists(const std::string& path) {
+    bool exists = false;
+    return Probe(path, &exists).ok() && exists;
+  }
   // The free space and inodes of the file system holding `path`. The
   // default asks the kernel (GetFileSystemSpace, posix_file_system.h); a
   // FileSystem that keeps its files elsewhere says what it has, or
@@ -234,9 +246,10 @@ class FileSystem {
 bool IsOutOfDescriptors(const Status& s);
 
 // OK if nothing is at `dir`, or a directory is; else CreateDir's error
-// naming it (a symbolic link there: "a symbolic link, not followed").
-// Creates nothing. For a directory a caller will move files into only if
-// it exists by then, checked before the caller changes anything.
+// naming it (a symbolic link there: "a symbolic link, not followed"), or
+// Probe's (whether anything is there cannot be told). Creates nothing. For a
+// directory a caller will move files into only if it exists by then, checked
+// before the caller changes anything.
 Status CheckNotALink(FileSystem* fs, const std::string& dir);
 
 }  // namespace leveldb

@@ -228,9 +228,10 @@ class MemFileSystem final : public FileSystem {
     return Status::NotSupported("a memory file system has no free space", path);
   }
 
-  bool Exists(const std::string& path) override {
+  Status Probe(const std::string& path, bool* exists) override {
     MutexLock l(&mu_);
-    return Find(path) != nullptr;
+    *exists = Find(path) != nullptr;
+    return Status::OK();
   }
 
  private:

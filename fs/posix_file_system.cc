@@ -65,9 +65,16 @@ class PosixFileSystem final : public FileSystem {
     return Status::OK();
   }
 
-  bool Exists(const std::string& path) override {
+  Status Probe(const std::string& path, bool* exists) override {
     struct stat st;
-    return lstat(path.c_str(), &st) == 0;
+    *exists = false;
+    if (lstat(path.c_str(), &st) == 0) {
+      *exists = true;
+      return Status::OK();
+    }
+    const int err = errno;
+    if (err == ENOENT || err == ENOTDIR) return Status::OK();
+    return PosixError(path, err, false);
   }
 };
 
@@ -259,7 +266,9 @@ Status UnlinkDirectoryEntries(const std::string& dir) {
 }
 
 Status CheckNotALink(FileSystem* fs, const std::string& dir) {
-  if (!fs->Exists(dir)) return Status::OK();
+  bool exists;
+  Status s = fs->Probe(dir, &exists);
+  if (!s.ok() || !exists) return s;
   // CreateDir of a directory that exists changes nothing; of a link it
   // fails naming it.
   return fs->CreateDir(dir, true);

@@ -166,8 +166,8 @@ Status FaultInjectionFileSystem::Rename(const std::string& from,
   return base_->Rename(from, to);
 }
 
-bool FaultInjectionFileSystem::Exists(const std::string& path) {
-  return base_->Exists(path);
+Status FaultInjectionFileSystem::Probe(const std::string& path, bool* exists) {
+  return base_->Probe(path, exists);
 }
 
 Status FaultInjectionFileSystem::GetSpace(const std::string& path,

@@ -29,7 +29,7 @@ namespace leveldb {
 //   kLink    LinkFromAs        kUnlink  Unlink
 //   kRename  Rename            kMkdir   CreateDir
 //   kRmdir   RemoveDir         kReaddir List
-// Stat and Exists are never counted nor failed.
+// Stat and Probe (Exists) are never counted nor failed.
 enum class FsOp {
   kOpen = 0,
   kWrite,
@@ -57,7 +57,7 @@ class FaultInjectionFileSystem : public FileSystem, public FaultPlan<FsOp> {
   Status CreateDir(const std::string& path, bool ok_if_exists) override;
   Status RemoveDir(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
-  bool Exists(const std::string& path) override;
+  Status Probe(const std::string& path, bool* exists) override;
   Status GetSpace(const std::string& path, FileSystemSpace* space) override;
 
  private:

@@ -173,8 +173,8 @@ Status PowerLossFileSystem::Rename(const std::string& from,
   return s;
 }
 
-bool PowerLossFileSystem::Exists(const std::string& path) {
-  return base_->Exists(path);
+Status PowerLossFileSystem::Probe(const std::string& path, bool* exists) {
+  return base_->Probe(path, exists);
 }
 
 Status PowerLossFileSystem::GetSpace(const std::string& path,

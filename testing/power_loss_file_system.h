@@ -54,7 +54,7 @@ class PowerLossFileSystem : public FileSystem, public PowerLossState {
   Status CreateDir(const std::string& path, bool ok_if_exists) override;
   Status RemoveDir(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
-  bool Exists(const std::string& path) override;
+  Status Probe(const std::string& path, bool* exists) override;
   Status GetSpace(const std::string& path, FileSystemSpace* space) override;
 
  private:

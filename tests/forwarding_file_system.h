@@ -40,7 +40,9 @@ class ForwardingFileSystem : public leveldb::FileSystem {
                          const std::string& to) override {
     return base_->Rename(from, to);
   }
-  bool Exists(const std::string& path) override { return base_->Exists(path); }
+  leveldb::Status Probe(const std::string& path, bool* exists) override {
+    return base_->Probe(path, exists);
+  }
   leveldb::Status GetSpace(const std::string& path,
                            leveldb::FileSystemSpace* space) override {
     return base_->GetSpace(path, space);

@@ -1,10 +1,9 @@
 // A FileSystem for tests that passes every call to another (by default
-// FileSystem::Default())
-// and can hold calls: a hold catches the first Exists or OpenDirectory
-// made after it was set by a thread of a given name on a path containing a
-// given string, and keeps that call waiting in the file system until the
-// test releases it; the call then goes on as usual. So a test stops an
-// engine thread at a chosen point (a removal pass about to open a
+// FileSystem::Default()) and can hold calls: a hold catches the first Probe
+// (Exists) or OpenDirectory made after it was set by a thread of a given
+// name on a path containing a given string, and keeps that call waiting in the
+// file system until the test releases it; the call then goes on as usual. So a
+// test stops an engine thread at a chosen point (a removal pass about to open a
 // directory, say) for as long as it takes the other threads to do what the
 // test races with it, without failing the call. Thread names are the
 // engine's (port::SetCurrentThreadName: "delsm-remove", "delsm-compact",
@@ -76,9 +75,9 @@ class HeldCallFileSystem : public ForwardingFileSystem {
     MaybeHold(path);
     return base()->OpenMovableDirectory(path, moved_to, result);
   }
-  bool Exists(const std::string& p) override {
+  leveldb::Status Probe(const std::string& p, bool* exists) override {
     MaybeHold(p);
-    return base()->Exists(p);
+    return base()->Probe(p, exists);
   }
 
  private:

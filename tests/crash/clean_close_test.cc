@@ -16,7 +16,6 @@
 #include <fstream>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -34,8 +33,8 @@
 #include "testing/fault_injection_file_system.h"
 #include "testing/power_loss_file_system.h"
 #include "tests/db_options.h"
-#include "tests/forwarding_file_system.h"
 #include "tests/orphan_check.h"
+#include "tests/stat_failing_file_system.h"
 #include "tests/test_support.h"
 
 #ifndef DELSM_TOOL
@@ -362,38 +361,6 @@ TEST_P(CleanCloseTest, CloseWhoseRemovalFailedWritesNoMarker) {
   EXPECT_EQ("", Leftovers(db.get()));
 }
 
-// Passes every call to FileSystem::Default(), except that, while a path
-// fragment is set, Exists answers false for the paths holding it: what the
-// POSIX implementation answers when lstat fails (EIO, ENOMEM), since
-// Exists can only say yes or no. Thread-safe.
-class StatFailingFileSystem : public delsm_test::ForwardingFileSystem {
- public:
-  void FailExistsUnder(const std::string& fragment) {
-    std::lock_guard<std::mutex> l(mu_);
-    fragment_ = fragment;
-  }
-  // The calls answered false for a path that exists.
-  int Failed() {
-    std::lock_guard<std::mutex> l(mu_);
-    return failed_;
-  }
-
-  bool Exists(const std::string& path) override {
-    const bool exists = base()->Exists(path);
-    std::lock_guard<std::mutex> l(mu_);
-    if (!fragment_.empty() && path.find(fragment_) != std::string::npos) {
-      if (exists) failed_++;
-      return false;
-    }
-    return exists;
-  }
-
- private:
-  std::mutex mu_;
-  std::string fragment_;  // guarded by mu_
-  int failed_ = 0;        // guarded by mu_
-};
-
 // A removal pass that cannot tell where a retired SST's directory is (the
 // lstat behind every FileSystem::Exists of it fails) must not take the
 // directory for gone: only a removal of the whole directory, once no SST
@@ -404,7 +371,7 @@ class StatFailingFileSystem : public delsm_test::ForwardingFileSystem {
 // manifest that recorded the SST as replaced; RepairDB then merged its
 // META and brought back the keys the compaction had deleted.
 TEST_P(CleanCloseTest, RetiredSstWhoseDirectoryCannotBeStatedIsNotForgotten) {
-  StatFailingFileSystem fs;
+  delsm_test::StatFailingFileSystem fs;
   {
     DB* raw = nullptr;
     ASSERT_OK(OpenWithFileSystem(
