@@ -147,16 +147,17 @@ using conversion_internal::WritePlan;
 
 // The first SST directory in a level directory, or home under values/,
 // on `fs` ("L2/000010.sst", "values/000031"), in *found; empty if none. A
-// directory that exists but cannot be listed is an error: what it holds
-// cannot be judged.
+// directory that cannot be listed for any reason but its absence (ENOENT;
+// not a failed lstat, which Exists would take for one) is an error: what
+// it holds cannot be judged.
 Status FindDelsmDataOnFileSystem(FileSystem* fs, const std::string& dbname,
                                  std::string* found) {
   found->clear();
   std::vector<std::string> names;
   for (int level = 0; level < config::kNumLevels; level++) {
     const std::string dir = LevelDirName(dbname, level);
-    if (!fs->Exists(dir)) continue;
     Status s = fs->ListDirectory(dir, &names);
+    if (s.IsNotFound()) continue;
     if (!s.ok()) return s;
     for (const std::string& name : names) {
       uint64_t number;
@@ -167,15 +168,14 @@ Status FindDelsmDataOnFileSystem(FileSystem* fs, const std::string& dbname,
     }
   }
   const std::string values = dbname + "/" + kValuesDirName;
-  if (fs->Exists(values)) {
-    Status s = fs->ListDirectory(values, &names);
-    if (!s.ok()) return s;
-    for (const std::string& name : names) {
-      uint64_t number;
-      if (ParseHomeDirName(name, &number)) {
-        *found = std::string(kValuesDirName) + "/" + name;
-        return Status::OK();
-      }
+  Status s = fs->ListDirectory(values, &names);
+  if (s.IsNotFound()) return Status::OK();
+  if (!s.ok()) return s;
+  for (const std::string& name : names) {
+    uint64_t number;
+    if (ParseHomeDirName(name, &number)) {
+      *found = std::string(kValuesDirName) + "/" + name;
+      return Status::OK();
     }
   }
   return Status::OK();
@@ -469,6 +469,21 @@ Status Converter::Finish() {
   const delsm::Durability mode = ConversionDurability(o_.durability);
   s = PlaceStagedSsts(o_.fs, mode, dbname_, staging_, plan.moves);
   if (!s.ok()) return s;
+  // What proves LevelDB's files may go: every SST the committed manifest
+  // lists is in its level directory, found there now (durable since
+  // PlaceStagedSsts). One neither staged nor placed is not there to read;
+  // LevelDB's tables stay, as the only copy of what it held.
+  for (const auto& move : plan.moves) {
+    const std::string placed = SstDirName(dbname_, move.first, move.second);
+    bool found;
+    s = o_.fs->Probe(placed, &found);
+    if (s.ok() && !found) {
+      s = Status::Corruption(placed,
+                             "an SST of the committed conversion is neither "
+                             "staged nor placed; LevelDB's files are kept");
+    }
+    if (!s.ok()) return s;
+  }
   for (const std::string& name : plan.removals) {
     const std::string path = dbname_ + "/" + name;
     if (o_.env->FileExists(path)) {

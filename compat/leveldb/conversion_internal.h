@@ -87,8 +87,10 @@ Status ReadPlan(Env* env, const std::string& staging, StagingPlan* plan);
 Status RemoveStaging(Env* env, FileSystem* fs, const std::string& staging);
 
 // Renames each SST of `moves` still staged into its level directory (one
-// already placed is skipped; one both staged and placed is Corruption),
-// then makes the level directories and the staging directory durable.
+// no longer staged, ENOENT, is skipped as placed; one both staged and
+// placed is Corruption), then makes the level directories and the staging
+// directory durable. A lookup of either path that fails otherwise (EIO)
+// fails the call: whether the SST is still staged is unknown.
 Status PlaceStagedSsts(FileSystem* fs, delsm::Durability durability,
                        const std::string& dbname, const std::string& staging,
                        const std::vector<std::pair<int, uint64_t>>& moves);

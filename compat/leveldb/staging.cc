@@ -167,11 +167,21 @@ Status PlaceStagedSsts(FileSystem* fs, delsm::Durability durability,
   for (const auto& move : moves) {
     const std::string from = StagedSstPath(staging, move.second);
     const std::string to = SstDirName(dbname, move.first, move.second);
-    if (!fs->Exists(from)) continue;  // moved before a crash
-    if (fs->Exists(to)) {
+    // An SST leaves the staging directory only by this rename, so its
+    // absence there (ENOENT) proves it was moved before a crash. A lookup
+    // that fails otherwise (EIO, ENOMEM) proves nothing: taken for a move,
+    // the SST would stay staged while the caller goes on as if placed
+    // (a conversion removes LevelDB's tables, a take-in's repair commits
+    // without it).
+    bool staged = false, placed = false;
+    Status s = fs->Probe(from, &staged);
+    if (s.ok() && staged) s = fs->Probe(to, &placed);
+    if (!s.ok()) return s;
+    if (!staged) continue;  // moved before a crash
+    if (placed) {
       return Status::Corruption("LevelDB staging: both staged and placed", to);
     }
-    Status s = fs->CreateDir(LevelDirName(dbname, move.first), true);
+    s = fs->CreateDir(LevelDirName(dbname, move.first), true);
     if (s.ok()) s = fs->Rename(from, to);
     if (!s.ok()) return s;
     touched.insert(LevelDirName(dbname, move.first));

@@ -145,17 +145,24 @@ Status FinishTakeIn(const LevelDbConversionOptions& o,
 // a manifest that reads whole as DeLSM's and is none of the files the PLAN
 // moves to lost/ (CURRENT names LevelDB's manifest, or nothing, until that
 // repair switches it to its own; a DeLSM manifest brought back from lost/
-// under another name is never named by CURRENT). A read of CURRENT or of
-// that manifest that fails otherwise than on damage or absence fails.
+// under another name is never named by CURRENT). A lookup of a staged SST
+// (Probe), or a read of CURRENT or of that manifest, that fails otherwise
+// than on damage or absence fails.
 Status RepairCommitted(const LevelDbConversionOptions& o,
                        const std::string& dbname, const std::string& staging,
                        const StagingPlan& plan, bool* done) {
   *done = false;
+  Status s;
   for (const auto& move : plan.moves) {
-    if (o.fs->Exists(StagedSstPath(staging, move.second))) return Status::OK();
+    // A failed lookup (EIO) is no proof the SST left: taken for done, the
+    // PLAN would go, and the next Open would remove an SST still staged as
+    // a leftover, though no repair merged it.
+    bool staged;
+    s = o.fs->Probe(StagedSstPath(staging, move.second), &staged);
+    if (!s.ok() || staged) return s;
   }
   std::string current;
-  Status s = ReadCurrent(o.env, dbname, &current);
+  s = ReadCurrent(o.env, dbname, &current);
   if (!s.ok()) {
     return DamagedOrAbsent(o.env, s, CurrentFileName(dbname)) ? Status::OK()
                                                               : s;
@@ -288,8 +295,11 @@ Status NumbersInUse(const LevelDbConversionOptions& o,
   std::vector<std::string> names;
   for (int level = 0; level < config::kNumLevels; level++) {
     const std::string dir = LevelDirName(dbname, level);
-    if (!o.fs->Exists(dir)) continue;
+    // Absent only on NotFound: a level directory skipped for a failed
+    // lookup would hide the numbers of the SSTs in it, and a taken-in
+    // table given one would be taken by the repair for that SST.
     Status s = o.fs->ListDirectory(dir, &names);
+    if (s.IsNotFound()) continue;
     if (!s.ok()) return s;
     for (const std::string& name : names) {
       uint64_t number;
@@ -309,13 +319,12 @@ Status NumbersInUse(const LevelDbConversionOptions& o,
     }
   }
   const std::string values = dbname + "/" + kValuesDirName;
-  if (o.fs->Exists(values)) {
-    Status s = o.fs->ListDirectory(values, &names);
-    if (!s.ok()) return s;
-    for (const std::string& name : names) {
-      uint64_t number;
-      if (ParseHomeDirName(name, &number)) *next = std::max(*next, number + 1);
-    }
+  Status s = o.fs->ListDirectory(values, &names);
+  if (s.IsNotFound()) s = Status::OK();  // no values/, no homes
+  if (!s.ok()) return s;
+  for (const std::string& name : names) {
+    uint64_t number;
+    if (ParseHomeDirName(name, &number)) *next = std::max(*next, number + 1);
   }
   // Every number DeLSM's manifests name: LevelDB's repair moved them to
   // lost/, from where they come back for DeLSM's repair to read. A
@@ -323,7 +332,7 @@ Status NumbersInUse(const LevelDbConversionOptions& o,
   // a number it names could go to a taken-in table, which the next
   // RepairDB would then take for a replaced SST and not merge.
   std::vector<std::string> lost_names;
-  Status s = ListLost(o.env, dbname, &lost_names);
+  s = ListLost(o.env, dbname, &lost_names);
   if (!s.ok()) return s;
   std::vector<std::string> manifests;
   for (const std::string& name : lost_names) {
