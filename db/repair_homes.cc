@@ -21,9 +21,9 @@ RepairHomes::Key RepairHomes::KeyOf(const MetaIndexEntry& entry) {
 }
 
 Status RepairHomes::Find(uint64_t* next_number) {
-  if (!fs_->Exists(homes_.root())) return Status::OK();
   std::vector<std::string> homes;
   Status s = fs_->ListDirectory(homes_.root(), &homes);
+  if (s.IsNotFound()) return Status::OK();  // no values/
   if (!s.ok()) return s;
   for (const std::string& h : homes) {
     uint64_t home;

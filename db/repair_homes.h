@@ -46,7 +46,10 @@ class RepairHomes {
   HomeDirs* homes() { return &homes_; }
 
   // Lists every home and its files; raises *next_number past every home's
-  // number. OK when there is no values/ directory.
+  // number. OK when there is no values/ directory (NotFound); any other
+  // failure to list it (EIO) fails: taken for no homes, every value an
+  // entry names would read as missing, and the repair would leave those
+  // entries out.
   Status Find(uint64_t* next_number);
   size_t home_count() const { return files_.size(); }
 

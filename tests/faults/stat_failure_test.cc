@@ -11,9 +11,14 @@
 //    the take-in left its SST staged, DeLSM's repair committed without it,
 //    the PLAN went, and the next Open removed the SST as a leftover,
 //    answering for an empty database.
+//  - RepairDB lists the homes of values that stay put to know which
+//    values are there. Taking values/ for absent, it found every value an
+//    entry names missing, left those entries out of the repaired database,
+//    and the next Open removed the values as named by no entry.
 // Each test fails those lstats during one call, then does what the
 // directory allows with the file system whole again, and must read every
-// key Debian's LevelDB (tests/leveldb_oracle, its own process) wrote.
+// key written before: by Debian's LevelDB (tests/leveldb_oracle, its own
+// process) for the first two.
 #include <unistd.h>
 
 #include <map>
@@ -25,6 +30,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "tests/faults/kv_file_database.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/stat_failing_file_system.h"
 #include "tests/test_support.h"
@@ -136,6 +142,25 @@ TEST_F(StagedSstStatTest, TakeInKeepsItsPlanUntilItsSstsArePlaced) {
     ASSERT_OK(RepairDB(dbname_, Options()));
   }
   EXPECT_EQ("", CheckEveryKey());
+}
+
+// RepairDB on a database of values that stay put, with the lstat of
+// values/ (and of everything under it) failing: what the homes hold cannot
+// be told, and RepairDB must not take every value for missing.
+TEST(RepairStatTest, UnstatableValuesDirectoryLosesNoValue) {
+  delsm_test::TempDir tmp("delsm_repair_stat");
+  const std::string dbname = tmp.path() + "/db";
+  delsm::Tuning tuning;
+  tuning.values_stay_put = true;
+  tuning.inline_threshold = 0;  // every value a KV file, in a home
+  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname, tuning, 2));
+  delsm_test::StatFailingFileSystem fs;
+  fs.FailLookupsUnder(dbname + "/values");
+  const Status s = RepairDBWithFileSystem(dbname, Options(), &fs);
+  ASSERT_LT(0, fs.Failed()) << "values/ was not looked up";
+  EXPECT_FALSE(s.ok()) << "RepairDB repaired a database whose values it "
+                          "could not find";
+  delsm_test::ExpectKvFileDatabase(dbname, tuning, 2);
 }
 
 }  // namespace
