@@ -733,8 +733,9 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 // LOCK is taken, and everything to be removed is listed first: the
 // database directory, each of DeLSM's directories in it and each SST
 // directory and home. What cannot be classified fails the call before
-// anything is removed, and the database is left whole: a listing that
-// fails (EIO, EACCES), or an entry under the database's name that cannot
+// anything is removed, and the database is left whole: a listing or a
+// lookup of one of DeLSM's directories that fails (EIO, EACCES), or an
+// entry under the database's name that cannot
 // be listed as a directory of its own (a symbolic link, at an SST
 // directory's, a home's or one of DeLSM's directories' place: nothing is
 // followed out of the database directory; a file where a directory

@@ -195,9 +195,15 @@ Status DestroyDBWithFileSystem(const std::string& dbname,
   }
   dirs.push_back(dbname + "/" + kValuesDirName);
   dirs.push_back(dbname + "/" + kLevelDbConversionDirName);
+  // One whose lookup fails (EIO) may be there: left out of the plan, it
+  // would stay, with what it holds, after DestroyDB removed CURRENT and
+  // returned OK. Nothing is removed.
   std::vector<std::string> present;
   for (const std::string& dir : dirs) {
-    if (fs->Exists(dir)) present.push_back(dir);
+    bool exists;
+    Status s = fs->Probe(dir, &exists);
+    if (!s.ok()) return s;
+    if (exists) present.push_back(dir);
   }
   std::vector<std::string> children;
   Status result = env->GetChildren(dbname, &children);

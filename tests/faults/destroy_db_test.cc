@@ -28,6 +28,7 @@
 #include "testing/fault_injection_file_system.h"
 #include "testing/read_error_env.h"
 #include "tests/faults/kv_file_database.h"
+#include "tests/stat_failing_file_system.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
 
@@ -195,6 +196,29 @@ TEST_P(DestroyDbPlanTest, UnlistableLevelDirectoryFailsAndRemovesNothing) {
   const leveldb::Status s =
       leveldb::DestroyDBWithFileSystem(dbname_, leveldb::Options(), &fs);
   ASSERT_TRUE(fs.Fired()) << level_dir << " was not listed";
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_NE(std::string::npos, s.ToString().find(level_dir)) << s.ToString();
+  EXPECT_TRUE(TreeSnapshot(dbname_) == db_before)
+      << "the failed DestroyDB changed the database directory";
+  ExpectKvFileDatabase(dbname_, tuning_);
+}
+
+// A level directory whose lstat fails (EIO) while DestroyDB looks for
+// DeLSM's directories: whether it is there cannot be told, so neither can
+// what the plan must remove. Nothing is removed. Taken for absent, it was
+// left out of the plan: DestroyDB removed CURRENT, the manifest and the
+// WALs, returned OK, and left the level directory with its SST
+// directories (and values), a database reported destroyed that was not.
+TEST_P(DestroyDbPlanTest, UnstatableLevelDirectoryFailsAndRemovesNothing) {
+  std::string level_dir = SstDirs(dbname_).back();
+  level_dir.resize(level_dir.find('/'));
+  const std::map<std::string, std::string> db_before = TreeSnapshot(dbname_);
+
+  delsm_test::StatFailingFileSystem fs;
+  fs.FailExistsUnder(dbname_ + "/" + level_dir);
+  const leveldb::Status s =
+      leveldb::DestroyDBWithFileSystem(dbname_, leveldb::Options(), &fs);
+  ASSERT_LT(0, fs.Failed()) << level_dir << " was not looked for";
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_NE(std::string::npos, s.ToString().find(level_dir)) << s.ToString();
   EXPECT_TRUE(TreeSnapshot(dbname_) == db_before)
