@@ -143,17 +143,17 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
     }
   }
   // So do homes (a crash may leave one whose SST directory is gone): a new
-  // flush's home must not exist yet.
-  if (fs_->Exists(homes_->root())) {
-    std::vector<std::string> homes;
-    s = fs_->ListDirectory(homes_->root(), &homes);
-    if (!s.ok()) return s;
-    for (const std::string& h : homes) {
-      uint64_t number;
-      if (ParseHomeDirName(h, &number)) {
-        versions_->MarkFileNumberUsed(number);
-        if (number >= manifest_next) unknown_numbers = true;
-      }
+  // flush's home must not exist yet. Only a values/ that is not there
+  // (NotFound) has none.
+  std::vector<std::string> homes;
+  s = fs_->ListDirectory(homes_->root(), &homes);
+  if (s.IsNotFound()) s = Status::OK();
+  if (!s.ok()) return s;
+  for (const std::string& h : homes) {
+    uint64_t number;
+    if (ParseHomeDirName(h, &number)) {
+      versions_->MarkFileNumberUsed(number);
+      if (number >= manifest_next) unknown_numbers = true;
     }
   }
   *closed_cleanly = marker_valid && !unknown_numbers;
@@ -531,22 +531,24 @@ bool DBImpl::SequenceRange(SstDir* sst, SequenceNumber* first,
 
 // A trivial move renames a directory before the manifest records it; a
 // crash in between leaves a live directory under another level. Put every
-// live directory where the manifest says it is.
+// live directory where the manifest says it is. A lookup that fails (EIO)
+// fails the Open: only a directory found nowhere (ENOENT) is missing.
 Status DBImpl::PlaceLiveDirectories(std::set<uint64_t>* missing_level0) {
   Version* v = versions_->current();
   for (int level = 0; level < config::kNumLevels; level++) {
     for (int i = 0; i < v->NumFiles(level); i++) {
       const uint64_t number = v->files(level)[i]->dir;
       const std::string want = SstDirName(dbname_, level, number);
-      if (fs_->Exists(want)) continue;
-      bool found = false;
+      bool found;
+      Status s = fs_->Probe(want, &found);
+      if (!s.ok()) return s;
+      if (found) continue;
       for (int other = 0; other < config::kNumLevels && !found; other++) {
+        if (other == level) continue;
         const std::string path = SstDirName(dbname_, other, number);
-        if (other != level && fs_->Exists(path)) {
-          Status s = fs_->Rename(path, want);
-          if (!s.ok()) return s;
-          found = true;
-        }
+        s = fs_->Probe(path, &found);
+        if (s.ok() && found) s = fs_->Rename(path, want);
+        if (!s.ok()) return s;
       }
       if (found) continue;
       // A flush output of kSyncfs or kDeferred may be lost to a power

@@ -611,8 +611,14 @@ void DBImpl::RemoveDiscardedHomes(const std::vector<uint64_t>& homes,
   for (uint64_t home : homes) {
     homes_->Forget(home);  // never read, but never keep it open either
     const std::string path = homes_->PathOf(home);
-    if (!fs_->Exists(path)) continue;  // the build wrote no value there
-    Status s = RemoveSstDirectory(fs_, path, unlinked);
+    // Not there (ENOENT): the build wrote no value there. A lookup that
+    // fails otherwise is tried again: forgotten, the home would stay with
+    // values that no commit names, unknown to the next Open if this
+    // database closes cleanly.
+    bool exists;
+    Status s = fs_->Probe(path, &exists);
+    if (s.ok() && !exists) continue;
+    if (s.ok()) s = RemoveSstDirectory(fs_, path, unlinked);
     if (s.ok()) {
       (*dirs_removed)++;
     } else {
@@ -705,9 +711,9 @@ static Status ForEachHomeEntry(Version* v, TableCache* cache, Fn fn) {
 void DBImpl::RemoveUnreferencedValues() {
   mutex_.AssertHeld();
   const std::string& root = homes_->root();
-  if (!fs_->Exists(root)) return;
   std::vector<std::string> homes;
   Status s = fs_->ListDirectory(root, &homes);
+  if (s.IsNotFound()) return;  // no values/: none to sweep
   if (!s.ok() || homes.empty()) {
     if (!s.ok()) {
       left_for_open_sweep_ = true;  // not swept: the next open tries

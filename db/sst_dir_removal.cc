@@ -184,10 +184,17 @@ Status RemoveUnownedEntries(Directory* dir,
 
 Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
                           uint64_t* unlinked) {
-  if (!fs->Exists(path)) return Status::OK();
+  // Only absence (ENOENT) is "removed already": a directory whose lookup
+  // fails otherwise (EIO) is still there as far as anyone can tell, and a
+  // caller told it is gone would go on as if it were (forget it, remove
+  // the manifests that record its SSTs as replaced).
+  bool exists;
+  Status s = fs->Probe(path, &exists);
+  if (!s.ok() || !exists) return s;
   std::unique_ptr<Directory> dir;
-  Status s = fs->OpenDirectory(path, &dir);
-  if (!s.ok()) return fs->Exists(path) ? s : Status::OK();
+  s = fs->OpenDirectory(path, &dir);
+  if (s.IsNotFound()) return Status::OK();  // gone since the lookup
+  if (!s.ok()) return s;
   std::vector<std::string> names;
   s = dir->List(&names);
   if (!s.ok()) return s;
@@ -206,8 +213,7 @@ Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
   }
   dir.reset();
   s = fs->RemoveDir(path);
-  if (!s.ok() && !fs->Exists(path)) return Status::OK();
-  return s;
+  return s.IsNotFound() ? Status::OK() : s;
 }
 
 }  // namespace leveldb

@@ -60,8 +60,9 @@ Status RemoveUnownedEntries(Directory* dir,
 
 // Unlink every entry of the directory at `path`, meta and LONGKEYS files
 // last (cut short, it leaves no KV file without the meta files of its
-// directory), then remove it. A missing directory is not an error. *unlinked
-// (if non-null) is increased by the number of entries unlinked.
+// directory), then remove it. A missing directory (ENOENT) is not an
+// error; one whose lookup fails otherwise (FileSystem::Probe: EIO) is.
+// *unlinked (if non-null) is increased by the number of entries unlinked.
 Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
                           uint64_t* unlinked);
 

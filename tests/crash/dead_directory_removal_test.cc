@@ -16,11 +16,13 @@
 // before the KV files of lowercase keys, on every machine.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "db/db_impl.h"
+#include "db/filename.h"
 #include "delsm/delsm.h"
 #include "fs/file_system.h"
 #include "fs/mem_file_system.h"
@@ -29,6 +31,7 @@
 #include "leveldb/helpers/memenv.h"
 #include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
+#include "tests/stat_failing_file_system.h"
 #include "tests/test_support.h"
 
 namespace leveldb {
@@ -163,6 +166,58 @@ TEST_F(DeadDirectoryRemovalTest,
                                 "was not cut";
     fs_.Disarm();
   }
+  Status s = Repair();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Check()) << "after RepairDB";
+}
+
+// As above, but what the Open's removal pass meets is a dead directory
+// (the one holding the puts) whose lookup fails (lstat: EIO): whether it
+// is there cannot be told, so it may still be, and the previous manifest
+// must stay. Then the manifest the Open wrote is damaged, and the user
+// runs RepairDB: with the current manifest not read whole, only the
+// previous one records the puts' SST as replaced. Taking the failed lookup
+// for a removal, the pass removed that manifest, and RepairDB merged the
+// puts again, bringing the deleted keys back.
+TEST_F(DeadDirectoryRemovalTest,
+       OpenKeepsThePreviousManifestWhileADeadDirCannotBeLookedUp) {
+  FaultSpec every_unlink;
+  every_unlink.sticky = true;
+  ASSERT_EQ("", BuildAndCompact(every_unlink));
+  std::vector<std::string> dead;
+  ASSERT_TRUE(fs_.ListDirectory(std::string(kDbName) + "/L0", &dead).ok());
+  std::sort(dead.begin(), dead.end());
+  ASSERT_EQ(2u, dead.size());
+  // The first flush's: the puts, each a KV file.
+  const std::string puts = std::string(kDbName) + "/L0/" + dead[0];
+  std::vector<std::string> entries;
+  ASSERT_TRUE(fs_.ListDirectory(puts, &entries).ok());
+  ASSERT_LT(static_cast<size_t>(kKeys), entries.size());
+  {
+    delsm_test::StatFailingFileSystem lookups(&fs_);
+    lookups.FailExistsUnder(puts);
+    DB* raw = nullptr;
+    Status s =
+        OpenWithFileSystem(DbOptions(), delsm_test::ManualCompactionOnly(),
+                           kDbName, &lookups, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<DB> db(raw);
+    ASSERT_TRUE(
+        static_cast<DBImpl*>(db.get())->TEST_WaitForBackgroundWork().ok());
+    db.reset();
+    ASSERT_LT(0, lookups.Failed()) << "the dead directory was not looked up";
+  }
+  std::string current;
+  ASSERT_TRUE(
+      ReadFileToString(env_.get(), CurrentFileName(kDbName), &current).ok());
+  ASSERT_FALSE(current.empty());
+  current.pop_back();  // its newline
+  const std::string manifest = std::string(kDbName) + "/" + current;
+  std::string bytes;
+  ASSERT_TRUE(ReadFileToString(env_.get(), manifest, &bytes).ok());
+  ASSERT_FALSE(bytes.empty());
+  bytes[bytes.size() / 2] ^= 0x40;  // its record's checksum no longer holds
+  ASSERT_TRUE(WriteStringToFile(env_.get(), bytes, manifest).ok());
   Status s = Repair();
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ("", Check()) << "after RepairDB";
