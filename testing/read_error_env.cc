@@ -85,4 +85,9 @@ Status ReadErrorEnv::GetChildren(const std::string& dir,
   return target()->GetChildren(dir, result);
 }
 
+bool ReadErrorEnv::FileExists(const std::string& f) {
+  if (lookups_fail_ && f.find(list_path_) != std::string::npos) return false;
+  return target()->FileExists(f);
+}
+
 }  // namespace leveldb

@@ -6,7 +6,10 @@
 //     once `good_bytes` of it have been read (0: from the first read),
 //     for the first `files` such files opened (0: every one);
 //   * listing (GetChildren) a directory whose path contains
-//     `set_failing_listings`'s string.
+//     `set_failing_listings`'s string;
+//   * with `set_failing_lookups`, also FileExists of such a path, which
+//     answers false, as access(2) does whatever its error: a directory
+//     whose inode cannot be read (EIO) fails both.
 // Each failure is an IOError naming the path and "Input/output error".
 // Everything else passes through. Thread-safe; configure before use.
 #ifndef DELSM_TESTING_READ_ERROR_ENV_H_
@@ -35,6 +38,11 @@ class ReadErrorEnv : public EnvWrapper {
   }
   void set_failing_listings(std::string path_contains) {
     list_path_ = std::move(path_contains);
+    lookups_fail_ = false;
+  }
+  void set_failing_lookups(std::string path_contains) {
+    list_path_ = std::move(path_contains);
+    lookups_fail_ = true;
   }
 
   // Reads and listings failed so far.
@@ -47,6 +55,7 @@ class ReadErrorEnv : public EnvWrapper {
                              RandomAccessFile** result) override;
   Status GetChildren(const std::string& dir,
                      std::vector<std::string>* result) override;
+  bool FileExists(const std::string& f) override;
 
  private:
   class Sequential;
@@ -63,6 +72,7 @@ class ReadErrorEnv : public EnvWrapper {
   uint64_t good_bytes_ = 0;
   int failing_files_ = 0;
   std::string list_path_;
+  bool lookups_fail_ = false;
   std::atomic<int> opened_{0};
   std::atomic<int> failed_reads_{0};
   std::atomic<int> failed_listings_{0};

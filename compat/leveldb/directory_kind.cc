@@ -23,13 +23,15 @@ namespace leveldb {
 
 namespace {
 
-// Lists `dir` into *names; a directory that is not there has none. Any
-// other failure (EIO, EMFILE) is returned: what it holds is unknown.
+// Lists `dir` into *names; a directory that is not there (NotFound, and
+// FileExists agrees) has none. Any other failure (EIO, EMFILE) is
+// returned, whatever FileExists says (access(2) answers false on any
+// error): what it holds is unknown.
 Status ListIfPresent(Env* env, const std::string& dir,
                      std::vector<std::string>* names) {
   names->clear();
   Status s = env->GetChildren(dir, names);
-  if (!s.ok() && !env->FileExists(dir)) {
+  if (s.IsNotFound() && !env->FileExists(dir)) {
     names->clear();
     return Status::OK();
   }

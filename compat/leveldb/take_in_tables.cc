@@ -63,13 +63,17 @@ bool DamagedOrAbsent(Env* env, const Status& s, const std::string& path) {
   return s.IsCorruption() || (s.IsNotFound() && !env->FileExists(path));
 }
 
-// The names in dbname/lost/ (none if there is no such directory).
+// The names in dbname/lost/ (none if there is no such directory: the
+// listing fails with NotFound and it is not there). A listing that fails
+// otherwise (EIO) fails, whatever FileExists says (access(2) answers false
+// on any error): taken for no lost/, it would hide DeLSM's manifests
+// there, whose record of replaced SSTs the repair needs.
 Status ListLost(Env* env, const std::string& dbname,
                 std::vector<std::string>* names) {
   names->clear();
   const std::string lost = dbname + "/lost";
   Status s = env->GetChildren(lost, names);
-  if (!s.ok() && !env->FileExists(lost)) return Status::OK();
+  if (s.IsNotFound() && !env->FileExists(lost)) return Status::OK();
   return s;
 }
 

@@ -588,6 +588,35 @@ INSTANTIATE_TEST_SUITE_P(
                                                      : "FirstFileOnly";
     });
 
+// lost/ itself cannot be read (EIO on its listing; access(2), behind
+// FileExists, fails as well and answers false): which of DeLSM's manifests
+// LevelDB's RepairDB put there is unknown, and so is the record of the
+// replaced SST. RepairDB fails and changes nothing. Taking the failed
+// listing for no lost/, it brought no manifest back, the repair merged the
+// replaced SST, and the deleted keys came back.
+TEST(LevelDbRepairedReadErrorTest, UnreadableLostDirectoryFailsTheTakeIn) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
+  if (HasFatalFailure()) return;
+  const auto before = delsm_test::TreeSnapshot(dbname);
+  {
+    ReadErrorEnv env(Env::Default());
+    env.set_failing_lookups(dbname + "/lost");
+    Options o;
+    o.env = &env;
+    const Status s = RepairDB(dbname, o);
+    ASSERT_GT(env.failed_listings(), 0) << "lost/ was not listed";
+    EXPECT_TRUE(s.IsIOError())
+        << "RepairDB after a failed listing of lost/: " << s.ToString();
+    EXPECT_EQ(std::vector<std::string>(),
+              Changed(before, delsm_test::TreeSnapshot(dbname)));
+  }
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectCutDbRepaired(dbname);
+}
+
 // Which kind of directory RepairDB is given is decided from the manifest
 // CURRENT names. A read of it that fails (EIO) once, there, is not a
 // damaged manifest: taken for one, a DeLSM database LevelDB's RepairDB
@@ -629,6 +658,26 @@ TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryListingIsAnError) {
   if (HasFatalFailure()) return;
   ReadErrorEnv env(Env::Default());
   env.set_failing_listings(dbname + "/L");
+  DatabaseFormat format;
+  std::string evidence;
+  const Status s = DetectDatabaseFormat(&env, dbname, &format, &evidence);
+  ASSERT_GT(env.failed_listings(), 0) << "no level directory listing failed";
+  EXPECT_TRUE(s.IsIOError())
+      << s.ToString() << "; judged " << static_cast<int>(format) << " ("
+      << evidence << ")";
+}
+
+// The same when access(2), behind FileExists, fails on those directories
+// too and answers false (an inode that cannot be read fails both): the
+// failed listing is still no proof that the directory is not there, and
+// the directory is not judged LevelDB's.
+TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryLookupIsAnError) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/false);
+  if (HasFatalFailure()) return;
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_lookups(dbname + "/L");
   DatabaseFormat format;
   std::string evidence;
   const Status s = DetectDatabaseFormat(&env, dbname, &format, &evidence);
