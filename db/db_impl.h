@@ -745,7 +745,9 @@ Status OpenWithFileSystem(const Options& options, const delsm::Tuning& tuning,
 // that fails (EIO on an unlink) stops there and fails the call: a failure to
 // remove CURRENT leaves the database whole; a later one leaves a directory in
 // which Open finds no database, only the rest of the database's files and
-// directories (and the LOCK), which a second DestroyDB removes.
+// directories (and the LOCK), which a second DestroyDB removes. The LOCK
+// file itself goes last, while still locked (never after the unlock, when
+// another process's Open may have locked it).
 Status DestroyDBWithFileSystem(const std::string& dbname,
                                const Options& options, FileSystem* fs);
 Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,

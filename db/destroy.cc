@@ -47,7 +47,7 @@ struct DestroyPlan {
 };
 
 // Whether `child`, a name in the database directory, is one of the files
-// DestroyDB removes (the LOCK goes last, after it is released).
+// DestroyDB removes (the LOCK goes last, before it is released).
 bool IsDatabaseFile(const std::string& child) {
   uint64_t number;
   FileType type;
@@ -221,21 +221,26 @@ Status DestroyDBWithFileSystem(const std::string& dbname,
   const std::string lockname = LockFileName(dbname);
   result = env->LockFile(lockname, &lock);
   if (!result.ok()) return result;
+  // The LOCK file is removed while it is still locked, never after the
+  // unlock: an Open of another process in between would lock that file,
+  // and once it was unlinked the next Open would make a new LOCK, lock it
+  // too, and open the database beside the first. Removed while locked, a
+  // later Open makes a new LOCK, the only one.
   DestroyPlan plan;
   result = MakePlan(fs, dbname, children, present, &plan);
   if (!result.ok()) {
-    env->UnlockFile(lock);
     // LockFile made the LOCK if there was none: the directory is left as
     // it was found.
     bool had_lock = false;
     for (const std::string& child : children) had_lock |= child == "LOCK";
     if (!had_lock) env->RemoveFile(lockname);
+    env->UnlockFile(lock);
     return result;
   }
   result = CarryOut(env, fs, plan);
+  if (result.ok()) env->RemoveFile(lockname);
   env->UnlockFile(lock);
   if (!result.ok()) return result;
-  env->RemoveFile(lockname);
   env->RemoveDir(dbname);  // fails if the user left other files there
   return result;
 }

@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -268,9 +269,11 @@ TEST_P(DestroyDbPlanTest, FailedUnlinkFailsAndASecondDestroyFinishes) {
   EXPECT_NE(0, lstat(dbname_.c_str(), &st)) << "the database stayed";
 }
 
-// Child side of OpenInAnotherProcessFailsAndRemovesNothing: opens the
-// database named by the environment, writes one byte to the pipe named
-// there once it is open, and holds it open until killed.
+// Child side of OpenInAnotherProcessFailsAndRemovesNothing and
+// OpenRacingTheLockRemovalIsNotASecondWriter: opens the database named by
+// the environment (creating it if DESTROY_HOLDER_CREATE is set), writes
+// one byte to the pipe named there once it is open ('y') or could not be
+// ('n'), and holds it open until killed.
 TEST(DestroyDbLockHolder, Child) {
   const char* db = std::getenv("DESTROY_HOLDER_DB");
   const char* fd = std::getenv("DESTROY_HOLDER_FD");
@@ -278,8 +281,10 @@ TEST(DestroyDbLockHolder, Child) {
   delsm::Tuning tuning;
   tuning.values_stay_put = std::getenv("DESTROY_HOLDER_STAY_PUT") != nullptr;
   tuning.inline_threshold = 0;
+  leveldb::Options options;
+  options.create_if_missing = std::getenv("DESTROY_HOLDER_CREATE") != nullptr;
   leveldb::DB* dbptr = nullptr;
-  const leveldb::Status s = delsm::Open(leveldb::Options(), tuning, db, &dbptr);
+  const leveldb::Status s = delsm::Open(options, tuning, db, &dbptr);
   const char ready = s.ok() ? 'y' : 'n';
   if (write(std::atoi(fd), &ready, 1) != 1) _exit(2);
   if (!s.ok()) _exit(1);
@@ -317,6 +322,68 @@ TEST_P(DestroyDbPlanTest, OpenInAnotherProcessFailsAndRemovesNothing) {
   EXPECT_EQ(0, lstat((dbname_ + "/CURRENT").c_str(), &st));
   EXPECT_EQ(sst_dirs, SstDirs(dbname_));
   ExpectKvFileDatabase(dbname_, tuning_);
+}
+
+// Passes every call to the default Env; runs `hook` first in the
+// RemoveFile of a path ending in "/LOCK".
+class LockRemovalHookEnv : public leveldb::EnvWrapper {
+ public:
+  explicit LockRemovalHookEnv(std::function<void()> hook)
+      : EnvWrapper(leveldb::Env::Default()), hook_(std::move(hook)) {}
+  leveldb::Status RemoveFile(const std::string& f) override {
+    if (f.size() >= 5 && f.compare(f.size() - 5, 5, "/LOCK") == 0) {
+      calls_++;
+      hook_();
+    }
+    return target()->RemoveFile(f);
+  }
+  int calls() const { return calls_; }
+
+ private:
+  const std::function<void()> hook_;
+  int calls_ = 0;
+};
+
+// Another process opens the database (create_if_missing) just as
+// DestroyDB removes its LOCK file. Two processes must never both hold the
+// database open. DestroyDB released the lock before it unlinked the file:
+// an Open in between took the lock on that file, the unlink then left it
+// holding a lock on a file no longer there, and the next Open made a new
+// LOCK, locked it and opened the same database beside it (here this
+// process's). The LOCK file now goes while DestroyDB still holds it.
+TEST_P(DestroyDbPlanTest, OpenRacingTheLockRemovalIsNotASecondWriter) {
+  pid_t holder = -1;
+  char ready = 0;
+  LockRemovalHookEnv env([&] {
+    int fds[2];
+    if (pipe(fds) != 0) return;
+    std::vector<std::pair<std::string, std::string>> vars = {
+        {"DESTROY_HOLDER_DB", dbname_},
+        {"DESTROY_HOLDER_FD", std::to_string(fds[1])},
+        {"DESTROY_HOLDER_CREATE", "1"}};
+    if (GetParam()) vars.push_back({"DESTROY_HOLDER_STAY_PUT", "1"});
+    holder = delsm_test::SpawnSelf("DestroyDbLockHolder.Child", vars);
+    close(fds[1]);
+    if (holder > 0 && read(fds[0], &ready, 1) != 1) ready = 0;
+    close(fds[0]);
+  });
+  leveldb::Options options;
+  options.env = &env;
+  const leveldb::Status destroyed = leveldb::DestroyDB(dbname_, options);
+  ASSERT_EQ(1, env.calls()) << "DestroyDB removed no LOCK file";
+  ASSERT_GT(holder, 0);
+  ASSERT_NE(0, ready) << "the other process did not report its Open";
+
+  leveldb::Options create;
+  create.create_if_missing = true;
+  leveldb::DB* raw = nullptr;
+  const leveldb::Status opened = delsm::Open(create, tuning_, dbname_, &raw);
+  delete raw;
+  kill(holder, SIGKILL);
+  delsm_test::WaitChild(holder);
+  EXPECT_FALSE(ready == 'y' && opened.ok())
+      << "the database was open in two processes at once (DestroyDB: "
+      << destroyed.ToString() << ")";
 }
 
 // Links in the database directory at the names of its files (LOG, a
