@@ -123,8 +123,6 @@ void DBImpl::FlushThreadMain() {
     Status s = CommitBuiltFlushes(&retryable);
     if (s.ok()) {
       retry_backoff_micros = 0;
-      // New KV files took inodes: warn if they now run out first.
-      CheckInodeHeadroom();
     } else if (retryable) {
       flush_retry_pending_ = true;
       RetryLater(s, &retry_backoff_micros, &flush_work_cv_);
@@ -292,6 +290,10 @@ Status DBImpl::CommitBuiltFlushes(bool* retryable) {
     }
     if (!s.ok()) return s;
     assert(imm.flush_state == Immutable::FlushState::kCommitting);
+    // New KV files took inodes: warn if they now run out first, while the
+    // memtable is still queued, so the warning is in the LOG before a
+    // writer or TEST_FlushMemTable can see this flush end.
+    CheckInodeHeadroom();
     imm.mem->Unref();
     imms_.pop_front();
     num_imms_.store(static_cast<int>(imms_.size()), std::memory_order_release);
