@@ -122,6 +122,7 @@ class GroupedDurabilityTest : public testing::Test {
     options.env = env;
     Status s = OpenWithFileSystem(options, tuning, dbname_, faults_.get(), db);
     ASSERT_TRUE(s.ok()) << s.ToString();
+    open_db_.reset(*db);
   }
 
   // Cuts the power under `db` (opened by OpenWithEverySyncfsFailing), which
@@ -131,6 +132,7 @@ class GroupedDurabilityTest : public testing::Test {
                          uint64_t* pending) {
     env_->CutPower();
     power_->CutPower();
+    open_db_.release();
     delete db;
     *pending = power_->PendingChanges();
     ASSERT_TRUE(env_->SimulatePowerLoss().ok());
@@ -177,6 +179,10 @@ class GroupedDurabilityTest : public testing::Test {
   std::unique_ptr<PowerLossFileSystem> power_;
   std::unique_ptr<FaultInjectionEnv> env_;
   std::unique_ptr<FaultInjectionFileSystem> faults_;  // over power_
+  // The DB OpenWithEverySyncfsFailing opened, until CutPowerAndReopen takes
+  // it: a test that ends early deletes it here, before the file systems and
+  // the Env under it (declared above, so destroyed after it).
+  std::unique_ptr<DB> open_db_;
 };
 
 TEST_F(GroupedDurabilityTest,
@@ -194,8 +200,14 @@ TEST_F(GroupedDurabilityTest,
     if (!s.ok()) break;
     acked++;
   }
-  // Let the flush of what is queued commit (or fail) before the cut.
+  // Let the flush of what is queued commit (or fail) before the cut. The
+  // wait ends at the background error, which the durability round may
+  // record while a flush's commit is still writing the manifest: then wait
+  // for that commit too (up to a minute).
   static_cast<DBImpl*>(db)->TEST_WaitForBackgroundWork();
+  for (int i = 0; i < 600 && StatsField(db, "flushes") == 0; i++) {
+    Env::Default()->SleepForMicroseconds(100 * 1000);
+  }
   const uint64_t flushes = StatsField(db, "flushes");
   // The test means something only if an SST was committed undurable.
   ASSERT_GE(flushes, 1u) << "no flush committed before the syncfs failed";
@@ -290,6 +302,17 @@ TEST_F(GroupedDurabilityTest, TrivialMoveOfAnSstNotYetDurableSyncsFirst) {
   Status s =
       OpenWithFileSystem(options, MoveEveryFlushTuning(), dbname_, &held, &db);
   ASSERT_TRUE(s.ok()) << s.ToString();
+  // A test that ends early lets the held call go and deletes the DB before
+  // the file systems under it.
+  struct Closer {
+    delsm_test::HeldCallFileSystem* held;
+    DB* db;
+    ~Closer() {
+      if (db == nullptr) return;
+      held->ReleaseAll();
+      delete db;
+    }
+  } closer{&held, db};
   WriteOptions sync;
   sync.sync = true;
   int acked = 0;
@@ -310,6 +333,7 @@ TEST_F(GroupedDurabilityTest, TrivialMoveOfAnSstNotYetDurableSyncsFirst) {
   stack.env.CutPower();
   stack.power_fs.CutPower();
   held.ReleaseAll();
+  closer.db = nullptr;
   delete db;
   ASSERT_TRUE(stack.PowerLoss().ok());
   DB* raw = nullptr;
