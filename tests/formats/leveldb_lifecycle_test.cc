@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -543,6 +544,36 @@ TEST(LevelDbRepairedCutTest, TakeInFailedAtItsCommitThenLevelDbOpensIt) {
   ExpectCutDbRepaired(dbname);
 }
 
+// RepairDB over an Env that `arm` (given the database's path) makes fail
+// must fail with an IOError, after `failures` counted at least one, and
+// change nothing in the directory; once the Env works, RepairDB recovers
+// everything (ExpectCutDbRepaired). `what` names the failure.
+void ExpectFailedRepairChangesNothing(
+    bool wal_keys,
+    const std::function<void(ReadErrorEnv*, const std::string&)>& arm,
+    int (ReadErrorEnv::*failures)() const, const char* what) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, wal_keys);
+  if (testing::Test::HasFatalFailure()) return;
+  const auto before = delsm_test::TreeSnapshot(dbname);
+  {
+    ReadErrorEnv env(Env::Default());
+    arm(&env, dbname);
+    Options o;
+    o.env = &env;
+    const Status s = RepairDB(dbname, o);
+    ASSERT_GT((env.*failures)(), 0) << "nothing failed: " << what;
+    EXPECT_TRUE(s.IsIOError())
+        << "RepairDB after " << what << ": " << s.ToString();
+    EXPECT_EQ(std::vector<std::string>(),
+              Changed(before, delsm_test::TreeSnapshot(dbname)));
+  }
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectCutDbRepaired(dbname, wal_keys);
+}
+
 // A DeLSM manifest in lost/ whose reads fail (EIO) is not damage and not
 // "no manifest": the numbers it names are unknown (a taken-in table could
 // get one it records as replaced, and the next RepairDB would not merge
@@ -555,29 +586,14 @@ class LevelDbRepairedReadErrorTest
     : public testing::TestWithParam<LostManifestReads> {};
 
 TEST_P(LevelDbRepairedReadErrorTest, FailedManifestReadFailsTheTakeIn) {
-  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
-  const std::string dbname = tmp.path() + "/db";
-  MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
-  if (HasFatalFailure()) return;
-  const auto before = delsm_test::TreeSnapshot(dbname);
-  {
-    ReadErrorEnv env(Env::Default());
-    env.set_failing_reads(
-        "/lost/MANIFEST-", /*good_bytes=*/0,
-        /*files=*/GetParam() == LostManifestReads::kFirstOnly ? 1 : 0);
-    Options o;
-    o.env = &env;
-    const Status s = RepairDB(dbname, o);
-    ASSERT_GT(env.failed_reads(), 0) << "no manifest read was failed";
-    EXPECT_TRUE(s.IsIOError())
-        << "RepairDB after a failed read of a manifest in lost/: "
-        << s.ToString();
-    EXPECT_EQ(std::vector<std::string>(),
-              Changed(before, delsm_test::TreeSnapshot(dbname)));
-  }
-  Status s = RepairDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  ExpectCutDbRepaired(dbname);
+  ExpectFailedRepairChangesNothing(
+      /*wal_keys=*/true,
+      [](ReadErrorEnv* env, const std::string&) {
+        env->set_failing_reads(
+            "/lost/MANIFEST-", /*good_bytes=*/0,
+            /*files=*/GetParam() == LostManifestReads::kFirstOnly ? 1 : 0);
+      },
+      &ReadErrorEnv::failed_reads, "a failed read of a manifest in lost/");
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -595,26 +611,12 @@ INSTANTIATE_TEST_SUITE_P(
 // listing for no lost/, it brought no manifest back, the repair merged the
 // replaced SST, and the deleted keys came back.
 TEST(LevelDbRepairedReadErrorTest, UnreadableLostDirectoryFailsTheTakeIn) {
-  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
-  const std::string dbname = tmp.path() + "/db";
-  MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
-  if (HasFatalFailure()) return;
-  const auto before = delsm_test::TreeSnapshot(dbname);
-  {
-    ReadErrorEnv env(Env::Default());
-    env.set_failing_lookups(dbname + "/lost");
-    Options o;
-    o.env = &env;
-    const Status s = RepairDB(dbname, o);
-    ASSERT_GT(env.failed_listings(), 0) << "lost/ was not listed";
-    EXPECT_TRUE(s.IsIOError())
-        << "RepairDB after a failed listing of lost/: " << s.ToString();
-    EXPECT_EQ(std::vector<std::string>(),
-              Changed(before, delsm_test::TreeSnapshot(dbname)));
-  }
-  Status s = RepairDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  ExpectCutDbRepaired(dbname);
+  ExpectFailedRepairChangesNothing(
+      /*wal_keys=*/true,
+      [](ReadErrorEnv* env, const std::string& dbname) {
+        env->set_failing_lookups(dbname + "/lost");
+      },
+      &ReadErrorEnv::failed_listings, "a failed listing of lost/");
 }
 
 // Which kind of directory RepairDB is given is decided from the manifest
@@ -625,39 +627,26 @@ TEST(LevelDbRepairedReadErrorTest, UnreadableLostDirectoryFailsTheTakeIn) {
 // DeLSM's manifests back from lost/, and the SST their records say a
 // compaction replaced would be merged (the deleted keys back).
 TEST(LevelDbRepairedDetectionTest, FailedManifestReadFailsRepairDb) {
-  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
-  const std::string dbname = tmp.path() + "/db";
-  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/false);
-  if (HasFatalFailure()) return;
-  const auto before = delsm_test::TreeSnapshot(dbname);
-  {
-    ReadErrorEnv env(Env::Default());
-    env.set_failing_reads(dbname + "/MANIFEST-", /*good_bytes=*/0,
-                          /*files=*/1);
-    Options o;
-    o.env = &env;
-    const Status s = RepairDB(dbname, o);
-    ASSERT_GT(env.failed_reads(), 0) << "no manifest read was failed";
-    EXPECT_TRUE(s.IsIOError())
-        << "RepairDB after a failed read of LevelDB's manifest: "
-        << s.ToString();
-    EXPECT_EQ(std::vector<std::string>(),
-              Changed(before, delsm_test::TreeSnapshot(dbname)));
-  }
-  Status s = RepairDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  ExpectCutDbRepaired(dbname, /*wal_keys=*/false);
+  ExpectFailedRepairChangesNothing(
+      /*wal_keys=*/false,
+      [](ReadErrorEnv* env, const std::string& dbname) {
+        env->set_failing_reads(dbname + "/MANIFEST-", /*good_bytes=*/0,
+                               /*files=*/1);
+      },
+      &ReadErrorEnv::failed_reads, "a failed read of LevelDB's manifest");
 }
 
-// The same for a level directory that cannot be listed: DeLSM's SSTs are
-// unknown, and the directory is not judged LevelDB's for want of them.
-TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryListingIsAnError) {
+// Detects the format of a rewritten database whose level directories fail
+// as `arm` makes them fail: the failure must be an IOError, never a
+// verdict.
+void ExpectFailedLevelDirectoryIsAnError(
+    const std::function<void(ReadErrorEnv*, const std::string&)>& arm) {
   delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
   const std::string dbname = tmp.path() + "/db";
   MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/false);
-  if (HasFatalFailure()) return;
+  if (testing::Test::HasFatalFailure()) return;
   ReadErrorEnv env(Env::Default());
-  env.set_failing_listings(dbname + "/L");
+  arm(&env, dbname + "/L");
   DatabaseFormat format;
   std::string evidence;
   const Status s = DetectDatabaseFormat(&env, dbname, &format, &evidence);
@@ -665,6 +654,15 @@ TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryListingIsAnError) {
   EXPECT_TRUE(s.IsIOError())
       << s.ToString() << "; judged " << static_cast<int>(format) << " ("
       << evidence << ")";
+}
+
+// The same for a level directory that cannot be listed: DeLSM's SSTs are
+// unknown, and the directory is not judged LevelDB's for want of them.
+TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryListingIsAnError) {
+  ExpectFailedLevelDirectoryIsAnError(
+      [](ReadErrorEnv* env, const std::string& prefix) {
+        env->set_failing_listings(prefix);
+      });
 }
 
 // The same when access(2), behind FileExists, fails on those directories
@@ -672,19 +670,10 @@ TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryListingIsAnError) {
 // failed listing is still no proof that the directory is not there, and
 // the directory is not judged LevelDB's.
 TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryLookupIsAnError) {
-  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
-  const std::string dbname = tmp.path() + "/db";
-  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/false);
-  if (HasFatalFailure()) return;
-  ReadErrorEnv env(Env::Default());
-  env.set_failing_lookups(dbname + "/L");
-  DatabaseFormat format;
-  std::string evidence;
-  const Status s = DetectDatabaseFormat(&env, dbname, &format, &evidence);
-  ASSERT_GT(env.failed_listings(), 0) << "no level directory listing failed";
-  EXPECT_TRUE(s.IsIOError())
-      << s.ToString() << "; judged " << static_cast<int>(format) << " ("
-      << evidence << ")";
+  ExpectFailedLevelDirectoryIsAnError(
+      [](ReadErrorEnv* env, const std::string& prefix) {
+        env->set_failing_lookups(prefix);
+      });
 }
 
 }  // namespace
