@@ -185,6 +185,26 @@ Status RepairCommitted(const LevelDbConversionOptions& o,
   return DamagedOrAbsent(o.env, s, path) ? Status::OK() : s;
 }
 
+// Once the repair after the take-in `plan` describes has committed
+// (RepairCommitted), the staging directory holds nothing but the PLAN,
+// which no longer needs to keep DB::Open out: removes it, *done set.
+// Otherwise leaves it, *done false.
+Status RemoveStagingAfterItsRepair(const LevelDbConversionOptions& o,
+                                   const std::string& dbname,
+                                   const std::string& staging,
+                                   const StagingPlan& plan, bool* done) {
+  Status s = RepairCommitted(o, dbname, staging, plan, done);
+  if (!s.ok() || !*done) return s;
+  s = RemoveFinishedStaging(o.env, o.fs, ConversionDurability(o.durability),
+                            dbname, staging);
+  if (s.ok()) {
+    Log(o.info_log,
+        "RepairDB: the take-in and its repair are done; removed %s\n",
+        staging.c_str());
+  }
+  return s;
+}
+
 // What a take-in or a conversion left in the staging directory `staging`
 // (see conversion.h): removed where it holds only copies; finished, with
 // *finished set, where it is a committed take-in's. A PLAN that does not
@@ -205,21 +225,9 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
   const bool has_plan = s.ok();
   if (has_plan && plan.kind == StagingPlan::Kind::kTakeIn) {
     // The PLAN of a take-in whose repair committed (killed before
-    // EndLevelDbTakeIn): no SST is staged, so the directory holds nothing
-    // but the PLAN, which no longer needs to keep DB::Open out.
-    bool done;
-    s = RepairCommitted(o, dbname, staging, plan, &done);
-    if (!s.ok()) return s;
-    if (done) {
-      *finished = true;
-      s = RemoveFinishedStaging(o.env, o.fs, ConversionDurability(o.durability),
-                                dbname, staging);
-      if (s.ok()) {
-        Log(o.info_log, "RepairDB: removed %s, its take-in and repair done\n",
-            staging.c_str());
-      }
-      return s;
-    }
+    // EndLevelDbTakeIn).
+    s = RemoveStagingAfterItsRepair(o, dbname, staging, plan, finished);
+    if (!s.ok() || *finished) return s;
   }
   std::string manifest;
   LevelDbState state;
@@ -584,18 +592,11 @@ Status EndLevelDbTakeInLocked(const LevelDbConversionOptions& o,
   if (!s.ok()) return s;
   if (plan.kind != StagingPlan::Kind::kTakeIn) return Status::OK();
   bool done;
-  s = RepairCommitted(o, dbname, staging, plan, &done);
-  if (!s.ok()) return s;
-  if (!done) {
+  s = RemoveStagingAfterItsRepair(o, dbname, staging, plan, &done);
+  if (s.ok() && !done) {
     return Status::Corruption(staging,
                               "the take-in's PLAN stays: no committed repair "
                               "follows it; RepairDB finishes it");
-  }
-  s = RemoveFinishedStaging(o.env, o.fs, ConversionDurability(o.durability),
-                            dbname, staging);
-  if (s.ok()) {
-    Log(o.info_log, "RepairDB: the take-in is done; removed %s\n",
-        staging.c_str());
   }
   return s;
 }
