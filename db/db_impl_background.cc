@@ -197,18 +197,18 @@ Status DBImpl::TrivialMove(Compaction* c) {
   const std::string from = SstDirName(dbname_, level, f->dir);
   const std::string to = SstDirName(dbname_, level + 1, f->dir);
   const uint64_t committed_before_sync = DeferredLogsCommitted();
-  const bool input_durable = tuning_.durability == delsm::Durability::kSyncfs &&
-                             unsynced_dirs_.count(f->dir) == 0;
+  const bool needs_sync = tuning_.durability != delsm::Durability::kSyncfs ||
+                          unsynced_dirs_.count(f->dir) > 0;
   mutex_.Unlock();
   Status s = fs_->Rename(from, to);
-  if (s.ok() && !input_durable) {
+  if (s.ok() && needs_sync) {
     s = MakeDirectoriesDurable(
         fs_, CompactionDurability(tuning_.durability),
         {LevelDirName(dbname_, level + 1), LevelDirName(dbname_, level)});
   }
   mutex_.Lock();
   if (!s.ok()) return s;
-  if (!input_durable) ReleaseDeferredLogs(committed_before_sync, c->edit());
+  if (needs_sync) ReleaseDeferredLogs(committed_before_sync, c->edit());
   c->edit()->RemoveFile(level, f->number);
   c->edit()->AddFile(level + 1, *f);
   s = ApplyEdit(c->edit());

@@ -130,17 +130,22 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
   // DeLSM interrupted in its WAL replay): then the marker proves nothing.
   const uint64_t manifest_next = versions_->ManifestFileNumber();
   bool unknown_numbers = false;
-  for (int level = 0; level < config::kNumLevels; level++) {
-    std::vector<std::string> dirs;
-    s = fs_->ListDirectory(LevelDirName(dbname_, level), &dirs);
-    if (!s.ok()) return s;
-    for (const std::string& d : dirs) {
+  // Marks used the number of each of `names` that `parse` accepts.
+  auto mark_used = [&](const std::vector<std::string>& names,
+                       bool (*parse)(const std::string&, uint64_t*)) {
+    for (const std::string& name : names) {
       uint64_t number;
-      if (ParseSstDirName(d, &number)) {
+      if (parse(name, &number)) {
         versions_->MarkFileNumberUsed(number);
         if (number >= manifest_next) unknown_numbers = true;
       }
     }
+  };
+  for (int level = 0; level < config::kNumLevels; level++) {
+    std::vector<std::string> dirs;
+    s = fs_->ListDirectory(LevelDirName(dbname_, level), &dirs);
+    if (!s.ok()) return s;
+    mark_used(dirs, &ParseSstDirName);
   }
   // So do homes (a crash may leave one whose SST directory is gone): a new
   // flush's home must not exist yet. Only a values/ that is not there
@@ -149,13 +154,7 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
   s = fs_->ListDirectory(homes_->root(), &homes);
   if (s.IsNotFound()) s = Status::OK();
   if (!s.ok()) return s;
-  for (const std::string& h : homes) {
-    uint64_t number;
-    if (ParseHomeDirName(h, &number)) {
-      versions_->MarkFileNumberUsed(number);
-      if (number >= manifest_next) unknown_numbers = true;
-    }
-  }
+  mark_used(homes, &ParseHomeDirName);
   *closed_cleanly = marker_valid && !unknown_numbers;
 
   // Replay every WAL not yet covered by an SST directory, oldest first.
