@@ -5,6 +5,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/comparator.h"
 #include "util/logging.h"
+#include "util/random.h"
 
 namespace leveldb {
 namespace {
@@ -110,19 +111,14 @@ TEST(DBFormatTest, InlineBytewiseOrderMatchesTheUserComparator) {
   const InternalKeyComparator general(&forwarding);
   const InternalKeyComparator inline_bytewise(BytewiseComparator());
   const char alphabet[] = {'\x00', '\x01', 'a', '\x7f', '\x80', '\xfe', '\xff'};
-  uint64_t rng = 0x9e3779b97f4a7c15ull;
-  auto next = [&rng]() {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-  };
+  Random rnd(301);
   auto random_key = [&](const std::string& base) {
-    std::string user = base.substr(0, next() % (base.size() + 1));
-    const size_t extra = next() % 20;
-    for (size_t i = 0; i < extra; i++) user += alphabet[next() % 7];
-    const SequenceNumber seq = next() % 4;
-    const ValueType type = (next() & 1) ? kTypeValue : kTypeDeletion;
+    std::string user =
+        base.substr(0, rnd.Uniform(static_cast<int>(base.size()) + 1));
+    const int extra = rnd.Uniform(20);
+    for (int i = 0; i < extra; i++) user += alphabet[rnd.Uniform(7)];
+    const SequenceNumber seq = rnd.Uniform(4);
+    const ValueType type = rnd.OneIn(2) ? kTypeValue : kTypeDeletion;
     std::string key;
     AppendInternalKey(&key, ParsedInternalKey(user, seq, type));
     return key;
@@ -131,7 +127,7 @@ TEST(DBFormatTest, InlineBytewiseOrderMatchesTheUserComparator) {
   for (int i = 0; i < 200000; i++) {
     const std::string a = random_key("prefix-of-twenty-bytes");
     const std::string b =
-        (next() % 3 == 0) ? a : random_key(a.substr(0, a.size() - 8));
+        rnd.OneIn(3) ? a : random_key(a.substr(0, a.size() - 8));
     const int expected = Sign(general.Compare(a, b));
     ASSERT_EQ(expected, Sign(inline_bytewise.Compare(a, b)))
         << EscapeString(a) << " vs " << EscapeString(b);

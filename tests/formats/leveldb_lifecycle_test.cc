@@ -490,6 +490,23 @@ void ExpectCutDbRepaired(const std::string& dbname, bool wal_keys = true) {
   }
 }
 
+// RepairDB over an Env whose first rename of a path containing
+// `path_contains` fails (EIO) must fail; `not_tried` says what it means if
+// no such rename was made.
+void ExpectRepairFailsAtRename(const std::string& tmp,
+                               const std::string& dbname,
+                               const std::string& path_contains,
+                               const char* not_tried) {
+  FaultInjectionEnv env(Env::Default(), tmp + "/env_shadow");
+  FaultSpec rename;
+  rename.path_contains = path_contains;
+  env.Arm(EnvOp::kRename, rename);
+  Options o;
+  o.env = &env;
+  EXPECT_FALSE(RepairDB(dbname, o).ok());
+  ASSERT_TRUE(env.Fired()) << not_tried;
+}
+
 // DeLSM's RepairDB, taking in LevelDB's tables, moves the manifest in
 // lost/ back; cut short (EIO, or a kill) once it has put LevelDB's
 // manifest away, the next RepairDB sees no LevelDB database and must
@@ -499,16 +516,9 @@ TEST(LevelDbRepairedCutTest, TakeInCutShortThenRepairAgainKeepsDeletesDeleted) {
   const std::string dbname = tmp.path() + "/db";
   MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
   if (HasFatalFailure()) return;
-  {
-    FaultInjectionEnv env(Env::Default(), tmp.path() + "/env_shadow");
-    FaultSpec back_from_lost;
-    back_from_lost.path_contains = "/lost/MANIFEST-";
-    env.Arm(EnvOp::kRename, back_from_lost);
-    Options o;
-    o.env = &env;
-    EXPECT_FALSE(RepairDB(dbname, o).ok());
-    ASSERT_TRUE(env.Fired()) << "no DeLSM manifest was moved back from lost/";
-  }
+  ExpectRepairFailsAtRename(tmp.path(), dbname, "/lost/MANIFEST-",
+                            "no DeLSM manifest was moved back from lost/");
+  if (HasFatalFailure()) return;
   Status s = RepairDB(dbname, Options());
   ASSERT_TRUE(s.ok()) << s.ToString();
   ExpectCutDbRepaired(dbname);
@@ -526,16 +536,9 @@ TEST(LevelDbRepairedCutTest, TakeInFailedAtItsCommitThenLevelDbOpensIt) {
   const std::string dbname = tmp.path() + "/db";
   MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
   if (HasFatalFailure()) return;
-  {
-    FaultInjectionEnv env(Env::Default(), tmp.path() + "/env_shadow");
-    FaultSpec commit;
-    commit.path_contains = "/lost/leveldb-";
-    env.Arm(EnvOp::kRename, commit);
-    Options o;
-    o.env = &env;
-    EXPECT_FALSE(RepairDB(dbname, o).ok());
-    ASSERT_TRUE(env.Fired()) << "the take-in made no move into lost/";
-  }
+  ExpectRepairFailsAtRename(tmp.path(), dbname, "/lost/leveldb-",
+                            "the take-in made no move into lost/");
+  if (HasFatalFailure()) return;
   const delsm_test::OracleRun opened =
       delsm_test::RunOracle({"dump", dbname}, "", tmp.path() + "/dump");
   ASSERT_TRUE(opened.ok) << "LevelDB's open: " << opened.err;
