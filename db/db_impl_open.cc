@@ -133,6 +133,7 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
   // Marks used the number of each of `names` that `parse` accepts.
   auto mark_used = [&](const std::vector<std::string>& names,
                        bool (*parse)(const std::string&, uint64_t*)) {
+    mutex_.AssertHeld();  // Recover's caller holds it; the lambda says so.
     for (const std::string& name : names) {
       uint64_t number;
       if (parse(name, &number)) {
