@@ -102,7 +102,8 @@ class DBImpl : public DB {
   // what the flushes wrote is durable.
   Status TEST_FlushMemTable() LOCKS_EXCLUDED(mutex_);
   // Wait until no flush, compaction, removal or grouped syncfs is needed or
-  // running.
+  // running; after a background error, until none is running (a flush's
+  // commit may still be writing the manifest when the error is recorded).
   Status TEST_WaitForBackgroundWork() LOCKS_EXCLUDED(mutex_);
   // Compact the SSTs of `level` overlapping [begin, end] (null: unbounded)
   // into level + 1, as one manual compaction of that level only (LevelDB's
@@ -536,6 +537,11 @@ class DBImpl : public DB {
   port::CondVar removal_work_cv_ GUARDED_BY(mutex_);
   std::atomic<bool> shutting_down_{false};
   int flush_threads_running_ GUARDED_BY(mutex_) = 0;
+  // Flush workers between taking a memtable and the end of their commit
+  // (mutex_ is released while they build and write the manifest). Changed
+  // by the workers under mutex_; exact. TEST_WaitForBackgroundWork waits
+  // for none even after a background error.
+  int flush_workers_busy_ GUARDED_BY(mutex_) = 0;
   // A flush worker is waiting out a retry backoff: no worker starts a flush
   // meanwhile (retrying at once would fail the same way).
   bool flush_retry_pending_ GUARDED_BY(mutex_) = false;

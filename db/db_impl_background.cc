@@ -549,10 +549,10 @@ void DBImpl::TEST_KeepDeferredLogs() {
 
 Status DBImpl::TEST_WaitForBackgroundWork() {
   MutexLock l(&mutex_);
-  while (bg_error_.ok() &&
-         (!imms_.empty() || compaction_running_ || CompactionWanted() ||
-          !removals_in_flight_.empty() || removal_wanted_ ||
-          !unsynced_logs_.empty() || durability_round_running_)) {
+  while ((bg_error_.ok() && (!imms_.empty() || CompactionWanted() ||
+                             removal_wanted_ || !unsynced_logs_.empty())) ||
+         flush_workers_busy_ > 0 || compaction_running_ ||
+         !removals_in_flight_.empty() || durability_round_running_) {
     background_cv_.Wait();
   }
   return bg_error_;

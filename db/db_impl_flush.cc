@@ -118,9 +118,11 @@ void DBImpl::FlushThreadMain() {
       }
       continue;
     }
+    flush_workers_busy_++;
     BuildFlush(imm);
     bool retryable = false;
     Status s = CommitBuiltFlushes(&retryable);
+    flush_workers_busy_--;
     if (s.ok()) {
       retry_backoff_micros = 0;
     } else if (retryable) {
