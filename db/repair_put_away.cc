@@ -178,12 +178,16 @@ Status Repairer::LinkToLost(Directory* src, const std::string& name,
   return s;
 }
 
-std::string Repairer::FreeLostName(const std::string& lost_name) {
+Status Repairer::FreeLostName(const std::string& lost_name,
+                              std::string* free_name) {
   for (int k = 0; k < kMaxCandidates; k++) {
-    const std::string name = Candidate(lost_name, k);
-    if (!sst_options_.fs->Exists(dbname_ + "/lost/" + name)) return name;
+    *free_name = Candidate(lost_name, k);
+    bool taken;
+    Status s = sst_options_.fs->Probe(dbname_ + "/lost/" + *free_name, &taken);
+    if (!s.ok() || !taken) return s;
   }
-  return lost_name;  // the rename fails, and says so
+  return Status::IOError(dbname_ + "/lost/" + lost_name,
+                         "no free name to move it to");
 }
 
 Status Repairer::MoveToLost(const std::string& path,
@@ -208,7 +212,11 @@ Status Repairer::MoveToLost(const std::string& path,
 
 Status Repairer::PutAwayOldDirectory(const OldDir& d) {
   const std::string lost_name = LostNameOf(d.level, d.path);
-  if (d.whole) return MoveToLost(d.path, FreeLostName(lost_name), false);
+  std::string free_name;
+  if (d.whole) {
+    Status s = FreeLostName(lost_name, &free_name);
+    return s.ok() ? MoveToLost(d.path, free_name, false) : s;
+  }
   std::unique_ptr<Directory> dir;
   std::vector<std::string> names;
   Status s = sst_options_.fs->OpenDirectory(d.path, &dir);
@@ -236,8 +244,8 @@ Status Repairer::PutAwayOldDirectory(const OldDir& d) {
   if (s.ok() && kept == 0) s = sst_options_.fs->RemoveDir(d.path);
   Log(options_.info_log, "RepairDB: %s: %zu entries removed, %zu kept: %s\n",
       d.path.c_str(), unlinked, kept, s.ToString().c_str());
-  if (s.ok() && kept > 0)
-    s = MoveToLost(d.path, FreeLostName(lost_name), false);
+  if (s.ok() && kept > 0) s = FreeLostName(lost_name, &free_name);
+  if (s.ok() && kept > 0) s = MoveToLost(d.path, free_name, false);
   return s;
 }
 
@@ -273,9 +281,12 @@ Status Repairer::PutAwayOldFiles() {
         if (s.ok()) {
           s = sst_options_.fs->CreateDir(dbname_ + "/lost/" + lost_dir, true);
         }
+        std::string free_name;
+        if (s.ok()) {
+          s = FreeLostName(lost_dir + path.substr(path.rfind('/')), &free_name);
+        }
         if (!s.ok()) return s;
-        return MoveToLost(
-            path, FreeLostName(lost_dir + path.substr(path.rfind('/'))), false);
+        return MoveToLost(path, free_name, false);
       },
       options_.info_log));
   for (uint64_t n : logs_) note(PutAwayEnvFile(LogFileName("", n).substr(1)));

@@ -382,9 +382,11 @@ class Repairer {
 
   // ---- After the commit (db/repair_put_away.cc) ----
 
-  // lost_name, or lost_name.<k> for the first k such that nothing in
-  // lost/ has that name.
-  std::string FreeLostName(const std::string& lost_name);
+  // Sets *free_name to lost_name, or lost_name.<k> for the first k such
+  // that nothing in lost/ has that name (FileSystem::Probe). A lookup that
+  // fails (EIO) fails the call: a rename to a name taken for free would
+  // replace what lost/ holds there.
+  Status FreeLostName(const std::string& lost_name, std::string* free_name);
 
   // Moves `path` to lost/<lost_name>, through the Env for the files it
   // carries (WALs, manifests) and the FileSystem for SST directories; logs

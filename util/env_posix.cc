@@ -252,6 +252,25 @@ int LockOrUnlock(int fd, bool lock) {
   return ::fcntl(fd, F_SETLK, &info);
 }
 
+// How many times LockFile takes a lock before it gives up on a LOCK file
+// that is replaced each time (by other processes' DestroyDB and Open).
+constexpr int kLockAttempts = 5;
+
+// Sets *named to whether `fname` (not followed, as LockFile opens it) names
+// the file open as `fd`. Not there (ENOENT) is not named; any other failed
+// lookup is an error.
+Status StillNamed(int fd, const std::string& fname, bool* named) {
+  *named = false;
+  struct stat held, at_path;
+  if (::fstat(fd, &held) < 0) return PosixError("lock " + fname, errno);
+  if (::lstat(fname.c_str(), &at_path) < 0) {
+    const int err = errno;
+    return err == ENOENT ? Status::OK() : PosixError("lock " + fname, err);
+  }
+  *named = held.st_dev == at_path.st_dev && held.st_ino == at_path.st_ino;
+  return Status::OK();
+}
+
 class PosixEnv final : public Env {
  public:
   PosixEnv() : background_started_(false) {}
@@ -358,6 +377,15 @@ class PosixEnv final : public Env {
     return s;
   }
 
+  // The lock is taken on the file the open found, which may no longer be
+  // at `fname` once locked: another process's DestroyDB can unlink it
+  // between the open and the lock (it removes the LOCK while holding it,
+  // then lets go). A lock on a file no directory names keeps nobody out:
+  // the next Open would make a new LOCK, lock it and open the database
+  // too. So once locked, `fname` must still name the locked file (same
+  // device and inode); if not, the lock is let go and taken again on what
+  // `fname` names now. A lookup of `fname` that fails otherwise than with
+  // ENOENT fails the call.
   Status LockFile(const std::string& fname, FileLock** lock) override {
     *lock = nullptr;
     int fd =
@@ -367,14 +395,36 @@ class PosixEnv final : public Env {
       ::close(fd);
       return Status::IOError("lock " + fname, "already held by process");
     }
-    if (LockOrUnlock(fd, true) < 0) {
-      int err = errno;
-      ::close(fd);
-      locked_.Remove(fname);
-      return PosixError("lock " + fname, err);
+    Status s;
+    for (int attempt = 1;; attempt++) {
+      if (LockOrUnlock(fd, true) < 0) {
+        s = PosixError("lock " + fname, errno);
+        break;
+      }
+      bool named;
+      s = StillNamed(fd, fname, &named);
+      if (s.ok() && named) {
+        *lock = new PosixFileLock(fd, fname);
+        return s;
+      }
+      if (!s.ok()) break;
+      if (attempt == kLockAttempts) {
+        s = Status::IOError("lock " + fname,
+                            "the file was replaced or removed each time it "
+                            "was locked");
+        break;
+      }
+      ::close(fd);  // lets go of the lock on the file no longer there
+      fd = ::open(fname.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                  0644);
+      if (fd < 0) {
+        s = OpenError(fname, errno);
+        break;
+      }
     }
-    *lock = new PosixFileLock(fd, fname);
-    return Status::OK();
+    if (fd >= 0) ::close(fd);
+    locked_.Remove(fname);
+    return s;
   }
 
   Status UnlockFile(FileLock* lock) override {

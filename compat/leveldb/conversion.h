@@ -150,8 +150,9 @@ enum class StagingState {
   kUnreadablePlan,  // a PLAN that does not decode
 };
 
-// Sets *state for `dbname`. Non-OK only if the PLAN is there and its read
-// fails otherwise than on damage (EIO, EMFILE).
+// Sets *state for `dbname`. Non-OK if the read of the PLAN fails otherwise
+// than on damage or absence (EIO, EMFILE), whatever a lookup of the
+// directory says.
 Status ReadStagingState(Env* env, const std::string& dbname,
                         StagingState* state);
 

@@ -221,11 +221,15 @@ Status ReadStagingState(Env* env, const std::string& dbname,
                         StagingState* state) {
   const std::string staging = dbname + "/" + kLevelDbConversionDirName;
   *state = StagingState::kAbsent;
-  if (!env->FileExists(staging)) return Status::OK();
+  // The PLAN is read whether or not the directory's lookup finds it:
+  // access(2) says no on any error (EIO), and a take-in's PLAN taken for
+  // absent would let Open make a new database beside the SSTs it placed
+  // and remove them as SSTs no manifest names. ReadPlan says NotFound only
+  // when the open of the PLAN does (ENOENT).
   conversion_internal::StagingPlan plan;
   Status s = conversion_internal::ReadPlan(env, staging, &plan);
   if (s.IsNotFound()) {
-    *state = StagingState::kNoPlan;
+    if (env->FileExists(staging)) *state = StagingState::kNoPlan;
   } else if (s.IsCorruption()) {
     *state = StagingState::kUnreadablePlan;
   } else if (s.ok()) {

@@ -40,20 +40,28 @@ using conversion_internal::StagingPlan;
 using conversion_internal::WritePlan;
 
 // Moves dbname/`name` to lost/leveldb-<name> (a suffix .1, .2, ... if that
-// is taken: nothing in lost/ is replaced). lost/ is made or found through
-// `fs`, which refuses a symbolic link there: the rename would move the
-// file out of the database.
+// is taken: nothing in lost/ is replaced, as the rename would replace it).
+// A name is taken if lost/'s listing holds it, which fails the move if it
+// cannot be read: a lookup of the name itself (FileExists, access(2))
+// answers no on any error (EIO), and a name taken for free on that would
+// lose what lost/ held there. lost/ is made or found through `fs`, which
+// refuses a symbolic link there: the rename would move the file out of
+// the database.
 Status MoveToLost(Env* env, FileSystem* fs, const std::string& dbname,
                   const std::string& name) {
   const std::string lost = dbname + "/lost";
   Status s = fs->CreateDir(lost, true);
   if (!s.ok()) return s;
   env->CreateDir(lost);  // the Env's own (a memory Env's); may exist
-  std::string to = lost + "/leveldb-" + name;
-  for (int i = 1; env->FileExists(to); i++) {
-    to = lost + "/leveldb-" + name + "." + std::to_string(i);
+  std::vector<std::string> listed;
+  s = env->GetChildren(lost, &listed);
+  if (!s.ok()) return s;
+  const std::set<std::string> taken(listed.begin(), listed.end());
+  std::string to = "leveldb-" + name;
+  for (int i = 1; taken.count(to) > 0; i++) {
+    to = "leveldb-" + name + "." + std::to_string(i);
   }
-  return env->RenameFile(dbname + "/" + name, to);
+  return env->RenameFile(dbname + "/" + name, lost + "/" + to);
 }
 
 // Damage, or a file that is not there (NotFound, and no longer listed):

@@ -19,18 +19,22 @@
 // directory allows with the file system whole again, and must read every
 // key written before: by Debian's LevelDB (tests/leveldb_oracle, its own
 // process) for the first two.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <map>
 #include <memory>
 #include <string>
 
+#include "compat/leveldb/directory_kind.h"
 #include "db/db_impl.h"
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "testing/read_error_env.h"
 #include "tests/faults/kv_file_database.h"
+#include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/stat_failing_file_system.h"
 #include "tests/test_support.h"
@@ -142,6 +146,98 @@ TEST_F(StagedSstStatTest, TakeInKeepsItsPlanUntilItsSstsArePlaced) {
     ASSERT_OK(RepairDB(dbname_, Options()));
   }
   EXPECT_EQ("", CheckEveryKey());
+}
+
+// RepairDB takes in the tables of a LevelDB database without CURRENT and
+// places its SSTs in L0/, then its own repair fails (reading LevelDB's
+// WAL fails, EIO): the PLAN stays, and keeps Open out until a RepairDB
+// finishes. An application's Open with create_if_missing, while the
+// staging directory's lookups and reads fail (EIO), must not take the
+// directory for one without a take-in, make a new database there and
+// remove the placed SSTs as SSTs no manifest names.
+TEST_F(StagedSstStatTest, UnreadableStagingKeepsOpenOutOfACutShortTakeIn) {
+  ASSERT_NO_FATAL_FAILURE(MakeLevelDbDatabase());
+  ASSERT_EQ(0, unlink((dbname_ + "/CURRENT").c_str()));
+  {
+    ReadErrorEnv env(Env::Default());
+    env.set_failing_reads(".log");
+    Options options;
+    options.env = &env;
+    ASSERT_FALSE(RepairDB(dbname_, options).ok());
+  }
+  ASSERT_FALSE(delsm_test::ListDir(dbname_ + "/L0").empty())
+      << "the take-in placed no SST";
+
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_lookups("/leveldb-conversion");
+  env.set_failing_reads("/leveldb-conversion");
+  Options options;
+  options.env = &env;
+  options.create_if_missing = true;
+  DB* raw = nullptr;
+  const Status opened = DB::Open(options, dbname_, &raw);
+  delete raw;
+  EXPECT_FALSE(opened.ok()) << "Open made a database beside a take-in";
+
+  ASSERT_OK(RepairDB(dbname_, Options()));
+  EXPECT_EQ("", CheckEveryKey());
+}
+
+// RepairDB takes in the tables of a LevelDB database without CURRENT, and
+// lost/ already holds a file under each name a table would be moved to
+// there (an earlier take-in's). Those names' lookups fail (access(2) and
+// stat: EIO). The take-in must not take a name it could not look up for
+// free and move a table over what lost/ held there.
+TEST_F(StagedSstStatTest, TakeInMovesNoTableOverAFileInLost) {
+  ASSERT_NO_FATAL_FAILURE(MakeLevelDbDatabase());
+  ASSERT_EQ(0, unlink((dbname_ + "/CURRENT").c_str()));
+  ASSERT_EQ(0, mkdir((dbname_ + "/lost").c_str(), 0755));
+  std::map<std::string, std::string> earlier;
+  for (const std::string& name : delsm_test::ListDir(dbname_)) {
+    uint64_t number;
+    if (!ParseLevelDbTableFileName(name, &number)) continue;
+    const std::string path = dbname_ + "/lost/leveldb-" + name;
+    earlier[path] = "an earlier take-in's " + name;
+    ASSERT_TRUE(delsm_test::WriteWhole(path, earlier[path]));
+  }
+  ASSERT_FALSE(earlier.empty()) << "LevelDB wrote no table";
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_lookups("/lost/leveldb-");
+  Options options;
+  options.env = &env;
+  const Status s = RepairDB(dbname_, options);
+  for (const auto& file : earlier) {
+    EXPECT_TRUE(file.second == delsm_test::ReadWholeFile(file.first))
+        << "RepairDB (" << s.ToString() << ") replaced " << file.first;
+  }
+  if (!s.ok()) ASSERT_OK(RepairDB(dbname_, Options()));
+  EXPECT_EQ("", CheckEveryKey());
+}
+
+// RepairDB puts a file it finds under an SST directory's name in a level
+// directory into lost/, under L<level>-<name> or, that being taken, a
+// free name; lost/ holds a file under the first (an earlier repair's)
+// whose lookup (lstat) fails. The repair must not take the name for free
+// and move the file over the one lost/ held.
+TEST(RepairStatTest, RepairMovesNothingOverAFileInLost) {
+  delsm_test::TempDir tmp("delsm_repair_stat");
+  const std::string dbname = tmp.path() + "/db";
+  delsm::Tuning tuning;
+  tuning.inline_threshold = 0;
+  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname, tuning));
+  const std::string stray = dbname + "/L0/000999.sst";
+  const std::string held = dbname + "/lost/L0-000999.sst";
+  ASSERT_TRUE(delsm_test::WriteWhole(stray, "a file, not a directory"));
+  ASSERT_EQ(0, mkdir((dbname + "/lost").c_str(), 0755));
+  ASSERT_TRUE(delsm_test::WriteWhole(held, "an earlier repair's"));
+  delsm_test::StatFailingFileSystem fs;
+  fs.FailExistsUnder(held);
+  const Status s = RepairDBWithFileSystem(dbname, Options(), &fs);
+  ASSERT_LT(0, fs.Failed()) << "the name in lost/ was not looked up";
+  EXPECT_EQ("an earlier repair's", delsm_test::ReadWholeFile(held))
+      << "RepairDB (" << s.ToString() << ") replaced " << held;
+  if (!s.ok()) ASSERT_OK(RepairDB(dbname, Options()));
+  delsm_test::ExpectKvFileDatabase(dbname, tuning);
 }
 
 // RepairDB on a database of values that stay put, with the lstat of
