@@ -293,7 +293,10 @@ Status DBImpl::MakeRoomForWrite(bool force) {
                config::kMaxImmutableMemtables) {
       Log(options_.info_log, "Waiting: %d immutable memtables queued\n",
           static_cast<int>(imms_.size()));
+      writers_waiting_for_flush_++;
+      flush_work_cv_.SignalAll();  // an idle worker may now build beside
       background_cv_.Wait();
+      writers_waiting_for_flush_--;
     } else if (l0_dirs >= tuning_.l0_stop_dirs) {
       Log(options_.info_log, "Waiting: %d L0 directories\n", l0_dirs);
       background_cv_.Wait();

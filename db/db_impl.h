@@ -242,8 +242,8 @@ class DBImpl : public DB {
   // The oldest immutable memtable no worker has taken, or null; null also
   // while an older one's discarded build is still running (SST numbers
   // must follow the queue order), and while another build runs if this
-  // memtable's values all go inline (FlushWritesKvFiles) and no other
-  // memtable waits behind it.
+  // memtable's values all go inline (FlushWritesKvFiles) and no writer
+  // waits for the queue (writers_waiting_for_flush_).
   Immutable* NextFlushToBuild() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Whether the flush of `mem` creates KV files (a value above the inline
   // threshold), the work a second flush worker is for.
@@ -542,6 +542,10 @@ class DBImpl : public DB {
   // by the workers under mutex_; exact. TEST_WaitForBackgroundWork waits
   // for none even after a background error.
   int flush_workers_busy_ GUARDED_BY(mutex_) = 0;
+  // Writers stopped in MakeRoomForWrite because the immutable queue is at
+  // its limit: their cores are idle, so a second build of inline values
+  // may start. Changed by the writers under mutex_; exact.
+  int writers_waiting_for_flush_ GUARDED_BY(mutex_) = 0;
   // A flush worker is waiting out a retry backoff: no worker starts a flush
   // meanwhile (retrying at once would fail the same way).
   bool flush_retry_pending_ GUARDED_BY(mutex_) = false;

@@ -142,24 +142,21 @@ void DBImpl::FlushThreadMain() {
 DBImpl::Immutable* DBImpl::NextFlushToBuild() {
   mutex_.AssertHeld();
   bool building = false;
-  Immutable* next = nullptr;
   for (Immutable& imm : imms_) {
-    if (next != nullptr) {
-      // Another memtable waits behind it: the builds fall behind the
-      // writers, and a second worker is what catches up.
-      if (imm.flush_state == Immutable::FlushState::kQueued) return next;
-      continue;
-    }
     if (imm.flush_state == Immutable::FlushState::kQueued) {
       // Parallel builds pay where they create KV files (each directory's
       // creates are serialized by its lock, see FlushThreadMain). A
-      // memtable of inline values is CPU work that one worker mostly does
-      // faster than the writers fill the next memtable: a second worker
-      // beside it would take a core from the writers and win nothing. The
-      // worker whose build ends takes it next, unless more queue.
-      next = &imm;
-      if (!building || FlushWritesKvFiles(imm.mem)) return next;
-      continue;
+      // memtable of inline values is CPU work (mostly compression): a
+      // second build beside the first would take a core from the writers,
+      // and with a queue that holds several memtables they would be
+      // preempted for the flushes of a fill already acknowledged. Only a
+      // writer stopped for the queue leaves its core idle; otherwise the
+      // worker whose build ends takes it next.
+      if (!building || FlushWritesKvFiles(imm.mem) ||
+          writers_waiting_for_flush_ > 0) {
+        return &imm;
+      }
+      return nullptr;
     }
     if (imm.flush_state == Immutable::FlushState::kBuilding) {
       building = true;

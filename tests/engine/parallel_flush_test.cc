@@ -195,14 +195,14 @@ TEST(ParallelFlushTest, RetriedFlushKeepsTheOrder) {
   delete db;
 }
 
-// A memtable of inline values starts beside another build only when a
-// further memtable waits behind it: one worker mostly builds such a
-// memtable faster than the writers fill the next, and a second worker would
-// only take a core from them; once memtables queue up, it is what catches
-// up. While the first flush is held in the file system, a second inline
-// memtable waits for it; a third sets a second worker going. Then every
-// memtable is flushed, newest values intact.
-TEST(ParallelFlushTest, InlineMemtableStartsBesideABuildOnlyWhenMoreWait) {
+// A memtable of inline values starts beside another build only while a
+// writer is stopped for the queue: a second build would otherwise take a
+// core from the writers (on two cores, the writer, two builds and the
+// compaction compete for them). While the first flush is held in the file
+// system, the queue fills to its limit with a single build; the write that
+// finds it full stops, and then the idle workers start. Then every memtable
+// is flushed, newest values intact.
+TEST(ParallelFlushTest, InlineMemtableStartsBesideABuildOnlyForAStoppedWriter) {
   TempDir tmp("delsm_parallel_flush_inline");
   const std::string dbname = tmp.path() + "/db";
   delsm_test::HeldCallFileSystem fs;
@@ -230,23 +230,35 @@ TEST(ParallelFlushTest, InlineMemtableStartsBesideABuildOnlyWhenMoreWait) {
   };
   write_until(1);
   ASSERT_TRUE(fs.WaitUntilHeld(hold)) << "no flush opened a directory";
-  // One more memtable queues, and three idle workers are told of it.
-  write_until(2);
+  // The queue fills to its limit; three idle workers are told of each
+  // memtable, and none starts while the writer still runs.
+  write_until(config::kMaxImmutableMemtables);
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(1u, Property(db, "delsm.max-parallel-flushes"));
   EXPECT_EQ(0u, Property(db, "delsm.flushes"));
-  // A third: the second now starts beside the held build.
-  write_until(3);
+  // A writer fills the active memtable and stops for the full queue: more
+  // builds start beside the held one.
+  std::map<std::string, std::string> late;
+  std::thread writer([&] {
+    for (int i = 0; Property(db, "delsm.max-parallel-flushes") < 2; i++) {
+      if (i >= 100000) break;
+      const std::string key = KeyName(1000000 + i / kKeysPerRound, i);
+      if (!db->Put(WriteOptions(), key, inline_value).ok()) break;
+      late[key] = inline_value;
+    }
+  });
   const auto deadline =
       std::chrono::steady_clock::now() + std::chrono::minutes(1);
   while (Property(db, "delsm.max-parallel-flushes") < 2 &&
          std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
-  EXPECT_EQ(2u, Property(db, "delsm.max-parallel-flushes"));
+  EXPECT_GE(Property(db, "delsm.max-parallel-flushes"), 2u);
   fs.Release(hold);
+  writer.join();
+  model.insert(late.begin(), late.end());
   ASSERT_TRUE(static_cast<DBImpl*>(db)->TEST_FlushMemTable().ok());
-  EXPECT_GE(Property(db, "delsm.flushes"), 3u);
+  EXPECT_GE(Property(db, "delsm.flushes"), 4u);
   for (const auto& kv : model) {
     std::string value;
     ASSERT_TRUE(db->Get(ReadOptions(), kv.first, &value).ok()) << kv.first;
