@@ -52,6 +52,7 @@
 #include "leveldb/iterator.h"
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
+#include "tests/syscall_tracer.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -281,30 +282,24 @@ class LevelDbConversionCrash : public testing::Test {
       delsm_test::WaitChild(pid);
       return false;
     };
-    int status = delsm_test::WaitChild(pid);  // the child's own SIGSTOP
-    if (status < 0) return give_up("waitpid");
-    if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGSTOP) {
-      ADD_FAILURE() << "the child did not stop to be traced: status " << status;
-      if (WIFSTOPPED(status)) return give_up("stopped otherwise");
+    std::string why;
+    int status = 0;
+    if (!delsm_test::StartTracing(pid, &status, &why)) {
+      ADD_FAILURE() << why;
+      kill(pid, SIGKILL);
+      delsm_test::WaitChild(pid);
       return false;
     }
-    const long options = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
-    if (ptrace(PTRACE_SETOPTIONS, pid, nullptr,
-               reinterpret_cast<void*>(options)) != 0) {
-      return give_up("PTRACE_SETOPTIONS");
-    }
-    long deliver = 0;      // a signal the child got, passed on when resuming
     bool in_call = false;  // between the entry and exit of a counted call
     bool committed = false;
     for (;;) {
-      if (ptrace(PTRACE_SYSCALL, pid, nullptr,
-                 reinterpret_cast<void*>(deliver)) != 0) {
-        return give_up("PTRACE_SYSCALL");
+      user_regs_struct regs;
+      const delsm_test::TraceStop stop =
+          delsm_test::NextSyscallStop(pid, &regs, &status);
+      if (stop == delsm_test::TraceStop::kError) {
+        return give_up("tracing the child");
       }
-      deliver = 0;
-      status = delsm_test::WaitChild(pid);
-      if (status < 0) return give_up("waitpid");
-      if (WIFEXITED(status) || WIFSIGNALED(status)) {
+      if (stop == delsm_test::TraceStop::kEnded) {
         if (at.when == KillAt::kNever) {
           EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
               << "child failed: status " << status;
@@ -314,16 +309,7 @@ class LevelDbConversionCrash : public testing::Test {
                       << ") before the stop it was to be killed at";
         return false;
       }
-      if (WSTOPSIG(status) != (SIGTRAP | 0x80)) {
-        deliver = WSTOPSIG(status);
-        continue;
-      }
-      user_regs_struct regs;
-      if (ptrace(PTRACE_GETREGS, pid, nullptr, &regs) != 0) {
-        return give_up("PTRACE_GETREGS");
-      }
-      // x86-64 Linux shows a system call's entry with rax = -ENOSYS.
-      if (static_cast<long long>(regs.rax) == -ENOSYS) {
+      if (delsm_test::IsSyscallEntry(regs)) {
         unsigned long long path_addr;
         Call call;
         call.kind = Classify(regs, &path_addr);

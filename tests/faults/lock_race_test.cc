@@ -32,6 +32,7 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/options.h"
+#include "tests/syscall_tracer.h"
 #include "tests/test_support.h"
 
 namespace {
@@ -70,30 +71,20 @@ std::string FdPath(pid_t pid, unsigned long long fd) {
 // fcntl(F_SETLK) on a file whose path ends in "/LOCK". False if it ended
 // first or tracing failed (a failure recorded).
 bool RunToLockCall(pid_t pid) {
-  long deliver = 0;
   for (;;) {
-    if (ptrace(PTRACE_SYSCALL, pid, nullptr,
-               reinterpret_cast<void*>(deliver)) != 0) {
-      ADD_FAILURE() << "PTRACE_SYSCALL: " << std::strerror(errno);
+    user_regs_struct regs;
+    int status = 0;
+    const delsm_test::TraceStop stop =
+        delsm_test::NextSyscallStop(pid, &regs, &status);
+    if (stop == delsm_test::TraceStop::kError) {
+      ADD_FAILURE() << "tracing the child: " << std::strerror(errno);
       return false;
     }
-    deliver = 0;
-    const int status = delsm_test::WaitChild(pid);
-    if (status < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+    if (stop == delsm_test::TraceStop::kEnded) {
       ADD_FAILURE() << "the child ended before it locked: status " << status;
       return false;
     }
-    if (WSTOPSIG(status) != (SIGTRAP | 0x80)) {
-      deliver = WSTOPSIG(status);
-      continue;
-    }
-    user_regs_struct regs;
-    if (ptrace(PTRACE_GETREGS, pid, nullptr, &regs) != 0) {
-      ADD_FAILURE() << "PTRACE_GETREGS: " << std::strerror(errno);
-      return false;
-    }
-    // x86-64 Linux shows a system call's entry with rax = -ENOSYS.
-    if (static_cast<long long>(regs.rax) != -ENOSYS) continue;
+    if (!delsm_test::IsSyscallEntry(regs)) continue;
     if (regs.orig_rax != SYS_fcntl || regs.rsi != F_SETLK) continue;
     const std::string path = FdPath(pid, regs.rdi);
     if (path.size() >= 5 && path.compare(path.size() - 5, 5, "/LOCK") == 0) {
@@ -128,21 +119,19 @@ TEST(LockRaceTest, OpenLockingTheLockDestroyDbRemovedIsNotASecondWriter) {
       {{"LOCK_RACE_DB", dbname}, {"LOCK_RACE_FD", std::to_string(fds[1])}});
   close(fds[1]);
   ASSERT_GT(pid, 0);
-  int status = delsm_test::WaitChild(pid);  // the child's own SIGSTOP
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 4) {
+  std::string why;
+  int status = 0;
+  const bool traced = delsm_test::StartTracing(pid, &status, &why);
+  if (!traced && WIFEXITED(status) && WEXITSTATUS(status) == 4) {
+    // The child's _exit(4): PTRACE_TRACEME refused.
     close(fds[0]);
-    GTEST_SKIP() << "this machine does not let a process be traced "
-                    "(PTRACE_TRACEME refused)";
+    GTEST_SKIP() << "this machine does not let a process be traced";
   }
-  bool stopped = WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP;
-  const long trace_options = PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL;
-  stopped = stopped && ptrace(PTRACE_SETOPTIONS, pid, nullptr,
-                              reinterpret_cast<void*>(trace_options)) == 0;
-  if (!stopped || !RunToLockCall(pid)) {
+  if (!traced || !RunToLockCall(pid)) {
     kill(pid, SIGKILL);
     delsm_test::WaitChild(pid);
     close(fds[0]);
-    FAIL() << "the child did not reach the lock of its LOCK file";
+    FAIL() << "the child did not reach the lock of its LOCK file: " << why;
   }
 
   // The child has the LOCK file open and has not locked it yet.
