@@ -70,7 +70,17 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
   s = TakeCleanCloseMarker(&marker_valid);
   if (!s.ok()) return s;
 
-  if (!env_->FileExists(CurrentFileName(dbname_))) {
+  // Whether CURRENT is there, by the directory's listing, which fails the
+  // Open if it cannot be read: a lookup of CURRENT (FileExists, access(2))
+  // answers no on any error (EIO), and a database taken for none would get
+  // a new CURRENT naming an empty manifest, its SSTs then removed as named
+  // by no manifest. CURRENT is the Env's (a memory Env's files are not in
+  // its FileSystem, which Probe asks): the Env's listing answers.
+  std::vector<std::string> listed;
+  s = env_->GetChildren(dbname_, &listed);
+  if (!s.ok()) return s;
+  if (std::find(listed.begin(), listed.end(), CurrentFileName("").substr(1)) ==
+      listed.end()) {
     if (!options_.create_if_missing) {
       return Status::InvalidArgument(
           dbname_, "does not exist (create_if_missing is false)");

@@ -103,13 +103,41 @@ Status ReadLevelDbCurrent(Env* env, const std::string& dbname, bool* readable,
   return Status::OK();
 }
 
-// Whether every LevelDB file a take-in's `plan` moves to lost/ is still in
-// `dbname`: then its commit, the first of those moves, has not been made.
-bool AllInPlace(Env* env, const std::string& dbname, const StagingPlan& plan) {
+// Sets *in_place to the LevelDB files a take-in's `plan` moves to lost/
+// that are still in `dbname`, as its listing names them; fails if it
+// cannot be listed. A name the listing lacks is not there: moved by the
+// take-in, the only one to move it. A lookup of each name (FileExists,
+// access(2)) would answer no on any error (EIO on a damaged inode), and a
+// table taken for moved made an uncommitted take-in look committed (the
+// other tables then went to lost/ with no SST made of them) and was left
+// in place beside the SST made of it. These are the Env's files (a memory
+// Env's are not in its FileSystem), so FileSystem::Probe cannot be asked:
+// the Env's listing is its answer, as for MoveToLost's free names.
+Status ListInPlace(Env* env, const std::string& dbname, const StagingPlan& plan,
+                   std::set<std::string>* in_place) {
+  in_place->clear();
+  std::vector<std::string> children;
+  Status s = env->GetChildren(dbname, &children);
+  if (!s.ok()) return s;
+  const std::set<std::string> listed(children.begin(), children.end());
   for (const std::string& name : plan.to_lost) {
-    if (!env->FileExists(dbname + "/" + name)) return false;
+    if (listed.count(name) > 0) in_place->insert(name);
   }
-  return true;
+  return Status::OK();
+}
+
+// Whether every LevelDB file a take-in's `plan` moves to lost/ is still in
+// `dbname` (*all): then its commit, the first of those moves, has not been
+// made. Fails if that cannot be told (ListInPlace).
+Status AllInPlace(Env* env, const std::string& dbname, const StagingPlan& plan,
+                  bool* all) {
+  std::set<std::string> in_place;
+  Status s = ListInPlace(env, dbname, plan, &in_place);
+  *all = s.ok();
+  for (const std::string& name : plan.to_lost) {
+    if (in_place.count(name) == 0) *all = false;
+  }
+  return s;
 }
 
 Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
@@ -125,10 +153,13 @@ Status FinishTakeIn(const LevelDbConversionOptions& o,
                     const StagingPlan& plan) {
   const delsm::Durability mode = ConversionDurability(o.durability);
   std::vector<std::string> moved_in = {dbname, dbname + "/lost"};
+  std::set<std::string> in_place;
+  Status s = ListInPlace(o.env, dbname, plan, &in_place);
+  if (!s.ok()) return s;
   bool moved = false;
   for (const std::string& name : plan.to_lost) {
-    if (!o.env->FileExists(dbname + "/" + name)) continue;  // moved already
-    Status s = MoveToLost(o.env, o.fs, dbname, name);
+    if (in_place.count(name) == 0) continue;  // moved already
+    s = MoveToLost(o.env, o.fs, dbname, name);
     // The first move is the commit, durable before anything else moves: a
     // power loss that undid it but kept a later move, or an SST placed in
     // L0/, would leave a directory ResolveStaging takes for uncommitted.
@@ -138,7 +169,7 @@ Status FinishTakeIn(const LevelDbConversionOptions& o,
   }
   // Committed: LevelDB can no longer use the directory, nor delete DeLSM's
   // manifests brought back into it.
-  Status s = RestoreDelsmManifests(o, dbname, plan.to_lost);
+  s = RestoreDelsmManifests(o, dbname, plan.to_lost);
   if (!s.ok()) return s;
   if (!o.fs->Exists(moved_in.back())) moved_in.pop_back();  // none moved
   s = MakeDirectoriesDurable(o.fs, mode, moved_in);
@@ -242,6 +273,11 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
   bool leveldb_current = false;
   s = ReadLevelDbCurrent(o.env, dbname, &leveldb_current, &manifest, &state);
   if (!s.ok()) return s;
+  bool all_in_place = false;
+  if (has_plan && plan.kind == StagingPlan::Kind::kTakeIn) {
+    s = AllInPlace(o.env, dbname, plan, &all_in_place);
+    if (!s.ok()) return s;
+  }
   // What proves that the SSTs staged here are only copies (of tables still
   // in place, or that LevelDB has since replaced), so that merging them
   // could only bring back what LevelDB deleted since:
@@ -269,7 +305,7 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
     // back with its own RepairDB), and may have deleted keys and
     // compacted them away since these copies were made.
     why = "CURRENT names a LevelDB manifest that reads";
-  } else if (AllInPlace(o.env, dbname, plan)) {
+  } else if (all_in_place) {
     // Without one, the commit is the first table's move to lost/, durable
     // before anything else moves (FinishTakeIn).
     why = "every LevelDB file its PLAN moves to lost/ is still in place";
@@ -581,10 +617,12 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   }
   if (!s.ok()) return undo(s);
   s = FinishTakeIn(o, dbname, staging, plan);
-  if (!s.ok() && AllInPlace(env, dbname, plan)) {
+  bool all_in_place = false;
+  if (!s.ok() && AllInPlace(env, dbname, plan, &all_in_place).ok() &&
+      all_in_place) {
     return undo(s);  // failed at the commit: nothing moved
   }
-  return s;  // committed: the next RepairDB finishes it
+  return s;  // committed, or that cannot be told: the next RepairDB resolves
 }
 
 // EndLevelDbTakeIn with the LOCK held.

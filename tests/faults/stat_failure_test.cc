@@ -22,9 +22,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compat/leveldb/directory_kind.h"
 #include "db/db_impl.h"
@@ -32,6 +34,8 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "testing/fault_injection_env.h"
+#include "testing/fault_injection_file_system.h"
 #include "testing/read_error_env.h"
 #include "tests/faults/kv_file_database.h"
 #include "tests/file_bytes.h"
@@ -57,16 +61,23 @@ class StagedSstStatTest : public testing::Test {
         staged_(dbname_ + "/leveldb-conversion/0") {}
 
   // Debian's LevelDB writes the database: kFlushedKeys keys into tables
-  // (several, with a small write buffer), then the rest into its WAL.
-  void MakeLevelDbDatabase() {
-    const delsm_test::OracleRun run = delsm_test::RunOracle(
-        {"create", dbname_, "--write_buffer_size=20000"},
-        "fill 0 " + std::to_string(kFlushedKeys) + " " +
-            std::to_string(kValueSize) + "\nflush\nfill " +
-            std::to_string(kFlushedKeys) + " " +
-            std::to_string(kKeys - kFlushedKeys) + " " +
-            std::to_string(kValueSize) + "\n",
-        tmp_.path() + "/oracle");
+  // (in `tables` rounds of disjoint keys, each compacted on its own: one
+  // table each), then the rest into its WAL.
+  void MakeLevelDbDatabase(int tables = 1) {
+    std::string script;
+    for (int t = 0; t < tables; t++) {
+      const int first = kFlushedKeys * t / tables;
+      const int end = kFlushedKeys * (t + 1) / tables;
+      script += "fill " + std::to_string(first) + " " +
+                std::to_string(end - first) + " " + std::to_string(kValueSize) +
+                "\nflush\n";
+    }
+    script += "fill " + std::to_string(kFlushedKeys) + " " +
+              std::to_string(kKeys - kFlushedKeys) + " " +
+              std::to_string(kValueSize) + "\n";
+    const delsm_test::OracleRun run =
+        delsm_test::RunOracle({"create", dbname_, "--write_buffer_size=20000"},
+                              script, tmp_.path() + "/oracle");
     ASSERT_TRUE(run.ok) << run.err;
   }
 
@@ -98,6 +109,17 @@ class StagedSstStatTest : public testing::Test {
              std::to_string(got.size()) + " keys read";
     }
     return "";
+  }
+
+  // The LevelDB tables in `dir`, sorted.
+  static std::vector<std::string> TablesIn(const std::string& dir) {
+    std::vector<std::string> tables;
+    for (const std::string& name : delsm_test::ListDir(dir)) {
+      uint64_t number;
+      if (ParseLevelDbTableFileName(name, &number)) tables.push_back(name);
+    }
+    std::sort(tables.begin(), tables.end());
+    return tables;
   }
 
   delsm_test::TempDir tmp_;
@@ -183,6 +205,55 @@ TEST_F(StagedSstStatTest, UnreadableStagingKeepsOpenOutOfACutShortTakeIn) {
   EXPECT_EQ("", CheckEveryKey());
 }
 
+// RepairDB takes in the tables of a LevelDB database without CURRENT and is
+// cut short before its commit, while it removes its copies: the staging
+// directory keeps the PLAN and no SST, every table in place (as a kill
+// there leaves it; here the making of lost/ for the commit fails, then the
+// PLAN's removal). The next RepairDB, the lookup of the first table
+// failing (access(2): EIO), must not take that table for moved by the
+// commit, finish the take-in and move the other tables to lost/ with no
+// SST made of them; nor leave the first in place behind an SST made of
+// it, for a later take-in to bring back what was deleted since.
+TEST_F(StagedSstStatTest, UnstatableTableIsNoCommitOfACutShortTakeIn) {
+  ASSERT_NO_FATAL_FAILURE(MakeLevelDbDatabase(/*tables=*/3));
+  ASSERT_EQ(0, unlink((dbname_ + "/CURRENT").c_str()));
+  {
+    FaultInjectionEnv env(Env::Default(), tmp_.path() + "/env_shadow");
+    FaultSpec remove;
+    remove.path_contains = "/leveldb-conversion/PLAN";
+    env.Arm(EnvOp::kRemove, remove);
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    FaultSpec mkdir;
+    mkdir.path_contains = dbname_ + "/lost";
+    fs.Arm(FsOp::kMkdir, mkdir);
+    Options options;
+    options.env = &env;
+    const Status cut = RepairDBWithFileSystem(dbname_, options, &fs);
+    ASSERT_FALSE(cut.ok());
+    ASSERT_TRUE(fs.Fired()) << "the take-in made no lost/";
+    ASSERT_TRUE(env.Fired())
+        << "the take-in removed no PLAN: " << cut.ToString();
+  }
+  ASSERT_EQ(0, access((dbname_ + "/leveldb-conversion/PLAN").c_str(), F_OK))
+      << "the cut-short take-in left no PLAN";
+  const std::vector<std::string> tables = TablesIn(dbname_);
+  ASSERT_LE(2u, tables.size()) << "LevelDB wrote one table";
+
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_lookups(dbname_ + "/" + tables[0]);
+  Options options;
+  options.env = &env;
+  const Status s = RepairDB(dbname_, options);
+  if (!s.ok()) {
+    EXPECT_EQ(tables, TablesIn(dbname_))
+        << "RepairDB failed (" << s.ToString() << ") having moved tables";
+    ASSERT_OK(RepairDB(dbname_, Options()));
+  }
+  EXPECT_EQ(std::vector<std::string>(), TablesIn(dbname_))
+      << "RepairDB (" << s.ToString() << ") left tables in place";
+  EXPECT_EQ("", CheckEveryKey());
+}
+
 // RepairDB takes in the tables of a LevelDB database without CURRENT, and
 // lost/ already holds a file under each name a table would be moved to
 // there (an earlier take-in's). Those names' lookups fail (access(2) and
@@ -237,6 +308,28 @@ TEST(RepairStatTest, RepairMovesNothingOverAFileInLost) {
   EXPECT_EQ("an earlier repair's", delsm_test::ReadWholeFile(held))
       << "RepairDB (" << s.ToString() << ") replaced " << held;
   if (!s.ok()) ASSERT_OK(RepairDB(dbname, Options()));
+  delsm_test::ExpectKvFileDatabase(dbname, tuning);
+}
+
+// An application's Open with create_if_missing of a database whose
+// CURRENT cannot be looked up (access(2): EIO; its reads work). It must not
+// take the database for a new one, write a new CURRENT naming an empty
+// manifest over it and remove every SST as named by no manifest.
+TEST(RepairStatTest, UnstatableCurrentIsNoNewDatabase) {
+  delsm_test::TempDir tmp("delsm_repair_stat");
+  const std::string dbname = tmp.path() + "/db";
+  delsm::Tuning tuning;
+  tuning.inline_threshold = 0;
+  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname, tuning));
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_lookups(dbname + "/CURRENT");
+  Options options;
+  options.env = &env;
+  options.create_if_missing = true;
+  DB* raw = nullptr;
+  const Status s = delsm::Open(options, tuning, dbname, &raw);
+  delete raw;
+  SCOPED_TRACE("Open: " + s.ToString());
   delsm_test::ExpectKvFileDatabase(dbname, tuning);
 }
 
