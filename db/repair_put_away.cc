@@ -33,6 +33,7 @@
 #include <algorithm>
 #include <cstring>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -193,14 +194,30 @@ Status Repairer::FreeLostName(const std::string& lost_name,
 Status Repairer::MoveToLost(const std::string& path,
                             const std::string& lost_name, bool env_file) {
   const std::string lost_dir = dbname_ + "/lost";
-  const std::string to = lost_dir + "/" + lost_name;
   // lost/ is made or found through the FileSystem, which refuses a link
   // there (as LinkToLost). (A memory Env's FileSystem keeps a lost/ of its
   // own, which only this uses.)
+  std::string to = lost_dir + "/" + lost_name;
   Status s = sst_options_.fs->CreateDir(lost_dir, true);
   if (s.ok() && env_file) {
     env_->CreateDir(lost_dir);  // the Env's own (a memory Env's); may exist
-    s = env_->RenameFile(path, to);
+    // A free name by the Env's listing of lost/: the rename would replace
+    // what lost/ holds under the name (an earlier RepairDB's WAL or
+    // manifest of the same number, in a database made afresh at the same
+    // path). A memory Env's files are not in its FileSystem, which
+    // FreeLostName asks.
+    std::vector<std::string> listed;
+    s = env_->GetChildren(lost_dir, &listed);
+    const std::set<std::string> taken(listed.begin(), listed.end());
+    for (int k = 0; s.ok(); k++) {
+      if (k == kMaxCandidates) {
+        s = Status::IOError(to, "no free name to move it to");
+      } else if (taken.count(Candidate(lost_name, k)) == 0) {
+        to = lost_dir + "/" + Candidate(lost_name, k);
+        break;
+      }
+    }
+    if (s.ok()) s = env_->RenameFile(path, to);
   } else if (s.ok()) {
     s = sst_options_.fs->Rename(path, to);
   }

@@ -389,9 +389,11 @@ class Repairer {
   Status FreeLostName(const std::string& lost_name, std::string* free_name);
 
   // Moves `path` to lost/<lost_name>, through the Env for the files it
-  // carries (WALs, manifests) and the FileSystem for SST directories; logs
-  // it. On failure the file is left where it is, never deleted, and the
-  // error is returned.
+  // carries (WALs, manifests), there under lost_name or lost_name.<k>, the
+  // first name the Env's listing of lost/ lacks (as FreeLostName; a
+  // listing that fails fails the move), and the FileSystem for SST
+  // directories; logs it. On failure the file is left where it is, never
+  // deleted, and the error is returned.
   Status MoveToLost(const std::string& path, const std::string& lost_name,
                     bool env_file);
 

@@ -4,8 +4,10 @@
 // remove both halves: a second DB at the same path in the same Env starts
 // its file numbers afresh, and an SST directory left behind would collide
 // with its first flush ("File exists", a sticky background error).
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "delsm/delsm.h"
 #include "fs/mem_file_system.h"
@@ -111,6 +113,65 @@ TEST(MemEnvTest, DestroyRemovesSstDirectoriesAndTheNextDbWorks) {
     env->GetChildren(dbname, &in_memory);
     EXPECT_TRUE(in_memory.empty());
   }
+}
+
+// What a memory Env's lost/ holds, each file's name with its bytes.
+std::map<std::string, std::string> LostFiles(leveldb::Env* env,
+                                             const std::string& dbname) {
+  std::map<std::string, std::string> files;
+  std::vector<std::string> names;
+  env->GetChildren(dbname + "/lost", &names);
+  for (const std::string& name : names) {
+    std::string bytes;
+    if (leveldb::ReadFileToString(env, dbname + "/lost/" + name, &bytes).ok()) {
+      files[name] = bytes;
+    }
+  }
+  return files;
+}
+
+// RepairDB moves the WALs and old manifests of a memory Env's database to
+// lost/, which DestroyDB leaves (as LevelDB's does); a second database at
+// the same path numbers its files afresh, and its RepairDB puts away files
+// under the names the first one's have in lost/. It must replace none of
+// them: each stays, and the second database's take free names beside.
+TEST(MemEnvTest, RepairReplacesNothingInLost) {
+  TempDir tmp("delsm_mem_env");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path();
+  std::unique_ptr<leveldb::Env> env(
+      leveldb::NewMemEnv(leveldb::Env::Default()));
+  leveldb::Options options;
+  options.env = env.get();
+  std::map<std::string, std::string> first;
+  for (int round = 0; round < 2; round++) {
+    SCOPED_TRACE("DB number " + std::to_string(round + 1));
+    options.create_if_missing = true;
+    leveldb::DB* raw = nullptr;
+    leveldb::Status s = delsm::Open(options, SmallTuning(), dbname, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    for (int i = 0; i < 10; i++) {
+      ASSERT_TRUE(
+          raw->Put(leveldb::WriteOptions(), Key(i), Value(i, round)).ok());
+    }
+    delete raw;
+    s = leveldb::RepairDB(dbname, options);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    if (round == 0) {
+      first = LostFiles(env.get(), dbname);
+      ASSERT_FALSE(first.empty()) << "RepairDB put nothing in lost/";
+    }
+    s = leveldb::DestroyDB(dbname, options);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+  const std::map<std::string, std::string> after = LostFiles(env.get(), dbname);
+  for (const auto& file : first) {
+    auto found = after.find(file.first);
+    EXPECT_TRUE(found != after.end() && found->second == file.second)
+        << "the second RepairDB replaced lost/" << file.first;
+  }
+  EXPECT_EQ(2 * first.size(), after.size())
+      << "the second RepairDB put away fewer files beside the first's";
 }
 
 }  // namespace
