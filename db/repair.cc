@@ -209,6 +209,15 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
   std::string evidence;
   Status s = DetectDatabaseFormat(options.env, dbname, &format, &evidence);
   if (!s.ok()) return s;
+  // What the staging directory holds, read through its PLAN whatever a
+  // lookup of the directory says (ReadStagingState): access(2) answers no
+  // on any error (EIO), and a committed conversion taken for none was
+  // repaired without the SSTs only its staging directory held.
+  StagingState staging = StagingState::kAbsent;
+  if (format != DatabaseFormat::kRewrittenByLevelDb) {
+    s = ReadStagingState(options.env, dbname, &staging);
+    if (!s.ok()) return s;
+  }
   bool took_in = false;  // the take-in's PLAN then stays until the repair
   if (format == DatabaseFormat::kRewrittenByLevelDb) {
     // LevelDB's RepairDB replaced this DeLSM database's manifest: its
@@ -218,8 +227,7 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
     if (!s.ok()) return s;
     took_in = true;
   } else if (format == DatabaseFormat::kLevelDb ||
-             options.env->FileExists(dbname + "/" +
-                                     kLevelDbConversionDirName)) {
+             staging != StagingState::kAbsent) {
     bool convert = true;
     if (format == DatabaseFormat::kLevelDb) {
       // A LevelDB database that cannot be converted as it is (a damaged or
@@ -236,9 +244,6 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
       // not DeLSM's (a take-in killed between the removal of its PLAN and
       // of the directory): a committed conversion that Open must finish
       // leaves CURRENT naming its DeLSM manifest.
-      StagingState staging;
-      s = ReadStagingState(options.env, dbname, &staging);
-      if (!s.ok()) return s;
       convert = staging != StagingState::kTakeIn &&
                 (staging != StagingState::kNoPlan ||
                  format == DatabaseFormat::kDelsm);

@@ -484,12 +484,21 @@ Status Converter::Finish() {
     }
     if (!s.ok()) return s;
   }
+  // A file the directory's listing lacks was removed before a crash; the
+  // listing fails the call if it cannot be read. A lookup of each
+  // (FileExists, access(2)) answers no on any error (EIO): a table taken
+  // for removed stayed, in a database whose PLAN then went, for a RepairDB
+  // without CURRENT to take in with what it held, deleted since. These are
+  // the Env's files (a memory Env's are not in its FileSystem, which Probe
+  // asks): the Env's listing answers.
+  std::vector<std::string> children;
+  s = o_.env->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
+  const std::set<std::string> listed(children.begin(), children.end());
   for (const std::string& name : plan.removals) {
-    const std::string path = dbname_ + "/" + name;
-    if (o_.env->FileExists(path)) {
-      s = o_.env->RemoveFile(path);
-      if (!s.ok()) return s;
-    }
+    if (listed.count(name) == 0) continue;  // removed already
+    s = o_.env->RemoveFile(dbname_ + "/" + name);
+    if (!s.ok()) return s;
   }
   s = RemoveFinishedStaging(o_.env, o_.fs, mode, dbname_, staging_);
   if (s.ok()) {
@@ -608,9 +617,14 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
     if (!s.ok()) return s;
     return converter.Convert(manifest);
   }
-  if (options.env->FileExists(dbname + "/" + kLevelDbConversionDirName)) {
-    return converter.Finish();
-  }
+  // Read through its PLAN whatever a lookup of the directory says
+  // (ReadStagingState): access(2) answers no on any error (EIO), and a
+  // committed conversion taken for none would leave its SSTs staged, the
+  // manifest CURRENT names missing them.
+  StagingState staging;
+  s = ReadStagingState(options.env, dbname, &staging);
+  if (!s.ok()) return s;
+  if (staging != StagingState::kAbsent) return converter.Finish();
   return Status::OK();
 }
 

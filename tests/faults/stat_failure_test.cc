@@ -205,6 +205,79 @@ TEST_F(StagedSstStatTest, UnreadableStagingKeepsOpenOutOfACutShortTakeIn) {
   EXPECT_EQ("", CheckEveryKey());
 }
 
+// Open converts a LevelDB database and is cut short after its commit, at
+// the removal of LevelDB's first table (EIO). The next Open, the lookup of
+// the second table failing (access(2): EIO), must not take that table for
+// removed and finish: a LevelDB table left in a DeLSM database is what a
+// RepairDB without CURRENT takes in, bringing back what it held, deleted
+// since.
+TEST_F(StagedSstStatTest, ConversionLeavesNoTableItCouldNotLookUp) {
+  ASSERT_NO_FATAL_FAILURE(MakeLevelDbDatabase(/*tables=*/3));
+  const std::vector<std::string> tables = TablesIn(dbname_);
+  ASSERT_LE(2u, tables.size()) << "LevelDB wrote one table";
+  {
+    FaultInjectionEnv env(Env::Default(), tmp_.path() + "/env_shadow");
+    FaultSpec remove;
+    remove.path_contains = "/" + tables[0];
+    env.Arm(EnvOp::kRemove, remove);
+    Options options;
+    options.env = &env;
+    DB* raw = nullptr;
+    const Status s = DB::Open(options, dbname_, &raw);
+    delete raw;
+    ASSERT_TRUE(env.Fired()) << "no table removed: " << s.ToString();
+    ASSERT_FALSE(s.ok());
+  }
+  ASSERT_EQ(tables, TablesIn(dbname_));
+  {
+    ReadErrorEnv env(Env::Default());
+    env.set_failing_lookups(dbname_ + "/" + tables[1]);
+    Options options;
+    options.env = &env;
+    DB* raw = nullptr;
+    const Status s = DB::Open(options, dbname_, &raw);
+    delete raw;
+    if (s.ok()) {
+      EXPECT_EQ(std::vector<std::string>(), TablesIn(dbname_))
+          << "the conversion finished with LevelDB tables in place";
+    }
+  }
+  EXPECT_EQ("", CheckEveryKey());
+  EXPECT_EQ(std::vector<std::string>(), TablesIn(dbname_));
+}
+
+// Open converts a LevelDB database and is cut short after its commit,
+// before it places its SSTs (a rename out of the staging directory fails,
+// EIO). With the staging directory's lookups failing, Open and then
+// RepairDB must not take it for none: the conversion's manifest names SSTs
+// only the staging directory holds.
+TEST_F(StagedSstStatTest, UnstatableStagingHidesNoCommittedConversion) {
+  ASSERT_NO_FATAL_FAILURE(MakeLevelDbDatabase(/*tables=*/3));
+  {
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    FaultSpec rename;
+    rename.path_contains = "/leveldb-conversion/";
+    fs.Arm(FsOp::kRename, rename);
+    DB* raw = nullptr;
+    const Status s =
+        OpenWithFileSystem(Options(), delsm::Tuning(), dbname_, &fs, &raw);
+    delete raw;
+    ASSERT_TRUE(fs.Fired()) << "no SST placed: " << s.ToString();
+    ASSERT_FALSE(s.ok());
+  }
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_lookups("/leveldb-conversion");
+  Options options;
+  options.env = &env;
+  DB* raw = nullptr;
+  const Status opened = DB::Open(options, dbname_, &raw);
+  delete raw;
+  const Status repaired = RepairDB(dbname_, options);
+  SCOPED_TRACE("Open: " + opened.ToString() +
+               "; RepairDB: " + repaired.ToString());
+  EXPECT_EQ("", CheckEveryKey());
+}
+
 // RepairDB takes in the tables of a LevelDB database without CURRENT and is
 // cut short before its commit, while it removes its copies: the staging
 // directory keeps the PLAN and no SST, every table in place (as a kill
