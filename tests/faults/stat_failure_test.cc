@@ -358,71 +358,72 @@ TEST_F(StagedSstStatTest, TakeInMovesNoTableOverAFileInLost) {
   EXPECT_EQ("", CheckEveryKey());
 }
 
+// RepairDB and Open on a database of KV files (every value a file of its
+// own, inline_threshold 0), made in a fresh directory per test.
+class RepairStatTest : public testing::Test {
+ protected:
+  RepairStatTest() : tmp_("delsm_repair_stat"), dbname_(tmp_.path() + "/db") {
+    tuning_.inline_threshold = 0;
+  }
+
+  delsm_test::TempDir tmp_;
+  const std::string dbname_;
+  delsm::Tuning tuning_;
+};
+
 // RepairDB puts a file it finds under an SST directory's name in a level
 // directory into lost/, under L<level>-<name> or, that being taken, a
 // free name; lost/ holds a file under the first (an earlier repair's)
 // whose lookup (lstat) fails. The repair must not take the name for free
 // and move the file over the one lost/ held.
-TEST(RepairStatTest, RepairMovesNothingOverAFileInLost) {
-  delsm_test::TempDir tmp("delsm_repair_stat");
-  const std::string dbname = tmp.path() + "/db";
-  delsm::Tuning tuning;
-  tuning.inline_threshold = 0;
-  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname, tuning));
-  const std::string stray = dbname + "/L0/000999.sst";
-  const std::string held = dbname + "/lost/L0-000999.sst";
+TEST_F(RepairStatTest, RepairMovesNothingOverAFileInLost) {
+  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname_, tuning_));
+  const std::string stray = dbname_ + "/L0/000999.sst";
+  const std::string held = dbname_ + "/lost/L0-000999.sst";
   ASSERT_TRUE(delsm_test::WriteWhole(stray, "a file, not a directory"));
-  ASSERT_EQ(0, mkdir((dbname + "/lost").c_str(), 0755));
+  ASSERT_EQ(0, mkdir((dbname_ + "/lost").c_str(), 0755));
   ASSERT_TRUE(delsm_test::WriteWhole(held, "an earlier repair's"));
   delsm_test::StatFailingFileSystem fs;
   fs.FailExistsUnder(held);
-  const Status s = RepairDBWithFileSystem(dbname, Options(), &fs);
+  const Status s = RepairDBWithFileSystem(dbname_, Options(), &fs);
   ASSERT_LT(0, fs.Failed()) << "the name in lost/ was not looked up";
   EXPECT_EQ("an earlier repair's", delsm_test::ReadWholeFile(held))
       << "RepairDB (" << s.ToString() << ") replaced " << held;
-  if (!s.ok()) ASSERT_OK(RepairDB(dbname, Options()));
-  delsm_test::ExpectKvFileDatabase(dbname, tuning);
+  if (!s.ok()) ASSERT_OK(RepairDB(dbname_, Options()));
+  delsm_test::ExpectKvFileDatabase(dbname_, tuning_);
 }
 
 // An application's Open with create_if_missing of a database whose
 // CURRENT cannot be looked up (access(2): EIO; its reads work). It must not
 // take the database for a new one, write a new CURRENT naming an empty
 // manifest over it and remove every SST as named by no manifest.
-TEST(RepairStatTest, UnstatableCurrentIsNoNewDatabase) {
-  delsm_test::TempDir tmp("delsm_repair_stat");
-  const std::string dbname = tmp.path() + "/db";
-  delsm::Tuning tuning;
-  tuning.inline_threshold = 0;
-  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname, tuning));
+TEST_F(RepairStatTest, UnstatableCurrentIsNoNewDatabase) {
+  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname_, tuning_));
   ReadErrorEnv env(Env::Default());
-  env.set_failing_lookups(dbname + "/CURRENT");
+  env.set_failing_lookups(dbname_ + "/CURRENT");
   Options options;
   options.env = &env;
   options.create_if_missing = true;
   DB* raw = nullptr;
-  const Status s = delsm::Open(options, tuning, dbname, &raw);
+  const Status s = delsm::Open(options, tuning_, dbname_, &raw);
   delete raw;
   SCOPED_TRACE("Open: " + s.ToString());
-  delsm_test::ExpectKvFileDatabase(dbname, tuning);
+  delsm_test::ExpectKvFileDatabase(dbname_, tuning_);
 }
 
 // RepairDB on a database of values that stay put, with the lstat of
 // values/ (and of everything under it) failing: what the homes hold cannot
 // be told, and RepairDB must not take every value for missing.
-TEST(RepairStatTest, UnstatableValuesDirectoryLosesNoValue) {
-  delsm_test::TempDir tmp("delsm_repair_stat");
-  const std::string dbname = tmp.path() + "/db";
-  delsm::Tuning tuning;
-  tuning.values_stay_put = true;
-  tuning.inline_threshold = 0;  // every value a KV file, in a home
-  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname, tuning, 2));
+TEST_F(RepairStatTest, UnstatableValuesDirectoryLosesNoValue) {
+  tuning_.values_stay_put = true;  // every value in a home
+  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeKvFileDatabase(dbname_, tuning_, 2));
   delsm_test::StatFailingFileSystem fs;
-  fs.FailLookupsUnder(dbname + "/values");
-  const Status s = RepairDBWithFileSystem(dbname, Options(), &fs);
+  fs.FailLookupsUnder(dbname_ + "/values");
+  const Status s = RepairDBWithFileSystem(dbname_, Options(), &fs);
   ASSERT_LT(0, fs.Failed()) << "values/ was not looked up";
   EXPECT_FALSE(s.ok()) << "RepairDB repaired a database whose values it "
                           "could not find";
-  delsm_test::ExpectKvFileDatabase(dbname, tuning, 2);
+  delsm_test::ExpectKvFileDatabase(dbname_, tuning_, 2);
 }
 
 }  // namespace
