@@ -180,12 +180,17 @@ Status Repairer::LinkToLost(Directory* src, const std::string& name,
 }
 
 Status Repairer::FreeLostName(const std::string& lost_name,
+                              const std::set<std::string>* listed,
                               std::string* free_name) {
   for (int k = 0; k < kMaxCandidates; k++) {
     *free_name = Candidate(lost_name, k);
-    bool taken;
-    Status s = sst_options_.fs->Probe(dbname_ + "/lost/" + *free_name, &taken);
-    if (!s.ok() || !taken) return s;
+    bool taken = listed != nullptr && listed->count(*free_name) > 0;
+    if (listed == nullptr) {
+      Status s =
+          sst_options_.fs->Probe(dbname_ + "/lost/" + *free_name, &taken);
+      if (!s.ok()) return s;
+    }
+    if (!taken) return Status::OK();
   }
   return Status::IOError(dbname_ + "/lost/" + lost_name,
                          "no free name to move it to");
@@ -204,20 +209,17 @@ Status Repairer::MoveToLost(const std::string& path,
     // A free name by the Env's listing of lost/: the rename would replace
     // what lost/ holds under the name (an earlier RepairDB's WAL or
     // manifest of the same number, in a database made afresh at the same
-    // path). A memory Env's files are not in its FileSystem, which
-    // FreeLostName asks.
-    std::vector<std::string> listed;
-    s = env_->GetChildren(lost_dir, &listed);
-    const std::set<std::string> taken(listed.begin(), listed.end());
-    for (int k = 0; s.ok(); k++) {
-      if (k == kMaxCandidates) {
-        s = Status::IOError(to, "no free name to move it to");
-      } else if (taken.count(Candidate(lost_name, k)) == 0) {
-        to = lost_dir + "/" + Candidate(lost_name, k);
-        break;
-      }
+    // path). A memory Env's files are not in its FileSystem, which Probe
+    // asks.
+    std::vector<std::string> children;
+    s = env_->GetChildren(lost_dir, &children);
+    const std::set<std::string> listed(children.begin(), children.end());
+    std::string free_name;
+    if (s.ok()) s = FreeLostName(lost_name, &listed, &free_name);
+    if (s.ok()) {
+      to = lost_dir + "/" + free_name;
+      s = env_->RenameFile(path, to);
     }
-    if (s.ok()) s = env_->RenameFile(path, to);
   } else if (s.ok()) {
     s = sst_options_.fs->Rename(path, to);
   }
@@ -231,7 +233,7 @@ Status Repairer::PutAwayOldDirectory(const OldDir& d) {
   const std::string lost_name = LostNameOf(d.level, d.path);
   std::string free_name;
   if (d.whole) {
-    Status s = FreeLostName(lost_name, &free_name);
+    Status s = FreeLostName(lost_name, nullptr, &free_name);
     return s.ok() ? MoveToLost(d.path, free_name, false) : s;
   }
   std::unique_ptr<Directory> dir;
@@ -261,7 +263,7 @@ Status Repairer::PutAwayOldDirectory(const OldDir& d) {
   if (s.ok() && kept == 0) s = sst_options_.fs->RemoveDir(d.path);
   Log(options_.info_log, "RepairDB: %s: %zu entries removed, %zu kept: %s\n",
       d.path.c_str(), unlinked, kept, s.ToString().c_str());
-  if (s.ok() && kept > 0) s = FreeLostName(lost_name, &free_name);
+  if (s.ok() && kept > 0) s = FreeLostName(lost_name, nullptr, &free_name);
   if (s.ok() && kept > 0) s = MoveToLost(d.path, free_name, false);
   return s;
 }
@@ -300,7 +302,8 @@ Status Repairer::PutAwayOldFiles() {
         }
         std::string free_name;
         if (s.ok()) {
-          s = FreeLostName(lost_dir + path.substr(path.rfind('/')), &free_name);
+          s = FreeLostName(lost_dir + path.substr(path.rfind('/')), nullptr,
+                           &free_name);
         }
         if (!s.ok()) return s;
         return MoveToLost(path, free_name, false);

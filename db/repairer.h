@@ -383,10 +383,13 @@ class Repairer {
   // ---- After the commit (db/repair_put_away.cc) ----
 
   // Sets *free_name to lost_name, or lost_name.<k> for the first k such
-  // that nothing in lost/ has that name (FileSystem::Probe). A lookup that
-  // fails (EIO) fails the call: a rename to a name taken for free would
-  // replace what lost/ holds there.
-  Status FreeLostName(const std::string& lost_name, std::string* free_name);
+  // that nothing in lost/ has that name: by `listed` (the Env's listing of
+  // lost/, for the Env's files) if given, else by FileSystem::Probe. A
+  // lookup that fails (EIO) fails the call: a rename to a name taken for
+  // free would replace what lost/ holds there.
+  Status FreeLostName(const std::string& lost_name,
+                      const std::set<std::string>* listed,
+                      std::string* free_name);
 
   // Moves `path` to lost/<lost_name>, through the Env for the files it
   // carries (WALs, manifests), there under lost_name or lost_name.<k>, the
