@@ -21,7 +21,12 @@
 # Usage: benchmarks/ab_builds.sh A B -- db_bench flags
 # Environment: ROUNDS (6), LEVELDB (build-release/benchmarks/db_bench_leveldb,
 # built against the Release LevelDB peer by scripts/bench.sh), OUT
-# (out/ab-<time>), LOOP_SIZE (8G).
+# (out/ab-<time>), LOOP_SIZE (8G), PREPARE (db_bench flags, split at
+# spaces, for a process that each binary runs first on its fresh database,
+# unreported: e.g. PREPARE="--value_size=128 --num=1000000 --seed=1
+# --benchmarks=fillrandom" with "-- --use_existing_db=1 --seed=2
+# --benchmarks=deleterandom ..." measures deletes in a database another
+# process filled, as benchmarks/compare does).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -68,6 +73,14 @@ for round in $(seq 1 "$rounds"); do
     rm -rf "$mnt/db"
     sync
     log=$out/$side-$round.log
+    if [ -n "${PREPARE:-}" ]; then
+      # shellcheck disable=SC2086  # PREPARE is a list of flags
+      if ! "$bin" --db="$mnt/db" $PREPARE >"$out/$side-$round.prepare.log" 2>&1; then
+        echo "ab_builds: $side failed to prepare in round $round" >&2
+        exit 1
+      fi
+      sync
+    fi
     if ! "$bin" --db="$mnt/db" "$@" >"$log" 2>&1; then
       echo "ab_builds: $side failed in round $round (see $log)" >&2
       exit 1
