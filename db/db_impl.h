@@ -385,11 +385,13 @@ class DBImpl : public DB {
   bool HoldsRetiredKvFiles(uint64_t dir) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Take from retired_ssts_ every SST no live version uses whose directory
   // is in `live` (other directories are removed whole) and that no queued
-  // dead value holds (`held`, DeadValueNamers); evicts them all from the
-  // cache.
+  // dead value holds (`held`, DeadValueNamers). Adds the number of each SST
+  // taken, whatever its directory, to `unused`: no version uses it, so the
+  // caller evicts it from the table cache, without mutex_ (unmapping a
+  // meta file can take a millisecond, which writers would wait).
   std::vector<RetiredRemoval> TakeRemovableRetiredSsts(
-      const LiveNumbers& live, const std::set<uint64_t>& held)
-      EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+      const LiveNumbers& live, const std::set<uint64_t>& held,
+      std::vector<uint64_t>* unused) EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // Unlink the retired SSTs' entries that no live SST shares. Called
   // without mutex_. Returns those to try again (RequeueRetiredSsts): a
   // removal that met an error stops there, deleting nothing more.

@@ -191,12 +191,17 @@ void DBImpl::RemoveObsoleteFiles() {
       }
     }
   }
+  std::vector<uint64_t> unused_ssts;
   std::vector<RetiredRemoval> retired =
-      TakeRemovableRetiredSsts(live, held_ssts);
+      TakeRemovableRetiredSsts(live, held_ssts, &unused_ssts);
   std::vector<uint64_t> discarded_homes;
   discarded_homes.swap(discarded_homes_);
 
   mutex_.Unlock();
+  // Out of the cache before their meta files go (RemoveRetiredSsts). No
+  // version uses them, and a number is never used again, so nothing looks
+  // them up meanwhile.
+  for (uint64_t number : unused_ssts) table_cache_->Evict(number);
   bool dead_dir_failed = !levels_listed;
   std::vector<uint64_t> homes_failed;
   RemoveDiscardedHomes(discarded_homes, &homes_failed, &unlinked,
@@ -323,7 +328,8 @@ void DBImpl::RetireInputs(Compaction* c) {
 }
 
 std::vector<DBImpl::RetiredRemoval> DBImpl::TakeRemovableRetiredSsts(
-    const LiveNumbers& live, const std::set<uint64_t>& held) {
+    const LiveNumbers& live, const std::set<uint64_t>& held,
+    std::vector<uint64_t>* unused) {
   mutex_.AssertHeld();
   std::vector<RetiredRemoval> result;
   if (retired_ssts_.empty()) return result;
@@ -338,7 +344,7 @@ std::vector<DBImpl::RetiredRemoval> DBImpl::TakeRemovableRetiredSsts(
       still_used.push_back(std::move(r));
       continue;
     }
-    table_cache_->Evict(r.number);
+    unused->push_back(r.number);
     // A dead directory goes whole (RemoveObsoleteFiles).
     if (!live.Contains(r.dir)) continue;
     RetiredRemoval removal;
