@@ -395,8 +395,13 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
     }
     return Status::OK();
   };
-  DentryCompaction dc(sst_options_, tuning_.sst_entries, smallest_snapshot,
-                      hooks, tuning_.max_dir_entries);
+  // kSyncfs: an output without KV files is fsynced as written, as a
+  // flush's is (DentryCompaction::MakeDurable).
+  SstDirOptions options = sst_options_;
+  options.sync_sst_without_kv_files =
+      tuning_.durability == delsm::Durability::kSyncfs;
+  DentryCompaction dc(options, tuning_.sst_entries, smallest_snapshot, hooks,
+                      tuning_.max_dir_entries);
   if (s.ok()) s = dc.Run(inputs, input_dirs, targets);
   if (s.ok()) {
     s = dc.MakeDurable(CompactionDurability(tuning_.durability),

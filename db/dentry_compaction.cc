@@ -226,6 +226,7 @@ Status DentryCompaction::FinishOutput() {
       dir_entries_[out.meta.dir] += out.added_names.size();
     }
     out.meta = BuiltSstMetaData(out.meta.number, out.meta.dir, *builder_);
+    out.files_synced = builder_->FilesSynced();
   }
   if (!s.ok() && !builder_->Abandon()) undo_failed_ = true;
   builder_.reset();
@@ -242,6 +243,12 @@ Status DentryCompaction::MakeDurable(delsm::Durability durability,
     if (dirs.empty() || dirs.back() != out.path) dirs.push_back(out.path);
   }
   dirs.push_back(output_level_dir);
+  const bool files_synced =
+      std::all_of(outputs_.begin(), outputs_.end(),
+                  [](const Output& out) { return out.files_synced; });
+  if (durability == delsm::Durability::kSyncfs && files_synced) {
+    durability = delsm::Durability::kFsync;
+  }
   return MakeDirectoriesDurable(options_.fs, durability, dirs);
 }
 

@@ -68,6 +68,8 @@ class DentryCompaction {
     std::string path;  // the directory's path
     // Names this compaction added to an existing directory (to undo).
     std::vector<std::string> added_names;
+    // Its files were fsynced as written (SstDirBuilder::FilesSynced).
+    bool files_synced = false;
   };
 
   // An SST of the output level that the compaction replaces. Targets are
@@ -115,7 +117,12 @@ class DentryCompaction {
   }
 
   // Make every output directory (its new entries) and the level directory
-  // durable, as `durability` says (nothing for kDeferred).
+  // durable, as `durability` says (nothing for kDeferred). In kSyncfs, when
+  // every output's files were fsynced as written (SstDirOptions::
+  // sync_sst_without_kv_files: no output names a KV file), the directories
+  // are fsynced one by one instead: the syncfs would also write back every
+  // WAL of the file system, whose writer then waits for the pages it is
+  // appending to.
   Status MakeDurable(delsm::Durability durability,
                      const std::string& output_level_dir);
 

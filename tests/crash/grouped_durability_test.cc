@@ -280,6 +280,42 @@ TEST_F(GroupedDurabilityTest, TrivialMoveOfAnInlineSstRunsNoSyncfs) {
   ASSERT_NO_FATAL_FAILURE(CheckInlineValues(reopened.get(), kWrites));
 }
 
+// A compaction whose outputs name no KV file (every value inline) makes
+// them durable as a flush does: each meta file fsynced as written, then
+// the directories, and no syncfs, which would also write back the WAL the
+// writer is appending to. Keys written out of order make every flush
+// overlap L1, so each compaction merges rather than moves. With every
+// syncfs failing, the compactions still commit, and after a power cut
+// every write is there. A compaction that synced the file system would
+// fail and stop writes; one that skipped the fsyncs would leave L1 naming
+// meta files the power loss took.
+TEST_F(GroupedDurabilityTest, CompactionOfInlineSstsRunsNoSyncfs) {
+  DB* db = nullptr;
+  ASSERT_NO_FATAL_FAILURE(
+      OpenWithEverySyncfsFailing(&db, MoveEveryFlushTuning()));
+  const int kWrites = 400;
+  for (int n = 0; n < kWrites; n++) {
+    const int i = (n * 37) % kWrites;  // every key once, out of order
+    Status s = db->Put(WriteOptions(), KeyName(i), InlineValue(i));
+    ASSERT_TRUE(s.ok()) << "write " << n << ": " << s.ToString();
+  }
+  DBImpl* impl = static_cast<DBImpl*>(db);
+  ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+  Status s = impl->TEST_WaitForBackgroundWork();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::string compactions;
+  ASSERT_TRUE(db->GetProperty("delsm.compactions", &compactions));
+  EXPECT_GE(std::strtoull(compactions.c_str(), nullptr, 10), 3u)
+      << "the test needs merging compactions";
+  EXPECT_FALSE(faults_->Fired()) << "a compaction of inline SSTs synced";
+
+  std::unique_ptr<DB> reopened;
+  uint64_t pending = 0;
+  ASSERT_NO_FATAL_FAILURE(CutPowerAndReopen(db, &reopened, &pending));
+  EXPECT_GT(pending, 0u) << "nothing for the power loss to undo";
+  ASSERT_NO_FATAL_FAILURE(CheckInlineValues(reopened.get(), kWrites));
+}
+
 // An SST with KV files is durable only once the grouped syncfs covers it.
 // Held before that syncfs (the durability thread stopped at its opening
 // of L0), the SST must not move below L0 undurable, where no retained WAL

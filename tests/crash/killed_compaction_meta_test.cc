@@ -44,6 +44,8 @@ constexpr char kUnflushedVar[] = "DELSM_KILLED_COMPACTION_UNFLUSHED";
 constexpr int kUnflushed = 3;
 std::string UnflushedKey(int i) { return "unflushed" + std::to_string(i); }
 constexpr int kChildFinished = 4;
+// Set: every value is inline (see the child).
+constexpr char kInlineVar[] = "DELSM_KILLED_COMPACTION_INLINE";
 
 // Small: inline values, held in the meta files themselves.
 std::string OldValue(int i) { return "old" + std::to_string(i); }
@@ -75,10 +77,14 @@ std::vector<std::string> AddedMetaFiles(const std::string& dir) {
 
 // The child: opens the database and compacts L0 into L1, killing itself
 // when the compaction makes its outputs durable (after META-<n> is
-// written, before the commit).
+// written, before the commit): at its syncfs when its outputs link KV
+// files, else (every value inline, kInlineVar set) at the sync of its
+// output directory, which follows the fsync of META-<n> as written, the
+// first fsync under L1.
 TEST(KilledCompactionMetaTest, Child) {
   const char* dbname = std::getenv(kDbVar);
   if (dbname == nullptr) return;
+  const bool inline_values = std::getenv(kInlineVar) != nullptr;
   FaultInjectionFileSystem fs(FileSystem::Default());
   std::unique_ptr<DB> db;
   if (!OpenOn(dbname, &fs, &db).ok()) _exit(2);
@@ -89,7 +95,13 @@ TEST(KilledCompactionMetaTest, Child) {
   }
   FaultSpec kill;
   kill.before_failing = [] { raise(SIGKILL); };
-  fs.Arm(FsOp::kSyncfs, kill);
+  if (inline_values) {
+    kill.nth = 2;
+    kill.path_contains = "/L1/";
+    fs.Arm(FsOp::kFsync, kill);
+  } else {
+    fs.Arm(FsOp::kSyncfs, kill);
+  }
   static_cast<DBImpl*>(db.get())->TEST_CompactRange(0, nullptr, nullptr);
   _exit(kChildFinished);
 }
@@ -122,7 +134,8 @@ void KillCompactDeleteRepair(bool unflushed) {
   const std::string target = dbname + "/L1/" + l1[0];
 
   // The compaction of L0 into the target is killed before its commit.
-  std::vector<std::pair<std::string, std::string>> env = {{kDbVar, dbname}};
+  std::vector<std::pair<std::string, std::string>> env = {{kDbVar, dbname},
+                                                          {kInlineVar, "1"}};
   if (unflushed) env.push_back({kUnflushedVar, "1"});
   const pid_t pid =
       delsm_test::SpawnSelf("KilledCompactionMetaTest.Child", env);
@@ -240,8 +253,10 @@ void StaleOutputDirectoryRepair(bool kv_files, bool damaged_meta) {
   }
   ASSERT_TRUE(delsm_test::ListDir(dbname + "/L1").empty());
 
-  const pid_t pid = delsm_test::SpawnSelf("KilledCompactionMetaTest.Child",
-                                          {{kDbVar, dbname}});
+  std::vector<std::pair<std::string, std::string>> env = {{kDbVar, dbname}};
+  if (!kv_files) env.push_back({kInlineVar, "1"});
+  const pid_t pid =
+      delsm_test::SpawnSelf("KilledCompactionMetaTest.Child", env);
   ASSERT_GT(pid, 0);
   const int status = delsm_test::WaitChild(pid);
   ASSERT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
