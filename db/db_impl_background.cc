@@ -91,6 +91,7 @@ Status DBImpl::ApplyEdit(VersionEdit* edit, bool sync) {
 
 void DBImpl::CompactionThreadEntry(void* db) {
   port::SetCurrentThreadName("delsm-compact");
+  port::MarkCurrentThreadBackground();
   reinterpret_cast<DBImpl*>(db)->CompactionThreadMain();
 }
 

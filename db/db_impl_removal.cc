@@ -284,6 +284,7 @@ void DBImpl::WaitForRemovalPassesInFlight() {
 
 void DBImpl::RemovalThreadEntry(void* db) {
   port::SetCurrentThreadName("delsm-remove");
+  port::MarkCurrentThreadBackground();
   reinterpret_cast<DBImpl*>(db)->RemovalThreadMain();
 }
 

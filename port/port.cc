@@ -1,6 +1,7 @@
 #include "port/port.h"
 
 #include <pthread.h>
+#include <sched.h>
 #include <snappy.h>
 
 #include <chrono>
@@ -24,6 +25,17 @@ void SetCurrentThreadName(const char* name) {
   pthread_setname_np(pthread_self(), kept.c_str());
 #else
   (void)name;
+#endif
+}
+
+void MarkCurrentThreadBackground() {
+#if defined(__linux__)
+  // sched_setscheduler(0, ...) acts on the calling thread alone on Linux.
+  // A thread under a real-time or idle policy keeps it.
+  if (sched_getscheduler(0) != SCHED_OTHER) return;
+  sched_param param{};
+  param.sched_priority = 0;
+  sched_setscheduler(0, SCHED_BATCH, &param);  // best effort, as above
 #endif
 }
 

@@ -60,6 +60,16 @@ class CondVar {
 // system without thread names ignores it.
 void SetCurrentThreadName(const char* name);
 
+// Tells the system's scheduler that the calling thread does background CPU
+// work: on Linux, a thread under the default policy moves to SCHED_BATCH.
+// It keeps its share of the CPU (same nice value), but its wakeups do not
+// preempt the thread running on the CPU it wakes on, so a writer in a
+// write() or a memtable insert is not interrupted each time a flush or
+// compaction thread returns from I/O or a lock. A thread under another
+// policy (real-time, idle) is left as it is. Best effort: a system that
+// refuses it changes nothing.
+void MarkCurrentThreadBackground();
+
 // Snappy. Return false when compression is unavailable or fails.
 bool SnappyCompress(const char* input, size_t length, std::string* output);
 bool SnappyGetUncompressedLength(const char* input, size_t length,

@@ -4,12 +4,22 @@
 // workers, the compaction thread, the durability thread of the default
 // grouped syncfs, and the read-ahead workers. The names go with the DB:
 // after it is closed, no thread of those names is left.
+//
+// The threads that do background CPU work (flushes, compactions, the
+// durability and removal threads) run under the batch policy, so that
+// their wakeups do not preempt the application's writer on its CPU; the
+// read-ahead workers serve a reader waiting for them and keep the default
+// policy, as does every thread of the application.
 #include <dirent.h>
+#include <sched.h>
+#include <sys/types.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -37,6 +47,24 @@ std::map<std::string, int> ThreadNames() {
   }
   closedir(dir);
   return names;
+}
+
+// The scheduling policy of every thread of this process with each name.
+std::map<std::string, std::set<int>> ThreadPolicies() {
+  std::map<std::string, std::set<int>> policies;
+  DIR* dir = opendir("/proc/self/task");
+  if (dir == nullptr) return policies;
+  while (dirent* e = readdir(dir)) {
+    if (e->d_name[0] == '.') continue;
+    std::ifstream comm(std::string("/proc/self/task/") + e->d_name + "/comm");
+    std::string name;
+    if (!std::getline(comm, name)) continue;
+    // sched_getscheduler takes a thread's id on Linux.
+    const int policy = sched_getscheduler(static_cast<pid_t>(atoi(e->d_name)));
+    if (policy >= 0) policies[name].insert(policy);
+  }
+  closedir(dir);
+  return policies;
 }
 
 TEST(ThreadNamesTest, BackgroundThreadsAreNamedWhileTheDbIsOpen) {
@@ -77,6 +105,37 @@ TEST(ThreadNamesTest, BackgroundThreadsAreNamedWhileTheDbIsOpen) {
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_EQ(0, left);
+}
+
+TEST(ThreadNamesTest, BackgroundWorkRunsUnderTheBatchPolicy) {
+  if (ThreadNames().empty()) GTEST_SKIP() << "no /proc/self/task";
+  if (sched_getscheduler(0) != SCHED_OTHER) {
+    GTEST_SKIP() << "the test runs under a policy other than the default";
+  }
+  TempDir dir("thread-policies");
+  DB* raw = nullptr;
+  ASSERT_TRUE(delsm::Open(delsm_test::NewDbOptions(4 << 20), delsm::Tuning(),
+                          dir.path() + "/db", &raw)
+                  .ok());
+  std::unique_ptr<DB> db(raw);
+  // Each thread sets its policy as it starts, which may be just after Open
+  // returns.
+  const std::set<int> batch = {SCHED_BATCH};
+  const char* const kBackground[] = {"delsm-flush", "delsm-compact",
+                                     "delsm-sync", "delsm-remove"};
+  std::map<std::string, std::set<int>> policies;
+  for (int tries = 0; tries < 1000; tries++) {
+    policies = ThreadPolicies();
+    bool all = true;
+    for (const char* name : kBackground) all = all && policies[name] == batch;
+    if (all) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  for (const char* name : kBackground) {
+    EXPECT_EQ(batch, policies[name]) << name;
+  }
+  EXPECT_EQ(std::set<int>{SCHED_OTHER}, policies["delsm-readahead"]);
+  EXPECT_EQ(SCHED_OTHER, sched_getscheduler(0)) << "the caller's thread";
 }
 
 }  // namespace
