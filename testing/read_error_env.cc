@@ -90,4 +90,12 @@ bool ReadErrorEnv::FileExists(const std::string& f) {
   return target()->FileExists(f);
 }
 
+Status ReadErrorEnv::GetFileSize(const std::string& f, uint64_t* size) {
+  if (stats_fail_ && f.find(list_path_) != std::string::npos) {
+    *size = 0;
+    return Status::IOError(f, "Input/output error");
+  }
+  return target()->GetFileSize(f, size);
+}
+
 }  // namespace leveldb

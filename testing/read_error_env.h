@@ -9,7 +9,9 @@
 //     `set_failing_listings`'s string;
 //   * with `set_failing_lookups`, also FileExists of such a path, which
 //     answers false, as access(2) does whatever its error: a directory
-//     whose inode cannot be read (EIO) fails both.
+//     whose inode cannot be read (EIO) fails both;
+//   * with `set_failing_stats`, also GetFileSize (stat(2)) of such a path:
+//     a file whose inode cannot be read fails it, as it fails access(2).
 // Each failure is an IOError naming the path and "Input/output error".
 // Everything else passes through. Thread-safe; configure before use.
 #ifndef DELSM_TESTING_READ_ERROR_ENV_H_
@@ -39,10 +41,17 @@ class ReadErrorEnv : public EnvWrapper {
   void set_failing_listings(std::string path_contains) {
     list_path_ = std::move(path_contains);
     lookups_fail_ = false;
+    stats_fail_ = false;
   }
   void set_failing_lookups(std::string path_contains) {
     list_path_ = std::move(path_contains);
     lookups_fail_ = true;
+    stats_fail_ = false;
+  }
+  void set_failing_stats(std::string path_contains) {
+    list_path_ = std::move(path_contains);
+    lookups_fail_ = true;
+    stats_fail_ = true;
   }
 
   // Reads and listings failed so far.
@@ -56,6 +65,7 @@ class ReadErrorEnv : public EnvWrapper {
   Status GetChildren(const std::string& dir,
                      std::vector<std::string>* result) override;
   bool FileExists(const std::string& f) override;
+  Status GetFileSize(const std::string& f, uint64_t* size) override;
 
  private:
   class Sequential;
@@ -73,6 +83,7 @@ class ReadErrorEnv : public EnvWrapper {
   int failing_files_ = 0;
   std::string list_path_;
   bool lookups_fail_ = false;
+  bool stats_fail_ = false;
   std::atomic<int> opened_{0};
   std::atomic<int> failed_reads_{0};
   std::atomic<int> failed_listings_{0};

@@ -210,6 +210,7 @@ class Converter {
   VersionEdit edit_;
   StagingPlan plan_;
   std::vector<std::string> staged_dirs_;
+  std::set<std::string> children_;  // the DB directory's, as Stage lists it
   uint64_t entries_ = 0, deletions_ = 0, snappy_blocks_ = 0;
 };
 
@@ -225,17 +226,23 @@ Status Converter::FinishSst(int level, SstDirBuilder* builder,
 
 Status Converter::ConvertTable(const LevelDbTableInfo& table) {
   // LevelDB 1.23 writes NNNNNN.ldb; databases from before 1.14 hold .sst.
+  // Which is there, if either, the directory's listing says: a lookup
+  // (FileExists, access(2)) answers no on any error (EIO), and a table
+  // whose inode cannot be read would be reported missing, a damaged
+  // database, where the disk failed. An error reading it (EIO from its
+  // stat) is returned as it is: an IOError naming the table.
   std::string fname = LevelDbTableFileName(dbname_, table.number, false);
-  if (!o_.env->FileExists(fname)) {
+  if (children_.count(fname.substr(dbname_.size() + 1)) == 0) {
     fname = LevelDbTableFileName(dbname_, table.number, true);
   }
-  uint64_t size;
-  Status s = o_.env->GetFileSize(fname, &size);
-  if (!s.ok()) {
+  if (children_.count(fname.substr(dbname_.size() + 1)) == 0) {
     return Status::Corruption(
         "LevelDB table listed in its manifest is missing",
         LevelDbTableFileName(dbname_, table.number, false));
   }
+  uint64_t size;
+  Status s = o_.env->GetFileSize(fname, &size);
+  if (!s.ok()) return s;
   RandomAccessFile* raw;
   s = o_.env->NewRandomAccessFile(fname, &raw);
   if (!s.ok()) return s;
@@ -394,7 +401,11 @@ Status Converter::Convert(const std::string& leveldb_manifest) {
 }
 
 Status Converter::Stage(const std::string& leveldb_manifest) {
-  Status s;
+  std::vector<std::string> children;
+  Status s = o_.env->GetChildren(dbname_, &children);
+  if (!s.ok()) return s;
+  std::sort(children.begin(), children.end());
+  children_.insert(children.begin(), children.end());
   for (const LevelDbTableInfo& table : state_.tables) {
     s = ConvertTable(table);
     if (!s.ok()) return s;
@@ -408,10 +419,6 @@ Status Converter::Stage(const std::string& leveldb_manifest) {
   for (const LevelDbTableInfo& table : state_.tables) {
     listed.insert(table.number);
   }
-  std::vector<std::string> children;
-  s = o_.env->GetChildren(dbname_, &children);
-  if (!s.ok()) return s;
-  std::sort(children.begin(), children.end());
   for (const std::string& name : children) {
     uint64_t number;
     if (ParseLevelDbTableFileName(name, &number) && listed.count(number) == 0) {
@@ -589,12 +596,24 @@ bool LevelDbConvertible(Env* env, const std::string& dbname,
            "' and is opened with '" + comparator->Name() + "'";
     return false;
   }
+  // A table is there if the directory's listing holds it: a lookup of it
+  // (FileExists, access(2)) answers no on any error (EIO), and a table whose
+  // inode cannot be read would be called missing where the disk failed (the
+  // conversion reports that error).
+  std::vector<std::string> children;
+  s = env->GetChildren(dbname, &children);
+  if (!s.ok()) {
+    *why = "its directory cannot be listed (" + s.ToString() + ")";
+    return false;
+  }
+  const std::set<std::string> listed(children.begin(), children.end());
   for (const LevelDbTableInfo& table : state.tables) {
-    if (!env->FileExists(LevelDbTableFileName(dbname, table.number, false)) &&
-        !env->FileExists(LevelDbTableFileName(dbname, table.number, true))) {
-      *why = "table " +
-             LevelDbTableFileName("", table.number, false).substr(1) +
-             " listed in " + manifest + " is missing";
+    const std::string ldb =
+        LevelDbTableFileName("", table.number, false).substr(1);
+    const std::string sst =
+        LevelDbTableFileName("", table.number, true).substr(1);
+    if (listed.count(ldb) == 0 && listed.count(sst) == 0) {
+      *why = "table " + ldb + " listed in " + manifest + " is missing";
       return false;
     }
   }

@@ -56,8 +56,9 @@ struct LevelDbConversionOptions {
 
 // True if the LevelDB database at `dbname` can be converted: CURRENT names
 // a manifest that reads as LevelDB 1.23 edits, written with a comparator
-// named as `comparator` is, and every table it lists is present. Otherwise
-// false with *why saying what stands in the way. Reads only.
+// named as `comparator` is, and every table it lists is in the directory's
+// listing (one there that cannot be read is the conversion's to report).
+// Otherwise false with *why saying what stands in the way. Reads only.
 bool LevelDbConvertible(Env* env, const std::string& dbname,
                         const Comparator* comparator, std::string* why);
 
@@ -69,8 +70,10 @@ bool LevelDbConvertible(Env* env, const std::string& dbname,
 // Refusals change nothing on disk: NotSupported when the LevelDB database
 // was written with a comparator whose name differs from user_comparator's
 // or holds table blocks this build cannot decode, Corruption naming the
-// file for a damaged manifest or table, IOError ("a symbolic link, not
-// followed") for a staging directory that is a symbolic link.
+// file for a damaged manifest or table (or a table the manifest lists and
+// the directory does not hold), IOError ("a symbolic link, not followed")
+// for a staging directory that is a symbolic link; an I/O error before the
+// commit (EIO reading a table) as it is, naming the file.
 Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
                                const std::string& dbname);
 

@@ -42,6 +42,7 @@
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/stat_failing_file_system.h"
 #include "tests/test_support.h"
+#include "tests/tree_snapshot.h"
 
 namespace leveldb {
 namespace {
@@ -355,6 +356,45 @@ TEST_F(StagedSstStatTest, TakeInMovesNoTableOverAFileInLost) {
         << "RepairDB (" << s.ToString() << ") replaced " << file.first;
   }
   if (!s.ok()) ASSERT_OK(RepairDB(dbname_, Options()));
+  EXPECT_EQ("", CheckEveryKey());
+}
+
+// Open converts a LevelDB database; the lookup and stat of its table fail
+// (EIO, as for an inode that cannot be read). The user must be able to
+// tell a failing disk from a damaged database: Open, and RepairDB after
+// it, fail with an IOError naming the table, not a Corruption or
+// NotSupported calling it missing, change nothing LevelDB wrote, and the
+// database is converted once the disk reads again.
+TEST_F(StagedSstStatTest, UnstatableTableIsAnIoErrorNotAMissingTable) {
+  ASSERT_NO_FATAL_FAILURE(MakeLevelDbDatabase());
+  const std::vector<std::string> tables = TablesIn(dbname_);
+  ASSERT_EQ(1u, tables.size());
+  Logger* log = nullptr;
+  ASSERT_OK(Env::Default()->NewLogger(tmp_.path() + "/LOG", &log));
+  std::unique_ptr<Logger> log_guard(log);
+  // The database directory's own entry is left out: the conversion makes
+  // its staging directory before it reads the tables, and removes it.
+  std::map<std::string, std::string> before = delsm_test::TreeSnapshot(dbname_);
+  before.erase("");
+
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_stats(dbname_ + "/" + tables[0]);
+  Options options;
+  options.env = &env;
+  options.info_log = log;
+  DB* raw = nullptr;
+  const Status opened = DB::Open(options, dbname_, &raw);
+  delete raw;
+  const Status repaired = RepairDB(dbname_, options);
+  for (const Status& s : {opened, repaired}) {
+    EXPECT_TRUE(s.IsIOError()) << s.ToString();
+    EXPECT_NE(std::string::npos, s.ToString().find(tables[0])) << s.ToString();
+  }
+  std::map<std::string, std::string> after = delsm_test::TreeSnapshot(dbname_);
+  after.erase("");
+  EXPECT_TRUE(before == after)
+      << "Open (" << opened.ToString() << ") or RepairDB ("
+      << repaired.ToString() << ") changed LevelDB's database";
   EXPECT_EQ("", CheckEveryKey());
 }
 
