@@ -500,9 +500,16 @@ Status StageTable(const LevelDbConversionOptions& o, const std::string& dbname,
 // each before the commit; here the PLAN stays for the next RepairDB to
 // finish): left in lost/, its record of replaced SSTs would be unknown to
 // the repair that follows. One under a name in `taken_names` (LevelDB's
-// manifest, moved to lost/ by the commit, and CURRENT still names it) or
-// in the directory stays too: brought back, it would be the manifest
-// CURRENT names, an old one, to the repair.
+// manifest, moved to lost/ by the commit, and CURRENT still names it)
+// stays too: brought back, it would be the manifest CURRENT names, an old
+// one, to the repair. So does one whose name the directory's listing
+// holds (LevelDB's manifest where CURRENT was lost): the rename would
+// replace that file. The listing fails the call, before anything is
+// renamed, if it cannot be read: a lookup of the name (FileExists,
+// access(2)) answers no on any error (EIO), and a name taken for free on
+// that would lose the file there. These are the Env's files (a memory
+// Env's are not in its FileSystem): the Env's listing answers, as for
+// MoveToLost.
 Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
                              const std::string& dbname,
                              const std::vector<std::string>& taken_names) {
@@ -510,13 +517,17 @@ Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
   std::vector<std::string> lost;
   Status s = ListLost(env, dbname, &lost);
   if (!s.ok()) return s;
+  std::vector<std::string> children;
+  s = env->GetChildren(dbname, &children);
+  if (!s.ok()) return s;
+  const std::set<std::string> in_place(children.begin(), children.end());
   for (const std::string& name : lost) {
     uint64_t number;
     FileType type;
     if (!ParseFileName(name, &number, &type) || type != kDescriptorFile ||
         std::find(taken_names.begin(), taken_names.end(), name) !=
             taken_names.end() ||
-        env->FileExists(dbname + "/" + name)) {
+        in_place.count(name) > 0) {
       continue;
     }
     const std::string path = dbname + "/lost/" + name;

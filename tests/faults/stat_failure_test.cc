@@ -359,6 +359,64 @@ TEST_F(StagedSstStatTest, TakeInMovesNoTableOverAFileInLost) {
   EXPECT_EQ("", CheckEveryKey());
 }
 
+// RepairDB takes in the tables of a LevelDB database without CURRENT: its
+// manifest, which no CURRENT names, stays in place. lost/ holds a DeLSM
+// manifest under the same name (LevelDB's RepairDB of a DeLSM database puts
+// DeLSM's manifests there, then writes its own MANIFEST-000001, the name a
+// DeLSM database's first manifest has too), which the take-in would bring
+// back after its commit were the name free. The lookup of LevelDB's
+// manifest fails (access(2): EIO): the take-in must not take the name for
+// free and rename DeLSM's manifest over LevelDB's; both are kept.
+TEST_F(StagedSstStatTest, TakeInBringsNoManifestBackOverAFile) {
+  ASSERT_NO_FATAL_FAILURE(MakeLevelDbDatabase());
+  ASSERT_EQ(0, unlink((dbname_ + "/CURRENT").c_str()));
+  std::string manifest;  // LevelDB's
+  for (const std::string& name : delsm_test::ListDir(dbname_)) {
+    if (name.rfind("MANIFEST-", 0) == 0) manifest = name;
+  }
+  ASSERT_FALSE(manifest.empty()) << "LevelDB wrote no manifest";
+  const std::string leveldb_manifest =
+      delsm_test::ReadWholeFile(dbname_ + "/" + manifest);
+  const std::string delsm_db = tmp_.path() + "/delsm";
+  {
+    Options options;
+    options.create_if_missing = true;
+    DB* raw = nullptr;
+    ASSERT_OK(DB::Open(options, delsm_db, &raw));
+    delete raw;
+  }
+  std::string current = delsm_test::ReadWholeFile(delsm_db + "/CURRENT");
+  ASSERT_FALSE(current.empty());
+  current.pop_back();
+  const std::string delsm_manifest =
+      delsm_test::ReadWholeFile(delsm_db + "/" + current);
+  ASSERT_EQ(0, mkdir((dbname_ + "/lost").c_str(), 0755));
+  ASSERT_TRUE(
+      delsm_test::WriteWhole(dbname_ + "/lost/" + manifest, delsm_manifest));
+
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_lookups(dbname_ + "/" + manifest);
+  Options options;
+  options.env = &env;
+  const Status s = RepairDB(dbname_, options);
+  // Whether a manifest in the database (lost/ included) holds `bytes`.
+  auto kept = [this](const std::string& bytes) {
+    for (const auto& path : delsm_test::TreeSnapshot(dbname_)) {
+      if (path.first.find("/MANIFEST-") != std::string::npos &&
+          delsm_test::ReadWholeFile(dbname_ + path.first) == bytes) {
+        return true;
+      }
+    }
+    return false;
+  };
+  EXPECT_TRUE(kept(leveldb_manifest))
+      << "RepairDB (" << s.ToString() << ") replaced LevelDB's " << manifest;
+  EXPECT_TRUE(kept(delsm_manifest))
+      << "RepairDB (" << s.ToString() << ") lost DeLSM's manifest";
+  if (!s.ok()) ASSERT_OK(RepairDB(dbname_, Options()));
+  EXPECT_EQ("", CheckEveryKey());
+}
+
 // Open converts a LevelDB database; the lookup and stat of its table fail
 // (EIO, as for an inode that cannot be read). The user must be able to
 // tell a failing disk from a damaged database: Open, and RepairDB after
