@@ -85,6 +85,19 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
       return Status::InvalidArgument(
           dbname_, "does not exist (create_if_missing is false)");
     }
+    // A take-in cut short where LevelDB's CURRENT was lost leaves none:
+    // its SSTs in L0/, no manifest naming them, its PLAN keeping Open out
+    // until RepairDB finishes. Refused here, under the LOCK, before NewDB
+    // writes anything (CheckDatabaseFormat refused it before the LOCK if
+    // it was one then): a new CURRENT naming an empty manifest is what
+    // RepairDB takes for its own repair committed, and it would remove the
+    // PLAN before its repair merged those SSTs.
+    StagingState staging;
+    s = ReadStagingState(env_, dbname_, &staging);
+    if (!s.ok()) return s;
+    if (staging == StagingState::kTakeIn) {
+      return TakeInCutShortError(dbname_, "DB::Open");
+    }
     s = NewDB();
     if (!s.ok()) return s;
   } else if (options_.error_if_exists) {
