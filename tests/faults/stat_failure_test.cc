@@ -1,24 +1,29 @@
-// Lifecycle calls when the lstat of a path fails (EIO, as for a damaged
-// inode; tests/stat_failing_file_system.h). A failed lookup is no proof of
-// absence, and each call here once took it for one, and lost data:
-//  - The conversion of a LevelDB database and RepairDB's take-in of
-//    LevelDB's tables decide, after each one's commit, that LevelDB's
-//    tables may go (the conversion removes them) and that the staging
-//    directory may go (the take-in's PLAN is removed once no SST is
-//    staged) by whether an SST is still staged. Taken for moved, the
-//    conversion removed LevelDB's table while its only copy stayed staged,
-//    leaving a database that neither Open nor RepairDB would open again;
-//    the take-in left its SST staged, DeLSM's repair committed without it,
-//    the PLAN went, and the next Open removed the SST as a leftover,
-//    answering for an empty database.
-//  - RepairDB lists the homes of values that stay put to know which
-//    values are there. Taking values/ for absent, it found every value an
-//    entry names missing, left those entries out of the repaired database,
-//    and the next Open removed the values as named by no entry.
-// Each test fails those lstats during one call, then does what the
-// directory allows with the file system whole again, and must read every
-// key written before: by Debian's LevelDB (tests/leveldb_oracle, its own
-// process) for the first two.
+// Lifecycle calls (DB::Open, RepairDB, and what they run: the conversion
+// of a LevelDB database, RepairDB's taking in of LevelDB's tables, DeLSM's
+// repair) when the lookup of a path fails: lstat, access(2) or stat(2)
+// answering EIO, as for an inode that cannot be read (the FileSystem's
+// lookups through tests/stat_failing_file_system.h, the Env's through
+// testing/read_error_env.h). A failed lookup proves neither absence nor
+// presence. Each test fails the lookups of one kind of path during one
+// call, and the call must not act on the lookup's answer:
+//  - staged SSTs, the staging directory, a LevelDB table, CURRENT, values/:
+//    taken for absent (a staged SST for placed, a table for moved or
+//    removed, CURRENT or the staging directory for none), they would lead
+//    the call to remove or leave behind the only copy of keys, to make a
+//    new database over or beside the old one, or to repair without the
+//    values; the call fails instead, or does what the path being there
+//    calls for;
+//  - names lost/ or the database directory already holds: what is moved
+//    there (a LevelDB table, a stray file in a level directory, a DeLSM
+//    manifest brought back from lost/) replaces nothing;
+//  - the stat of a LevelDB table: the conversion fails with an IOError
+//    naming it, not a Corruption calling it missing, so that a failing
+//    disk can be told from a damaged database, and changes nothing.
+// Each then does what the directory allows with the file system whole
+// again (Open, or RepairDB where Open refuses) and must read every key
+// written before: by Debian's LevelDB (tests/leveldb_oracle, its own
+// process) in StagedSstStatTest, by DeLSM (a database of KV files) in
+// RepairStatTest.
 #include <sys/stat.h>
 #include <unistd.h>
 
