@@ -25,7 +25,6 @@ namespace leveldb {
 
 void DBImpl::FlushThreadEntry(void* db) {
   port::SetCurrentThreadName("delsm-flush");
-  port::MarkCurrentThreadBackground();
   reinterpret_cast<DBImpl*>(db)->FlushThreadMain();
 }
 
@@ -325,7 +324,6 @@ Status DBImpl::CommitBuiltFlushes(bool* retryable) {
 
 void DBImpl::DurabilityThreadEntry(void* db) {
   port::SetCurrentThreadName("delsm-sync");
-  port::MarkCurrentThreadBackground();
   reinterpret_cast<DBImpl*>(db)->DurabilityThreadMain();
 }
 

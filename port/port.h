@@ -64,10 +64,11 @@ void SetCurrentThreadName(const char* name);
 // work: on Linux, a thread under the default policy moves to SCHED_BATCH.
 // It keeps its share of the CPU (same nice value), but its wakeups do not
 // preempt the thread running on the CPU it wakes on, so a writer in a
-// write() or a memtable insert is not interrupted each time a flush or
-// compaction thread returns from I/O or a lock. A thread under another
-// policy (real-time, idle) is left as it is. Best effort: a system that
-// refuses it changes nothing.
+// write() or a memtable insert is not interrupted each time a compaction
+// returns from I/O or a lock. Not for a thread others wait for: its
+// wakeups then wait for the running thread's time slice. A thread under
+// another policy (real-time, idle) is left as it is. Best effort: a system
+// that refuses it changes nothing.
 void MarkCurrentThreadBackground();
 
 // Snappy. Return false when compression is unavailable or fails.
