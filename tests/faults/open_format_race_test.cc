@@ -35,6 +35,7 @@
 #include "leveldb/options.h"
 #include "testing/read_error_env.h"
 #include "tests/leveldb_oracle/oracle.h"
+#include "tests/oracle_fill_check.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
 
@@ -66,31 +67,8 @@ class ChangeBeforeLockEnv : public EnvWrapper {
   std::function<void()> change_;
 };
 
-// "" if DeLSM opens `dbname` and reads every key LevelDB wrote, with its
-// value, and nothing else; else what differs.
 std::string CheckEveryKey(const std::string& dbname) {
-  DB* raw = nullptr;
-  Status s = DB::Open(Options(), dbname, &raw);
-  if (!s.ok()) return "open: " + s.ToString();
-  std::unique_ptr<DB> db(raw);
-  std::map<std::string, std::string> got;
-  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    got[it->key().ToString()] = it->value().ToString();
-  }
-  if (!it->status().ok()) return "scan: " + it->status().ToString();
-  int wrong = 0;
-  for (int i = 0; i < kKeys; i++) {
-    auto found = got.find(OracleFillKey(i));
-    if (found == got.end() || found->second != OracleFillValue(i, kValueSize)) {
-      wrong++;
-    }
-  }
-  if (wrong > 0 || got.size() != static_cast<size_t>(kKeys)) {
-    return std::to_string(wrong) + " of " + std::to_string(kKeys) +
-           " keys missing or wrong, " + std::to_string(got.size()) + " read";
-  }
-  return "";
+  return delsm_test::CheckOracleFill(dbname, kKeys, kValueSize);
 }
 
 // The paths whose state differs between two TreeSnapshots, one a line.

@@ -45,6 +45,7 @@
 #include "tests/faults/kv_file_database.h"
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
+#include "tests/oracle_fill_check.h"
 #include "tests/stat_failing_file_system.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
@@ -90,31 +91,7 @@ class StagedSstStatTest : public testing::Test {
   // "" if DeLSM opens the database and reads every key LevelDB wrote,
   // with its value, and nothing else; else what differs.
   std::string CheckEveryKey() {
-    DB* raw = nullptr;
-    Status s = DB::Open(Options(), dbname_, &raw);
-    if (!s.ok()) return "open: " + s.ToString();
-    std::unique_ptr<DB> db(raw);
-    std::map<std::string, std::string> got;
-    std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      got[it->key().ToString()] = it->value().ToString();
-    }
-    if (!it->status().ok()) return "scan: " + it->status().ToString();
-    int missing = 0;
-    std::string first;
-    for (int i = 0; i < kKeys; i++) {
-      auto found = got.find(OracleFillKey(i));
-      if (found == got.end() ||
-          found->second != OracleFillValue(i, kValueSize)) {
-        if (missing++ == 0) first = OracleFillKey(i);
-      }
-    }
-    if (missing > 0 || got.size() != static_cast<size_t>(kKeys)) {
-      return std::to_string(missing) + " of " + std::to_string(kKeys) +
-             " keys missing or wrong (the first " + first + "), " +
-             std::to_string(got.size()) + " keys read";
-    }
-    return "";
+    return delsm_test::CheckOracleFill(dbname_, kKeys, kValueSize);
   }
 
   // The LevelDB tables in `dir`, sorted.
