@@ -410,16 +410,10 @@ Status DBImpl::RunDentryCompaction(Compaction* c, bool* retryable) {
   // commit of its own, kept a 1M x 128 B L0 compaction (about 130
   // outputs) running long enough to leave twice the L0 SSTs for the seeks
   // after it.
-  uint64_t input_entries = 0;
-  for (int which = 0; which < 2; which++) {
-    for (int i = 0; i < c->num_input_files(which); i++) {
-      input_entries += c->input(which, i)->entries;
-    }
-  }
   SstDirOptions options = sst_options_;
   options.sync_sst_without_kv_files =
       tuning_.durability == delsm::Durability::kSyncfs &&
-      input_entries <= kMaxOutputsSyncedOneByOne * tuning_.sst_entries;
+      c->InputEntries() <= kMaxOutputsSyncedOneByOne * tuning_.sst_entries;
   DentryCompaction dc(options, tuning_.sst_entries, smallest_snapshot, hooks,
                       tuning_.max_dir_entries);
   if (s.ok()) s = dc.Run(inputs, input_dirs, targets);
