@@ -107,8 +107,9 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
 //     the first table's move is the commit, after which that rebuild
 //     would lack the table.
 //  3. The other files go to lost/ (kept for the user, not deleted), the
-//     DeLSM manifests LevelDB's repair moved to lost/ come back (so that
-//     DeLSM's repair knows which SSTs they record as replaced; not before
+//     DeLSM manifests LevelDB's repair moved to lost/ come back, damaged
+//     ones too (so that DeLSM's repair, which reads a manifest around its
+//     damage, knows which SSTs they record as replaced; not before
 //     the commit, while LevelDB's open, which deletes older manifests,
 //     could still reach them), the SSTs are renamed into L0/ and made
 //     durable. The PLAN stays, keeping DB::Open out, until DeLSM's repair

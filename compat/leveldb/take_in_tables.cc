@@ -15,6 +15,9 @@
 #include "compat/leveldb/table_reader.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
+#include "db/log_read_error.h"
+#include "db/log_reader.h"
+#include "db/version_edit.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
 #include "leveldb/comparator.h"
@@ -143,6 +146,33 @@ Status AllInPlace(Env* env, const std::string& dbname, const StagingPlan& plan,
 Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
                              const std::string& dbname,
                              const std::vector<std::string>& taken_names);
+
+// Whether the manifest at `path` is DeLSM's (*delsm): at least one of its
+// records reads, and every one that reads begins with DeLSM's format
+// marker (VersionEdit::HasFormatMarker: every record DeLSM writes does, no
+// LevelDB edit can). Damage is skipped, as DeLSM's RepairDB skips it when
+// it reads the manifest (FindRetiredSsts), so a damaged manifest of
+// DeLSM's is DeLSM's. A file that is not there (NotFound, and no longer
+// listed) is not; a read that fails otherwise (EIO, EMFILE) fails.
+Status IsDelsmManifest(Env* env, const std::string& path, bool* delsm) {
+  *delsm = false;
+  SequentialFile* raw;
+  Status s = env->NewSequentialFile(path, &raw);
+  if (!s.ok()) return DamagedOrAbsent(env, s, path) ? Status::OK() : s;
+  std::unique_ptr<SequentialFile> file(raw);
+  log::ReadErrorReporter errors;  // damage is skipped
+  log::Reader reader(file.get(), &errors, /*checksum=*/true, 0);
+  Slice record;
+  std::string scratch;
+  bool any = false, all = true;
+  while (reader.ReadRecord(&record, &scratch) && errors.read_error().ok()) {
+    any = true;
+    all = all && VersionEdit::HasFormatMarker(record);
+  }
+  if (!errors.read_error().ok()) return errors.read_error();
+  *delsm = any && all;
+  return Status::OK();
+}
 
 // Carries out a committed take-in's `plan` (steps 2 and 3 in
 // conversion.h), or what is left of it: LevelDB's files to lost/, DeLSM's
@@ -494,10 +524,13 @@ Status StageTable(const LevelDbConversionOptions& o, const std::string& dbname,
 // LevelDB may still open the directory, and its open deletes every
 // manifest older than the one it writes, theirs included. A take-in with
 // nothing to take in has no commit and brings them back at once.
-// A manifest in lost/ is DeLSM's if it reads whole as DeLSM's; one that
-// is damaged or not DeLSM's (LevelDB's own older manifests) stays. One
-// whose read fails (EIO, EMFILE) fails the repair (NumbersInUse has read
-// each before the commit; here the PLAN stays for the next RepairDB to
+// A manifest in lost/ is DeLSM's if its records that read carry DeLSM's
+// format marker (IsDelsmManifest); one that is not DeLSM's (LevelDB's own
+// older manifests) stays. A damaged one of DeLSM's comes back too: the
+// repair reads every record around the damage (FindRetiredSsts), and left
+// in lost/ its records of replaced SSTs would be read by nobody. One whose
+// read fails (EIO, EMFILE) fails the repair (NumbersInUse has read each
+// before the commit; here the PLAN stays for the next RepairDB to
 // finish): left in lost/, its record of replaced SSTs would be unknown to
 // the repair that follows. One under a name in `taken_names` (LevelDB's
 // manifest, moved to lost/ by the commit, and CURRENT still names it)
@@ -531,9 +564,9 @@ Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
       continue;
     }
     const std::string path = dbname + "/lost/" + name;
-    std::set<uint64_t> live;
-    s = ReadLiveSsts(env, path, &live);
-    if (!s.ok() && DamagedOrAbsent(env, s, path)) continue;
+    bool delsm = false;
+    s = IsDelsmManifest(env, path, &delsm);
+    if (s.ok() && !delsm) continue;
     if (s.ok()) s = env->RenameFile(path, dbname + "/" + name);
     if (!s.ok()) return s;
     Log(o.info_log, "RepairDB: DeLSM's %s back from lost/\n", name.c_str());

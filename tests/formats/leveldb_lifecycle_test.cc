@@ -11,7 +11,8 @@
 //     that says so and tells the user to run RepairDB, changing nothing;
 //     DeLSM's RepairDB then brings back every key, newest version winning;
 //     and, cut short where it puts LevelDB's manifest away and brings
-//     DeLSM's back, then run again, brings back no deleted key; a DeLSM
+//     DeLSM's back, then run again, brings back no deleted key, nor with
+//     a later record of DeLSM's manifest in lost/ damaged; a DeLSM
 //     manifest in lost/ whose reads fail (EIO), or a failed read of the
 //     manifest or listing of a level directory that decides the
 //     directory's kind, fails it, changing nothing.
@@ -38,6 +39,7 @@
 #include "testing/fault_injection_file_system.h"
 #include "testing/read_error_env.h"
 #include "tests/db_options.h"
+#include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
@@ -410,15 +412,21 @@ std::string CutValue(int i) { return Key(i) + std::string(3000, 'v'); }
 // a table of them, which DeLSM's RepairDB takes in.
 std::string WalKey(int i) { return "wal" + Key(i); }
 
+// Flushed after the compaction (`late_flush`): its records follow the
+// compaction's in the same manifest.
+const char kLateKey[] = "late";
+
 // A compaction committed, then killed before it removed the SSTs it
 // replaced; the next Open removed the dead L0 directory (the deletes'
 // tombstones) but not the replaced meta file in L1 (the puts), and wrote
 // (`wal_keys`) a few keys left in its WAL: only DeLSM's older manifest
 // records that SST as replaced. LevelDB's RepairDB then puts that
-// manifest in lost/ and makes a table of the WAL.
+// manifest in lost/ and makes a table of the WAL. With `late_flush`,
+// kLateKey is flushed after the compaction, before the kill.
 void MakeRewrittenWithAReplacedSst(const std::string& tmp,
                                    const std::string& dbname,
-                                   bool wal_keys = true) {
+                                   bool wal_keys = true,
+                                   bool late_flush = false) {
   Options options;
   options.create_if_missing = true;
   const delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
@@ -443,6 +451,10 @@ void MakeRewrittenWithAReplacedSst(const std::string& tmp,
     // commit leaves it.
     fs.Arm(FsOp::kUnlink, unlinks);
     ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+    if (late_flush) {
+      ASSERT_TRUE(db->Put(WriteOptions(), kLateKey, CutValue(0)).ok());
+      ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    }
   }
   unlinks.path_contains = "/L1/";
   fs.Arm(FsOp::kUnlink, unlinks);
@@ -545,6 +557,47 @@ TEST(LevelDbRepairedCutTest, TakeInFailedAtItsCommitThenLevelDbOpensIt) {
   Status s = RepairDB(dbname, Options());
   ASSERT_TRUE(s.ok()) << s.ToString();
   ExpectCutDbRepaired(dbname);
+}
+
+// A manifest of DeLSM's that LevelDB's RepairDB put in lost/ holds the
+// record of the replaced SST, and a record written after it is damaged (a
+// flipped byte in its last record). DeLSM's RepairDB reads what such a
+// manifest holds before and after the damage (FindRetiredSsts), so the
+// take-in must bring it back from lost/ as it brings back a whole one:
+// left there, its record would be read by nobody, and the repair would
+// merge the replaced SST, the deleted keys back.
+TEST(LevelDbRepairedCutTest, DamagedDelsmManifestInLostStillCounts) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/true,
+                                /*late_flush=*/true);
+  if (HasFatalFailure()) return;
+  // DeLSM's manifests LevelDB's RepairDB moved: the first session's, which
+  // records the compaction and then the late flush, and the second Open's
+  // (a snapshot, no history). The lowest number is the first session's.
+  std::string first;
+  for (const std::string& name : delsm_test::ListDir(dbname + "/lost")) {
+    if (name.rfind("MANIFEST-", 0) == 0 && (first.empty() || name < first)) {
+      first = name;
+    }
+  }
+  ASSERT_FALSE(first.empty()) << "LevelDB's RepairDB put no manifest in lost/";
+  const std::string path = dbname + "/lost/" + first;
+  std::string bytes = delsm_test::ReadWholeFile(path);
+  ASSERT_FALSE(bytes.empty());
+  bytes.back() ^= 0x40;  // the last record's payload: its crc fails
+  ASSERT_TRUE(delsm_test::WriteWhole(path, bytes));
+
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectCutDbRepaired(dbname);
+  DB* raw = nullptr;
+  s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  std::string v;
+  s = db->Get(ReadOptions(), kLateKey, &v);
+  EXPECT_TRUE(s.ok() && v == CutValue(0)) << kLateKey << ": " << s.ToString();
 }
 
 // RepairDB over an Env that `arm` (given the database's path) makes fail
