@@ -98,6 +98,17 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
     if (staging == StagingState::kTakeIn) {
       return TakeInCutShortError(dbname_, "DB::Open");
     }
+    // A PLAN that does not decode (damaged) may be such a take-in's: no
+    // evidence says its SSTs are copies, and a new database would remove
+    // them as named by no manifest. Refused alike; RepairDB refuses it too
+    // (ResolveStaging), changing nothing.
+    if (staging == StagingState::kUnreadablePlan) {
+      return Status::Corruption(
+          dbname_ + "/" + kLevelDbConversionDirName + "/PLAN",
+          "does not read, and there is no CURRENT: it may be RepairDB's "
+          "taking in of LevelDB's tables, cut short, whose SSTs no manifest "
+          "names; DB::Open changed nothing");
+    }
     s = NewDB();
     if (!s.ok()) return s;
   } else if (options_.error_if_exists) {

@@ -19,6 +19,12 @@
 //
 // The change is made deterministic by an Env whose first LockFile makes
 // it (renames the cut-short take-in into place) before locking.
+//
+// The same cut-short take-in with its PLAN damaged (it no longer decodes)
+// is no different to Open: nothing proves the SSTs it placed are copies,
+// and an Open with create_if_missing must refuse it under the LOCK,
+// changing nothing, rather than make a new database whose sweep removes
+// them as named by no manifest.
 #include <unistd.h>
 
 #include <cstdio>
@@ -34,6 +40,7 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "testing/read_error_env.h"
+#include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/oracle_fill_check.h"
 #include "tests/test_support.h"
@@ -89,15 +96,10 @@ std::string Differences(const std::map<std::string, std::string>& a,
   return out;
 }
 
-TEST(OpenFormatRaceTest, TakeInCutShortBeforeTheLockIsRefusedChangingNothing) {
-  delsm_test::TempDir tmp("delsm_open_race");
-  ASSERT_FALSE(tmp.path().empty());
-  const std::string cut = tmp.path() + "/cut";
-  const std::string dbname = tmp.path() + "/db";
-
-  // Debian's LevelDB writes kFlushedKeys keys into a table and the rest
-  // into its WAL; CURRENT is lost. RepairDB takes the table in, places its
-  // SST in L0/, then fails reading the WAL (EIO): the PLAN stays.
+// Debian's LevelDB writes kFlushedKeys keys into a table at `cut` and the
+// rest into its WAL; CURRENT is lost. RepairDB takes the table in, places
+// its SST in L0/, then fails reading the WAL (EIO): the PLAN stays.
+void MakeCutShortTakeIn(const std::string& tmp, const std::string& cut) {
   const delsm_test::OracleRun run =
       delsm_test::RunOracle({"create", cut, "--write_buffer_size=20000"},
                             "fill 0 " + std::to_string(kFlushedKeys) + " " +
@@ -105,7 +107,7 @@ TEST(OpenFormatRaceTest, TakeInCutShortBeforeTheLockIsRefusedChangingNothing) {
                                 std::to_string(kFlushedKeys) + " " +
                                 std::to_string(kKeys - kFlushedKeys) + " " +
                                 std::to_string(kValueSize) + "\n",
-                            tmp.path() + "/oracle");
+                            tmp + "/oracle");
   ASSERT_TRUE(run.ok) << run.err;
   ASSERT_EQ(0, unlink((cut + "/CURRENT").c_str()));
   {
@@ -119,6 +121,14 @@ TEST(OpenFormatRaceTest, TakeInCutShortBeforeTheLockIsRefusedChangingNothing) {
       << "the take-in left no PLAN";
   ASSERT_FALSE(delsm_test::ListDir(cut + "/L0").empty())
       << "the take-in placed no SST";
+}
+
+TEST(OpenFormatRaceTest, TakeInCutShortBeforeTheLockIsRefusedChangingNothing) {
+  delsm_test::TempDir tmp("delsm_open_race");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string cut = tmp.path() + "/cut";
+  const std::string dbname = tmp.path() + "/db";
+  ASSERT_NO_FATAL_FAILURE(MakeCutShortTakeIn(tmp.path(), cut));
   const std::map<std::string, std::string> before =
       delsm_test::TreeSnapshot(cut);
 
@@ -160,6 +170,43 @@ TEST(OpenFormatRaceTest, TakeInCutShortBeforeTheLockIsRefusedChangingNothing) {
   delete raw;
   EXPECT_FALSE(reopened.ok())
       << "Open opened the database, its SSTs named by no manifest";
+  ASSERT_OK(RepairDB(dbname, Options()));
+  EXPECT_EQ("", CheckEveryKey(dbname));
+}
+
+// The cut-short take-in's PLAN loses its last line (a damaged file: the
+// PLAN is written whole, by a rename). An Open with create_if_missing must
+// refuse the directory, changing nothing: a new database there would
+// sweep away the SST the take-in placed in L0/, named by no manifest (300
+// of 350 keys gone, their table only in lost/). Once the PLAN reads again,
+// RepairDB ends the take-in with every key.
+TEST(OpenFormatRaceTest, DamagedTakeInPlanWithoutCurrentIsRefused) {
+  delsm_test::TempDir tmp("delsm_open_race");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  ASSERT_NO_FATAL_FAILURE(MakeCutShortTakeIn(tmp.path(), dbname));
+  const std::string plan = dbname + "/leveldb-conversion/PLAN";
+  const std::string whole = delsm_test::ReadWholeFile(plan);
+  const size_t end = whole.rfind("end\n");
+  ASSERT_NE(std::string::npos, end) << whole;
+  ASSERT_TRUE(delsm_test::WriteWhole(plan, whole.substr(0, end)));
+  const std::map<std::string, std::string> before =
+      delsm_test::TreeSnapshot(dbname);
+
+  Logger* log = nullptr;
+  ASSERT_OK(Env::Default()->NewLogger(tmp.path() + "/LOG", &log));
+  std::unique_ptr<Logger> log_guard(log);
+  Options options;
+  options.info_log = log;
+  options.create_if_missing = true;
+  DB* raw = nullptr;
+  const Status s = DB::Open(options, dbname, &raw);
+  delete raw;
+  EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  EXPECT_EQ("", Differences(before, delsm_test::TreeSnapshot(dbname)))
+      << "Open (" << s.ToString() << ") changed the directory";
+
+  ASSERT_TRUE(delsm_test::WriteWhole(plan, whole));
   ASSERT_OK(RepairDB(dbname, Options()));
   EXPECT_EQ("", CheckEveryKey(dbname));
 }
