@@ -283,9 +283,15 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
                       const std::string& dbname, const std::string& staging,
                       bool* finished) {
   *finished = false;
-  if (!o.env->FileExists(staging)) return Status::OK();
+  // Absent only on ENOENT (Probe): access(2), behind FileExists, answers
+  // no on any error (EIO), and a committed take-in's staging directory
+  // taken for none had RepairDB repair without the SSTs staged there and
+  // report success while their PLAN kept Open out.
+  bool exists = false;
+  Status s = o.fs->Probe(staging, &exists);
+  if (!s.ok() || !exists) return s;
   StagingPlan plan;
-  Status s = ReadPlan(o.env, staging, &plan);
+  s = ReadPlan(o.env, staging, &plan);
   if (s.IsCorruption()) {
     return Status::Corruption(
         staging, s.ToString() + "; left as it is, RepairDB changed nothing");
@@ -673,8 +679,11 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
 Status EndLevelDbTakeInLocked(const LevelDbConversionOptions& o,
                               const std::string& dbname) {
   const std::string staging = dbname + "/" + kLevelDbConversionDirName;
-  if (!o.env->FileExists(staging)) return Status::OK();
-  Status s = CheckNotALink(o.fs, staging);
+  // Absent only on ENOENT (Probe, as ResolveStaging).
+  bool exists = false;
+  Status s = o.fs->Probe(staging, &exists);
+  if (!s.ok() || !exists) return s;
+  s = CheckNotALink(o.fs, staging);
   if (!s.ok()) return s;
   StagingPlan plan;
   s = ReadPlan(o.env, staging, &plan);

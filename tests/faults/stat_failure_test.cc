@@ -262,6 +262,37 @@ TEST_F(StagedSstStatTest, UnstatableStagingHidesNoCommittedConversion) {
 }
 
 // RepairDB takes in the tables of a LevelDB database without CURRENT and is
+// cut short after its commit, before it places its SSTs (a rename out of
+// the staging directory fails, EIO): every table is in lost/, the SSTs
+// made of them only in the staging directory. The next RepairDB, the
+// staging directory's lookups failing (access(2): EIO), must not take it
+// for none and repair without those SSTs, reporting success while the
+// PLAN still keeps Open out: it fails, or ends the take-in.
+TEST_F(StagedSstStatTest, UnstatableStagingLeavesNoCommittedTakeInUnfinished) {
+  ASSERT_NO_FATAL_FAILURE(MakeLevelDbDatabase(/*tables=*/3));
+  ASSERT_EQ(0, unlink((dbname_ + "/CURRENT").c_str()));
+  {
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    FaultSpec rename;
+    rename.path_contains = "/leveldb-conversion/";
+    fs.Arm(FsOp::kRename, rename);
+    const Status s = RepairDBWithFileSystem(dbname_, Options(), &fs);
+    ASSERT_TRUE(fs.Fired()) << "no SST placed: " << s.ToString();
+    ASSERT_FALSE(s.ok());
+  }
+  ASSERT_EQ(std::vector<std::string>(), TablesIn(dbname_))
+      << "the take-in did not commit";
+
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_lookups("/leveldb-conversion");
+  Options options;
+  options.env = &env;
+  const Status s = RepairDB(dbname_, options);
+  if (!s.ok()) ASSERT_OK(RepairDB(dbname_, Options()));
+  EXPECT_EQ("", CheckEveryKey()) << "RepairDB: " << s.ToString();
+}
+
+// RepairDB takes in the tables of a LevelDB database without CURRENT and is
 // cut short before its commit, while it removes its copies: the staging
 // directory keeps the PLAN and no SST, every table in place (as a kill
 // there leaves it; here the making of lost/ for the commit fails, then the
