@@ -17,6 +17,7 @@
 #include "db/filename.h"
 #include "db/log_read_error.h"
 #include "db/log_reader.h"
+#include "db/manifest_numbers.h"
 #include "db/manifest_writer.h"
 #include "db/memtable.h"
 #include "db/replayed_sequences.h"
@@ -35,10 +36,19 @@
 namespace leveldb {
 
 Status DBImpl::NewDB() {
+  // Numbers start past every number a manifest here or in lost/ names: an
+  // earlier database's manifests (DestroyDB leaves lost/, as LevelDB's
+  // does) record its replaced SSTs by number, and a repair that reads one
+  // would take this database's SSTs of those numbers for replaced ones.
+  // A manifest that cannot be read leaves them unknown: no database is
+  // made.
+  uint64_t bound;
+  Status s = ManifestsNumberBound(env_, dbname_, &bound);
+  if (!s.ok()) return s;
   VersionEdit new_db;
   new_db.SetComparatorName(internal_comparator_.user_comparator()->Name());
   new_db.SetLogNumber(0);
-  new_db.SetNextFile(2);
+  new_db.SetNextFile(std::max<uint64_t>(2, bound));
   new_db.SetLastSequence(0);
 
   return WriteManifestAndSetCurrent(env_, dbname_, 1, new_db);

@@ -118,7 +118,7 @@ Status Repairer::FindRetiredSsts() {
       records++;
       bound = std::max(bound, edit.NumberBound());
       // The numbers as the taking in of LevelDB's tables reads them
-      // (ManifestNumberBound in compat/leveldb/conversion.cc); that reader
+      // (ManifestNumberBound, db/manifest_numbers.h); that reader
       // goes on past a record it cannot decode, since it only bounds
       // numbers, while this pass also decides which SSTs are replaced.
       next_number_ = std::max(next_number_, edit.NumberBound());

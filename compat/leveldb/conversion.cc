@@ -17,6 +17,7 @@
 #include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/log_writer.h"
+#include "db/manifest_numbers.h"
 #include "db/sst_dir_removal.h"
 #include "db/version_edit.h"
 #include "fs/durability.h"
@@ -103,33 +104,6 @@ Status ReadLiveSsts(Env* env, const std::string& path,
   return Status::OK();
 }
 
-Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound) {
-  *bound = 0;
-  SequentialFile* raw;
-  Status s = env->NewSequentialFile(path, &raw);
-  // Gone since it was listed: the next RepairDB cannot read it either.
-  if (s.IsNotFound() && !env->FileExists(path)) return Status::OK();
-  if (!s.ok()) return s;
-  std::unique_ptr<SequentialFile> file(raw);
-  ManifestReadErrors errors;
-  log::Reader reader(file.get(), &errors, /*checksum=*/true, 0);
-  Slice record;
-  std::string scratch;
-  // Every record that decodes, past one that does not: a bound read from
-  // more records is only higher. RepairDB's own reading of the manifests
-  // (FindRetiredSsts in db/repair_scan.cc) decides, in the same pass, which
-  // SSTs are replaced, so it stops at the first record it cannot decode;
-  // its numbers come from the same NumberBound. A failed read is not
-  // damage: the records past it, which the next RepairDB may read, are
-  // unknown, and so is the bound.
-  while (reader.ReadRecord(&record, &scratch) && errors.read_error().ok()) {
-    VersionEdit edit;
-    if (!edit.DecodeFrom(record).ok()) continue;
-    *bound = std::max(*bound, edit.NumberBound());
-  }
-  return errors.read_error();
-}
-
 }  // namespace conversion_internal
 
 namespace {
@@ -211,6 +185,9 @@ class Converter {
   StagingPlan plan_;
   std::vector<std::string> staged_dirs_;
   std::set<std::string> children_;  // the DB directory's, as Stage lists it
+  // Past every number a manifest in lost/ names (Stage): a table numbered
+  // below it gets a fresh number as an SST.
+  uint64_t lost_bound_ = 0;
   uint64_t entries_ = 0, deletions_ = 0, snappy_blocks_ = 0;
 };
 
@@ -253,7 +230,8 @@ Status Converter::ConvertTable(const LevelDbTableInfo& table) {
   plan_.removals.push_back(fname.substr(dbname_.size() + 1));
 
   const Comparator* ucmp = o_.user_comparator;
-  uint64_t number = table.number;
+  uint64_t number =
+      table.number >= lost_bound_ ? table.number : state_.next_file++;
   std::unique_ptr<SstDirBuilder> builder;
   std::string last_user_key;
   uint64_t table_entries = 0;
@@ -406,6 +384,17 @@ Status Converter::Stage(const std::string& leveldb_manifest) {
   if (!s.ok()) return s;
   std::sort(children.begin(), children.end());
   children_.insert(children.begin(), children.end());
+  // The SSTs take no number a DeLSM manifest in lost/ names: an earlier
+  // database's at this path (DestroyDB leaves lost/, as LevelDB's does)
+  // records its replaced SSTs by number, and a repair that reads it (the
+  // take-in brings DeLSM's manifests back from lost/) would set this
+  // database's SSTs of those numbers aside. LevelDB numbered its tables
+  // without knowing of it. Fresh numbers come after every table's
+  // (LevelDB's next file number) and past the bound. A manifest that
+  // cannot be read fails the conversion.
+  s = DirectoryManifestsNumberBound(o_.env, dbname_ + "/lost", &lost_bound_);
+  if (!s.ok()) return s;
+  state_.next_file = std::max(state_.next_file, lost_bound_);
   for (const LevelDbTableInfo& table : state_.tables) {
     s = ConvertTable(table);
     if (!s.ok()) return s;

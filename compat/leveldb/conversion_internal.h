@@ -37,17 +37,6 @@ Status ReadCurrent(Env* env, const std::string& dbname, std::string* name);
 Status ReadLiveSsts(Env* env, const std::string& path,
                     std::set<uint64_t>* live);
 
-// Sets *bound to one more than the largest number the DeLSM manifest
-// `path` hands out or names (its next file number, every SST and
-// directory it adds or removes), over the records that read; 0 if none
-// does, or if the manifest is gone (NotFound and no longer there). A
-// number a manifest names, even of an SST long removed, must not be given
-// to a new SST: RepairDB reads the manifests it finds, and takes an SST
-// they record as replaced for a replaced one. Damage is skipped (the
-// records past it still count); an error that is not damage (EIO, EMFILE
-// opening or reading it) is returned: the bound is then unknown.
-Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound);
-
 // The staging directory <db>/leveldb-conversion/, shared by the conversion
 // (conversion.cc) and the take-in (take_in_tables.cc): SST directories are
 // built there, then a PLAN says what is done once committed. Defined in

@@ -17,6 +17,7 @@
 #include "db/filename.h"
 #include "db/log_read_error.h"
 #include "db/log_reader.h"
+#include "db/manifest_numbers.h"
 #include "db/version_edit.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
@@ -31,7 +32,6 @@ namespace leveldb {
 namespace {
 
 using conversion_internal::ConversionDurability;
-using conversion_internal::ManifestNumberBound;
 using conversion_internal::PlaceStagedSsts;
 using conversion_internal::ReadCurrent;
 using conversion_internal::ReadLiveSsts;
@@ -423,27 +423,10 @@ Status NumbersInUse(const LevelDbConversionOptions& o,
   // manifest that cannot be listed or read (EIO, EMFILE) fails the repair:
   // a number it names could go to a taken-in table, which the next
   // RepairDB would then take for a replaced SST and not merge.
-  std::vector<std::string> lost_names;
-  s = ListLost(o.env, dbname, &lost_names);
+  uint64_t bound;
+  s = ManifestsNumberBound(o.env, dbname, &bound);
   if (!s.ok()) return s;
-  std::vector<std::string> manifests;
-  for (const std::string& name : lost_names) {
-    manifests.push_back(dbname + "/lost/" + name);
-  }
-  for (const std::string& child : children) {
-    manifests.push_back(dbname + "/" + child);
-  }
-  for (const std::string& path : manifests) {
-    uint64_t number, bound;
-    FileType type;
-    if (!ParseFileName(path.substr(path.rfind('/') + 1), &number, &type) ||
-        type != kDescriptorFile) {
-      continue;
-    }
-    s = ManifestNumberBound(o.env, path, &bound);
-    if (!s.ok()) return s;
-    *next = std::max(*next, bound);
-  }
+  *next = std::max(*next, bound);
   return Status::OK();
 }
 

@@ -1,0 +1,72 @@
+#include "db/manifest_numbers.h"
+
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "db/filename.h"
+#include "db/log_read_error.h"
+#include "db/log_reader.h"
+#include "db/version_edit.h"
+
+namespace leveldb {
+
+Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound) {
+  *bound = 0;
+  SequentialFile* raw;
+  Status s = env->NewSequentialFile(path, &raw);
+  // Gone since it was listed: the next RepairDB cannot read it either.
+  if (s.IsNotFound() && !env->FileExists(path)) return Status::OK();
+  if (!s.ok()) return s;
+  std::unique_ptr<SequentialFile> file(raw);
+  log::ReadErrorReporter errors;  // damage is skipped
+  log::Reader reader(file.get(), &errors, /*checksum=*/true, 0);
+  Slice record;
+  std::string scratch;
+  // Every record that decodes, past one that does not: a bound read from
+  // more records is only higher. RepairDB's own reading of the manifests
+  // (FindRetiredSsts in db/repair_scan.cc) decides, in the same pass, which
+  // SSTs are replaced, so it stops at the first record it cannot decode;
+  // its numbers come from the same NumberBound. A failed read is not
+  // damage: the records past it, which the next RepairDB may read, are
+  // unknown, and so is the bound.
+  while (reader.ReadRecord(&record, &scratch) && errors.read_error().ok()) {
+    VersionEdit edit;
+    if (!edit.DecodeFrom(record).ok()) continue;
+    *bound = std::max(*bound, edit.NumberBound());
+  }
+  return errors.read_error();
+}
+
+Status DirectoryManifestsNumberBound(Env* env, const std::string& dir,
+                                     uint64_t* bound) {
+  *bound = 0;
+  std::vector<std::string> names;
+  Status s = env->GetChildren(dir, &names);
+  if (s.IsNotFound() && !env->FileExists(dir)) return Status::OK();
+  if (!s.ok()) return s;
+  for (const std::string& name : names) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type) || type != kDescriptorFile) {
+      continue;
+    }
+    uint64_t b;
+    s = ManifestNumberBound(env, dir + "/" + name, &b);
+    if (!s.ok()) return s;
+    *bound = std::max(*bound, b);
+  }
+  return Status::OK();
+}
+
+Status ManifestsNumberBound(Env* env, const std::string& dbname,
+                            uint64_t* bound) {
+  uint64_t in_db, in_lost;
+  Status s = DirectoryManifestsNumberBound(env, dbname, &in_db);
+  if (s.ok())
+    s = DirectoryManifestsNumberBound(env, dbname + "/lost", &in_lost);
+  *bound = s.ok() ? std::max(in_db, in_lost) : 0;
+  return s;
+}
+
+}  // namespace leveldb

@@ -1,0 +1,180 @@
+// A database made at a path where an earlier one was destroyed must not
+// be judged by the earlier one's records. DestroyDB leaves lost/ (as
+// LevelDB's does), and lost/ may hold the earlier database's DeLSM
+// manifests (DeLSM's RepairDB links the manifests it replaces there).
+// Those record SSTs as replaced by number; should the new database's SSTs
+// get the same numbers, a repair that reads the old manifests (the taking
+// in of LevelDB's tables brings DeLSM's manifests back from lost/) would
+// set the new SSTs aside as replaced and lose every key in them.
+#include <memory>
+#include <string>
+
+#include "db/db_impl.h"
+#include "delsm/delsm.h"
+#include "gtest/gtest.h"
+#include "leveldb/db.h"
+#include "leveldb/iterator.h"
+#include "testing/read_error_env.h"
+#include "tests/db_options.h"
+#include "tests/leveldb_oracle/oracle.h"
+#include "tests/test_support.h"
+
+namespace leveldb {
+namespace {
+
+constexpr int kKeys = 200;
+
+std::string Key(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "key%06d", i);
+  return buf;
+}
+
+std::string Value(int i, const std::string& generation) {
+  return generation + "-" + Key(i) + std::string(100, 'v');
+}
+
+// One session: every key written with `generation`'s values, flushed and
+// compacted into L1, `rounds` times (each round after the first replaces
+// the L1 SSTs of the one before).
+void WriteAndCompact(const std::string& dbname, const std::string& generation,
+                     int rounds) {
+  Options options;
+  options.create_if_missing = true;
+  DB* raw = nullptr;
+  Status s =
+      delsm::Open(options, delsm_test::ManualCompactionOnly(), dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  DBImpl* impl = static_cast<DBImpl*>(raw);
+  for (int round = 0; round < rounds; round++) {
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i),
+                          Value(i, generation + std::to_string(round)))
+                      .ok());
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+  }
+}
+
+TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoSstOfTheNewOneAside) {
+  delsm_test::TempDir tmp("delsm_earlier_database");
+  const std::string dbname = tmp.path() + "/db";
+  // The earlier database, in two sessions: the second one's L1 SSTs
+  // replace the first one's, and DeLSM's RepairDB puts the manifest
+  // recording that in lost/ (the second session's: its number is not the
+  // new database's first manifest's, which LevelDB's RepairDB moves to
+  // lost/ too).
+  WriteAndCompact(dbname, "earlier", 1);
+  if (HasFatalFailure()) return;
+  WriteAndCompact(dbname, "later", 1);
+  if (HasFatalFailure()) return;
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = DestroyDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  // The new database, written as the earlier one's first round was.
+  WriteAndCompact(dbname, "new", 1);
+  if (HasFatalFailure()) return;
+  // LevelDB's RepairDB (another process), then DeLSM's, which takes in
+  // what LevelDB's left.
+  const delsm_test::OracleRun repaired =
+      delsm_test::RunOracle({"repair", dbname}, "", tmp.path() + "/oracle");
+  ASSERT_TRUE(repaired.ok) << repaired.err;
+  s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  DB* raw = nullptr;
+  s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  int missing = 0;
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (!s.ok() || v != Value(i, "new0")) missing++;
+  }
+  EXPECT_EQ(0, missing) << "keys of the new database lost or wrong";
+}
+
+// The same with a LevelDB database made at the path: DeLSM's conversion
+// of it must not give its SSTs numbers the earlier manifest names (LevelDB
+// numbers its tables from 2 up, as it pleases).
+TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoConvertedSstAside) {
+  delsm_test::TempDir tmp("delsm_earlier_database");
+  const std::string dbname = tmp.path() + "/db";
+  WriteAndCompact(dbname, "earlier", 1);
+  if (HasFatalFailure()) return;
+  WriteAndCompact(dbname, "later", 1);
+  if (HasFatalFailure()) return;
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = DestroyDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  // LevelDB's database: tables from a few flushes, then converted by
+  // DeLSM's Open.
+  // Its tables' numbers run past the earlier manifest's (a reopen between
+  // flushes, so both odd and even numbers are taken).
+  std::string commands;
+  for (int round = 0; round < 8; round++) {
+    commands += "fill " + std::to_string(round * 25) + " 25 100\nflush\n";
+    if (round % 2 == 1) commands += "reopen\n";
+  }
+  delsm_test::OracleRun run = delsm_test::RunOracle(
+      {"create", dbname}, commands, tmp.path() + "/create");
+  ASSERT_TRUE(run.ok) << run.err;
+  {
+    DB* raw = nullptr;
+    s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname,
+                    &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    delete raw;
+  }
+  run = delsm_test::RunOracle({"repair", dbname}, "", tmp.path() + "/oracle");
+  ASSERT_TRUE(run.ok) << run.err;
+  s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  DB* raw = nullptr;
+  s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+  int found = 0;
+  for (it->SeekToFirst(); it->Valid(); it->Next()) found++;
+  ASSERT_TRUE(it->status().ok()) << it->status().ToString();
+  EXPECT_EQ(200, found) << "keys of the converted database lost";
+}
+
+// A manifest in lost/ that cannot be read (EIO) leaves the numbers it
+// names unknown: the Open that would make a new database fails, and
+// makes none (no CURRENT), rather than number SSTs the manifest may name.
+TEST(EarlierDatabaseTest, UnreadableManifestInLostFailsTheNewDatabase) {
+  delsm_test::TempDir tmp("delsm_earlier_database");
+  const std::string dbname = tmp.path() + "/db";
+  WriteAndCompact(dbname, "earlier", 1);
+  if (HasFatalFailure()) return;
+  WriteAndCompact(dbname, "later", 1);
+  if (HasFatalFailure()) return;
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = DestroyDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_reads("/lost/MANIFEST-");
+  Options options;
+  options.env = &env;
+  options.create_if_missing = true;
+  DB* raw = nullptr;
+  s = delsm::Open(options, delsm_test::ManualCompactionOnly(), dbname, &raw);
+  std::unique_ptr<DB> db(raw);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_FALSE(Env::Default()->FileExists(dbname + "/CURRENT"));
+}
+
+}  // namespace
+}  // namespace leveldb
