@@ -35,10 +35,8 @@ std::string Value(int i, const std::string& generation) {
 }
 
 // One session: every key written with `generation`'s values, flushed and
-// compacted into L1, `rounds` times (each round after the first replaces
-// the L1 SSTs of the one before).
-void WriteAndCompact(const std::string& dbname, const std::string& generation,
-                     int rounds) {
+// compacted into L1 (a second session replaces the first one's L1 SSTs).
+void WriteAndCompact(const std::string& dbname, const std::string& generation) {
   Options options;
   options.create_if_missing = true;
   DB* raw = nullptr;
@@ -47,54 +45,62 @@ void WriteAndCompact(const std::string& dbname, const std::string& generation,
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<DB> db(raw);
   DBImpl* impl = static_cast<DBImpl*>(raw);
-  for (int round = 0; round < rounds; round++) {
-    for (int i = 0; i < kKeys; i++) {
-      ASSERT_TRUE(db->Put(WriteOptions(), Key(i),
-                          Value(i, generation + std::to_string(round)))
-                      .ok());
-    }
-    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
-    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+  for (int i = 0; i < kKeys; i++) {
+    ASSERT_TRUE(db->Put(WriteOptions(), Key(i), Value(i, generation)).ok());
   }
+  ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+  ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+}
+
+// The earlier database at `dbname`, in two sessions: the second one's L1
+// SSTs replace the first one's, and DeLSM's RepairDB puts the manifest
+// recording that in lost/ (the second session's: its number is not a new
+// database's first manifest's, which LevelDB's RepairDB moves to lost/
+// too); then DestroyDB, which leaves lost/.
+void LeaveEarlierDatabasesManifestInLost(const std::string& dbname) {
+  WriteAndCompact(dbname, "earlier");
+  if (testing::Test::HasFatalFailure()) return;
+  WriteAndCompact(dbname, "later");
+  if (testing::Test::HasFatalFailure()) return;
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  s = DestroyDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+}
+
+// LevelDB's RepairDB (another process), then DeLSM's, which takes in what
+// LevelDB's left and brings DeLSM's manifests back from lost/; then the
+// database opened.
+void RepairAfterLevelDbsRepair(const std::string& tmp,
+                               const std::string& dbname,
+                               std::unique_ptr<DB>* db) {
+  const delsm_test::OracleRun repaired =
+      delsm_test::RunOracle({"repair", dbname}, "", tmp + "/oracle");
+  ASSERT_TRUE(repaired.ok) << repaired.err;
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  DB* raw = nullptr;
+  s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  db->reset(raw);
 }
 
 TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoSstOfTheNewOneAside) {
   delsm_test::TempDir tmp("delsm_earlier_database");
   const std::string dbname = tmp.path() + "/db";
-  // The earlier database, in two sessions: the second one's L1 SSTs
-  // replace the first one's, and DeLSM's RepairDB puts the manifest
-  // recording that in lost/ (the second session's: its number is not the
-  // new database's first manifest's, which LevelDB's RepairDB moves to
-  // lost/ too).
-  WriteAndCompact(dbname, "earlier", 1);
+  LeaveEarlierDatabasesManifestInLost(dbname);
   if (HasFatalFailure()) return;
-  WriteAndCompact(dbname, "later", 1);
+  // The new database, written as the earlier one's first session was.
+  WriteAndCompact(dbname, "new");
   if (HasFatalFailure()) return;
-  Status s = RepairDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  s = DestroyDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-
-  // The new database, written as the earlier one's first round was.
-  WriteAndCompact(dbname, "new", 1);
+  std::unique_ptr<DB> db;
+  RepairAfterLevelDbsRepair(tmp.path(), dbname, &db);
   if (HasFatalFailure()) return;
-  // LevelDB's RepairDB (another process), then DeLSM's, which takes in
-  // what LevelDB's left.
-  const delsm_test::OracleRun repaired =
-      delsm_test::RunOracle({"repair", dbname}, "", tmp.path() + "/oracle");
-  ASSERT_TRUE(repaired.ok) << repaired.err;
-  s = RepairDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-
-  DB* raw = nullptr;
-  s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  std::unique_ptr<DB> db(raw);
   int missing = 0;
   for (int i = 0; i < kKeys; i++) {
     std::string v;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    if (!s.ok() || v != Value(i, "new0")) missing++;
+    Status s = db->Get(ReadOptions(), Key(i), &v);
+    if (!s.ok() || v != Value(i, "new")) missing++;
   }
   EXPECT_EQ(0, missing) << "keys of the new database lost or wrong";
 }
@@ -105,48 +111,34 @@ TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoSstOfTheNewOneAside) {
 TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoConvertedSstAside) {
   delsm_test::TempDir tmp("delsm_earlier_database");
   const std::string dbname = tmp.path() + "/db";
-  WriteAndCompact(dbname, "earlier", 1);
+  LeaveEarlierDatabasesManifestInLost(dbname);
   if (HasFatalFailure()) return;
-  WriteAndCompact(dbname, "later", 1);
-  if (HasFatalFailure()) return;
-  Status s = RepairDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  s = DestroyDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-
-  // LevelDB's database: tables from a few flushes, then converted by
-  // DeLSM's Open.
-  // Its tables' numbers run past the earlier manifest's (a reopen between
-  // flushes, so both odd and even numbers are taken).
+  // LevelDB's database, converted by DeLSM's Open. Its tables' numbers run
+  // past the earlier manifest's (a reopen between flushes, so both odd and
+  // even numbers are taken).
   std::string commands;
   for (int round = 0; round < 8; round++) {
     commands += "fill " + std::to_string(round * 25) + " 25 100\nflush\n";
     if (round % 2 == 1) commands += "reopen\n";
   }
-  delsm_test::OracleRun run = delsm_test::RunOracle(
+  const delsm_test::OracleRun made = delsm_test::RunOracle(
       {"create", dbname}, commands, tmp.path() + "/create");
-  ASSERT_TRUE(run.ok) << run.err;
+  ASSERT_TRUE(made.ok) << made.err;
   {
     DB* raw = nullptr;
-    s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname,
-                    &raw);
+    Status s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(),
+                           dbname, &raw);
     ASSERT_TRUE(s.ok()) << s.ToString();
     delete raw;
   }
-  run = delsm_test::RunOracle({"repair", dbname}, "", tmp.path() + "/oracle");
-  ASSERT_TRUE(run.ok) << run.err;
-  s = RepairDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-
-  DB* raw = nullptr;
-  s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  std::unique_ptr<DB> db(raw);
+  std::unique_ptr<DB> db;
+  RepairAfterLevelDbsRepair(tmp.path(), dbname, &db);
+  if (HasFatalFailure()) return;
   std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
   int found = 0;
   for (it->SeekToFirst(); it->Valid(); it->Next()) found++;
   ASSERT_TRUE(it->status().ok()) << it->status().ToString();
-  EXPECT_EQ(200, found) << "keys of the converted database lost";
+  EXPECT_EQ(8 * 25, found) << "keys of the converted database lost";
 }
 
 // A manifest in lost/ that cannot be read (EIO) leaves the numbers it
@@ -155,14 +147,8 @@ TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoConvertedSstAside) {
 TEST(EarlierDatabaseTest, UnreadableManifestInLostFailsTheNewDatabase) {
   delsm_test::TempDir tmp("delsm_earlier_database");
   const std::string dbname = tmp.path() + "/db";
-  WriteAndCompact(dbname, "earlier", 1);
+  LeaveEarlierDatabasesManifestInLost(dbname);
   if (HasFatalFailure()) return;
-  WriteAndCompact(dbname, "later", 1);
-  if (HasFatalFailure()) return;
-  Status s = RepairDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  s = DestroyDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
 
   ReadErrorEnv env(Env::Default());
   env.set_failing_reads("/lost/MANIFEST-");
@@ -170,7 +156,8 @@ TEST(EarlierDatabaseTest, UnreadableManifestInLostFailsTheNewDatabase) {
   options.env = &env;
   options.create_if_missing = true;
   DB* raw = nullptr;
-  s = delsm::Open(options, delsm_test::ManualCompactionOnly(), dbname, &raw);
+  Status s =
+      delsm::Open(options, delsm_test::ManualCompactionOnly(), dbname, &raw);
   std::unique_ptr<DB> db(raw);
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_FALSE(Env::Default()->FileExists(dbname + "/CURRENT"));
