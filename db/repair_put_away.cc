@@ -14,7 +14,8 @@
 // meta file there that does not read is its evidence that values in homes
 // may have lost the meta file naming them, RepairHomes::NoteMetaFileLost;
 // the old manifests record which SSTs were replaced, FindRetiredSsts). That
-// RepairDB reads none of lost/, and a link it finds there already (the
+// RepairDB reads nothing of lost/ but the numbers its manifests name (for
+// its own numbering, FindFiles), and a link it finds there already (the
 // same file) counts as set aside. WALs and manifests a memory Env holds
 // are not linked (its FileSystem does not hold them), and are moved after
 // the commit: nothing of such a database outlives a kill.

@@ -13,6 +13,7 @@
 #include "db/filename.h"
 #include "db/log_read_error.h"
 #include "db/log_reader.h"
+#include "db/manifest_numbers.h"
 #include "db/repair_homes.h"
 #include "db/repair_salvage.h"
 #include "db/repairer.h"
@@ -31,8 +32,21 @@
 namespace leveldb {
 
 Status Repairer::FindFiles() {
+  // Numbers start past every number a manifest here or in lost/ names,
+  // whichever database wrote it (an earlier one at this path: DestroyDB
+  // leaves lost/), as NewDB's and the take-in's do: the take-in brings
+  // DeLSM's manifests back from lost/ for a later repair to read, and that
+  // repair would set this one's SSTs of those numbers aside as replaced.
+  // The directory's files alone bound nothing when it holds none (a
+  // repair of a destroyed database's path commits a new database there,
+  // and no NewDB follows). A manifest that cannot be read (EIO) fails the
+  // repair before it changes anything: its numbers are unknown.
+  uint64_t bound;
+  Status s = ManifestsNumberBound(env_, dbname_, &bound);
+  if (!s.ok()) return s;
+  next_number_ = std::max(next_number_, bound);
   std::vector<std::string> children;
-  Status s = env_->GetChildren(dbname_, &children);
+  s = env_->GetChildren(dbname_, &children);
   if (!s.ok()) return s;
   for (const std::string& child : children) {
     uint64_t number;

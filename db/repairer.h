@@ -121,6 +121,9 @@ class Repairer {
   // every META-<n> file in an SST directory (LoadDirectory). An output
   // numbered as an old SST would make the new manifest record that SST as
   // live, not replaced, and a later RepairDB would merge the old SST again.
+  // They start past every number a manifest in lost/ names too, whichever
+  // database wrote it (FindFiles, ManifestsNumberBound): the take-in brings
+  // those manifests back for a later repair to read.
   uint64_t NewNumber() { return next_number_++; }
 
   void NoteNumberUsed(uint64_t number) {

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "db/db_impl.h"
+#include "db/filename.h"
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
@@ -105,6 +106,35 @@ TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoSstOfTheNewOneAside) {
   EXPECT_EQ(0, missing) << "keys of the new database lost or wrong";
 }
 
+// The same with the new database made by DeLSM's RepairDB, not by Open:
+// a repair of the destroyed path (nothing but lost/ and the LOG there)
+// commits an empty database whose numbers, had they come only from the
+// directory's files, would start from scratch, and the Open that follows
+// reads CURRENT and makes no new database (NewDB).
+TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoSstOfARepairedOneAside) {
+  delsm_test::TempDir tmp("delsm_earlier_database");
+  const std::string dbname = tmp.path() + "/db";
+  LeaveEarlierDatabasesManifestInLost(dbname);
+  if (HasFatalFailure()) return;
+  // The new database: a repair of the path, then written as the earlier
+  // one's first session was.
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_TRUE(Env::Default()->FileExists(dbname + "/CURRENT"));
+  WriteAndCompact(dbname, "new");
+  if (HasFatalFailure()) return;
+  std::unique_ptr<DB> db;
+  RepairAfterLevelDbsRepair(tmp.path(), dbname, &db);
+  if (HasFatalFailure()) return;
+  int missing = 0;
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (!s.ok() || v != Value(i, "new")) missing++;
+  }
+  EXPECT_EQ(0, missing) << "keys of the repaired database lost or wrong";
+}
+
 // The same with a LevelDB database made at the path: DeLSM's conversion
 // of it must not give its SSTs numbers the earlier manifest names (LevelDB
 // numbers its tables from 2 up, as it pleases).
@@ -161,6 +191,25 @@ TEST(EarlierDatabaseTest, UnreadableManifestInLostFailsTheNewDatabase) {
   std::unique_ptr<DB> db(raw);
   EXPECT_TRUE(s.IsIOError()) << s.ToString();
   EXPECT_FALSE(Env::Default()->FileExists(dbname + "/CURRENT"));
+}
+
+// A RepairDB of such a path whose manifest in lost/ cannot be read (EIO)
+// fails, having made nothing (no CURRENT, no level directory), rather
+// than number its SSTs without knowing what that manifest names.
+TEST(EarlierDatabaseTest, UnreadableManifestInLostFailsTheRepair) {
+  delsm_test::TempDir tmp("delsm_earlier_database");
+  const std::string dbname = tmp.path() + "/db";
+  LeaveEarlierDatabasesManifestInLost(dbname);
+  if (HasFatalFailure()) return;
+
+  ReadErrorEnv env(Env::Default());
+  env.set_failing_reads("/lost/MANIFEST-");
+  Options options;
+  options.env = &env;
+  Status s = RepairDB(dbname, options);
+  EXPECT_TRUE(s.IsIOError()) << s.ToString();
+  EXPECT_FALSE(Env::Default()->FileExists(dbname + "/CURRENT"));
+  EXPECT_FALSE(Env::Default()->FileExists(LevelDirName(dbname, 0)));
 }
 
 }  // namespace
