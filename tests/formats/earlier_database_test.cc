@@ -6,11 +6,15 @@
 // get the same numbers, a repair that reads the old manifests (the taking
 // in of LevelDB's tables brings DeLSM's manifests back from lost/) would
 // set the new SSTs aside as replaced and lose every key in them.
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "compat/leveldb/directory_kind.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
+#include "db/manifest_numbers.h"
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
@@ -169,6 +173,115 @@ TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoConvertedSstAside) {
   for (it->SeekToFirst(); it->Valid(); it->Next()) found++;
   ASSERT_TRUE(it->status().ok()) << it->status().ToString();
   EXPECT_EQ(8 * 25, found) << "keys of the converted database lost";
+}
+
+// LevelDB's tables in the directory: their numbers (NNNNNN.ldb), sorted.
+std::vector<uint64_t> LevelDbTables(const std::string& dbname) {
+  std::vector<std::string> names;
+  std::vector<uint64_t> tables;
+  EXPECT_TRUE(Env::Default()->GetChildren(dbname, &names).ok());
+  for (const std::string& name : names) {
+    uint64_t number;
+    if (ParseLevelDbTableFileName(name, &number)) tables.push_back(number);
+  }
+  std::sort(tables.begin(), tables.end());
+  return tables;
+}
+
+std::string Hex(const std::string& bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  for (unsigned char c : bytes) {
+    hex.push_back(kDigits[c >> 4]);
+    hex.push_back(kDigits[c & 15]);
+  }
+  return hex;
+}
+
+// A renumbered L0 SST must not read as newer than it is. Two overlapping
+// LevelDB L0 tables, the older numbered below the bound of lost/'s
+// manifests and the newer at or past it: the conversion gives the older
+// one a fresh number, above the newer one's. Overlapping L0 SSTs are
+// ordered by their recorded sequence ranges (SortNewestFirst in
+// db/version.cc), so the newer value still answers.
+TEST(EarlierDatabaseTest, RenumberedOlderL0TableDoesNotHideANewerOne) {
+  delsm_test::TempDir tmp("delsm_earlier_database");
+  const std::string dbname = tmp.path() + "/db";
+  LeaveEarlierDatabasesManifestInLost(dbname);
+  if (HasFatalFailure()) return;
+  uint64_t bound = 0;
+  Status s =
+      DirectoryManifestsNumberBound(Env::Default(), dbname + "/lost", &bound);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+
+  // LevelDB writes the recovered WAL of each reopen as an L0 table. The
+  // older table: "k" = old, "only-old" = kept.
+  const std::string put_old = "put " + Hex("k") + " " + Hex("old") + "\nput " +
+                              Hex("only-old") + " " + Hex("kept") +
+                              "\nreopen\n";
+  delsm_test::OracleRun run = delsm_test::RunOracle({"create", dbname}, put_old,
+                                                    tmp.path() + "/create");
+  ASSERT_TRUE(run.ok) << run.err;
+  std::vector<uint64_t> tables = LevelDbTables(dbname);
+  ASSERT_EQ(1u, tables.size());
+  const uint64_t older = tables[0];
+  ASSERT_LT(older, bound) << "the older table must be renumbered";
+  // Opens that write nothing take numbers (a manifest, a WAL) until the
+  // next table's number reaches the bound: it is past every file's.
+  for (int i = 0; i < 100; i++) {
+    std::vector<std::string> names;
+    ASSERT_TRUE(Env::Default()->GetChildren(dbname, &names).ok());
+    uint64_t highest = 0;
+    for (const std::string& name : names) {
+      uint64_t number;
+      FileType type;
+      if (ParseFileName(name, &number, &type)) {
+        highest = std::max(highest, number);
+      }
+    }
+    if (highest + 1 >= bound) break;
+    run = delsm_test::RunOracle({"create", dbname}, "", tmp.path() + "/open");
+    ASSERT_TRUE(run.ok) << run.err;
+  }
+  run = delsm_test::RunOracle(
+      {"create", dbname}, "put " + Hex("k") + " " + Hex("new") + "\nreopen\n",
+      tmp.path() + "/create2");
+  ASSERT_TRUE(run.ok) << run.err;
+  tables = LevelDbTables(dbname);
+  ASSERT_EQ(2u, tables.size()) << "both tables in L0, not compacted";
+  ASSERT_EQ(older, tables[0]);
+  const uint64_t newer = tables[1];
+  ASSERT_GE(newer, bound) << "the newer table must keep its number";
+
+  DB* raw = nullptr;
+  s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  // The older table took a number above the newer one's.
+  std::vector<std::string> l0;
+  ASSERT_TRUE(Env::Default()->GetChildren(LevelDirName(dbname, 0), &l0).ok());
+  std::vector<uint64_t> ssts;
+  for (const std::string& name : l0) {
+    uint64_t number;
+    if (ParseSstDirName(name, &number)) ssts.push_back(number);
+  }
+  std::sort(ssts.begin(), ssts.end());
+  ASSERT_EQ(2u, ssts.size());
+  ASSERT_EQ(newer, ssts[0]);
+  ASSERT_GT(ssts[1], newer);
+
+  std::string v;
+  s = db->Get(ReadOptions(), "k", &v);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("new", v);
+  s = db->Get(ReadOptions(), "only-old", &v);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("kept", v);
+  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+  it->Seek("k");
+  ASSERT_TRUE(it->Valid());
+  EXPECT_EQ("k", it->key().ToString());
+  EXPECT_EQ("new", it->value().ToString());
 }
 
 // A manifest in lost/ that cannot be read (EIO) leaves the numbers it
