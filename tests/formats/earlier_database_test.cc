@@ -39,6 +39,17 @@ std::string Value(int i, const std::string& generation) {
   return generation + "-" + Key(i) + std::string(100, 'v');
 }
 
+// How many of the kKeys keys do not read as `generation` wrote them.
+int KeysMissing(DB* db, const std::string& generation) {
+  int missing = 0;
+  for (int i = 0; i < kKeys; i++) {
+    std::string v;
+    Status s = db->Get(ReadOptions(), Key(i), &v);
+    if (!s.ok() || v != Value(i, generation)) missing++;
+  }
+  return missing;
+}
+
 // One session: every key written with `generation`'s values, flushed and
 // compacted into L1 (a second session replaces the first one's L1 SSTs).
 void WriteAndCompact(const std::string& dbname, const std::string& generation) {
@@ -101,13 +112,8 @@ TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoSstOfTheNewOneAside) {
   std::unique_ptr<DB> db;
   RepairAfterLevelDbsRepair(tmp.path(), dbname, &db);
   if (HasFatalFailure()) return;
-  int missing = 0;
-  for (int i = 0; i < kKeys; i++) {
-    std::string v;
-    Status s = db->Get(ReadOptions(), Key(i), &v);
-    if (!s.ok() || v != Value(i, "new")) missing++;
-  }
-  EXPECT_EQ(0, missing) << "keys of the new database lost or wrong";
+  EXPECT_EQ(0, KeysMissing(db.get(), "new"))
+      << "keys of the new database lost or wrong";
 }
 
 // The same with the new database made by DeLSM's RepairDB, not by Open:
@@ -130,13 +136,8 @@ TEST(EarlierDatabaseTest, ItsManifestInLostSetsNoSstOfARepairedOneAside) {
   std::unique_ptr<DB> db;
   RepairAfterLevelDbsRepair(tmp.path(), dbname, &db);
   if (HasFatalFailure()) return;
-  int missing = 0;
-  for (int i = 0; i < kKeys; i++) {
-    std::string v;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    if (!s.ok() || v != Value(i, "new")) missing++;
-  }
-  EXPECT_EQ(0, missing) << "keys of the repaired database lost or wrong";
+  EXPECT_EQ(0, KeysMissing(db.get(), "new"))
+      << "keys of the repaired database lost or wrong";
 }
 
 // The same with a LevelDB database made at the path: DeLSM's conversion
