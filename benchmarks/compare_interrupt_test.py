@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Interrupting benchmarks/compare (Ctrl-C = SIGINT) leaves results.csv and
 results.md holding exactly the runs that finished, marked partial, and no
-database and no db_bench process behind.
+database, no db_bench process and none of the spinning processes of --busy
+behind. The rows record the load and the --busy count they ran beside.
 
 Usage: compare_interrupt_test.py <compare script> <bin dir>
 The databases go to compare's default place, a new folder under $TMPDIR,
@@ -38,7 +39,8 @@ def run(compare, bin_dir, scratch):
     env = dict(os.environ, TMPDIR=tmp)
     argv = [sys.executable, compare, "--bin-dir", bin_dir, "--engines", "delsm",
             "--num", "20000", "--value-sizes", "256,1024",
-            "--workloads", "fillrandom,overwrite,readrandom,fillseq", "--out", out]
+            "--workloads", "fillrandom,overwrite,readrandom,fillseq", "--out", out,
+            "--busy", "1"]
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE, text=True)
     seen, finished = [], 0
@@ -88,10 +90,14 @@ def run(compare, bin_dir, scratch):
         fail("the first run's row was not on disk when the second began")
     if any(not r["micros_op"] for r in rows):
         fail("a row without micros/op: %s" % rows)
+    if any(r["busy"] != "1" or float(r["load1"]) < 0 for r in rows):
+        fail("a row without its load or --busy count: %s" % rows)
     with open(os.path.join(out, "results.md")) as f:
         md = f.read()
     if "PARTIAL RESULTS: interrupted" not in md or "fillrandom" not in md:
         fail("results.md is not the partial report:\n" + md)
+    if "1 spinning processes beside the run" not in md:
+        fail("results.md does not say the run was busy:\n" + md)
     leftovers = [os.path.join(d, n) for d, dirs, files in os.walk(tmp) for n in dirs + files]
     if leftovers:
         fail("left behind: %s" % leftovers)
@@ -103,6 +109,14 @@ def run(compare, bin_dir, scratch):
             continue
         if tmp.encode() in cmd:
             fail("a process still runs on the scratch folder: %s" % cmd)
+        # A spinner of --busy inherited compare's environment, TMPDIR too.
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                environ = f.read().split(b"\0")
+        except OSError:
+            continue
+        if b"TMPDIR=" + tmp.encode() in environ:
+            fail("a process started by compare still runs: %s" % cmd)
     if failed:
         return 1
     print("ok: interrupted after %d finished run(s); CSV and markdown kept, "
