@@ -1,4 +1,5 @@
-// MemTable entry layout in the arena (one allocation per Add):
+// MemTable entry layout in the arena, right after the skiplist node that
+// links it (one allocation per Add, see SkipList::AllocateKey):
 //   varint32 internal_key_size | user key | tag (fixed64)
 //   varint32 value_size | value bytes
 #include "db/memtable.h"
@@ -75,7 +76,7 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& key,
   const Slice stored_value = (type == kTypeValue) ? value : Slice();
   const size_t total = VarintLength(internal_size) + internal_size +
                        VarintLength(stored_value.size()) + stored_value.size();
-  char* buf = arena_.Allocate(total);
+  char* buf = table_.AllocateKey(total);
   char* p = EncodeVarint32(buf, static_cast<uint32_t>(internal_size));
   if (!key.empty()) std::memcpy(p, key.data(), key.size());
   p += key.size();
@@ -86,7 +87,7 @@ void MemTable::Add(SequenceNumber seq, ValueType type, const Slice& key,
     std::memcpy(p, stored_value.data(), stored_value.size());
   }
   assert(p + stored_value.size() == buf + total);
-  table_.Insert(buf);
+  table_.InsertAllocated(buf);
   num_entries_.fetch_add(1, std::memory_order_relaxed);
   if (stored_value.size() > LargestValueSize()) {
     largest_value_size_.store(stored_value.size(), std::memory_order_relaxed);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <new>
+#include <type_traits>
 
 #include "util/arena.h"
 #include "util/random.h"
@@ -39,6 +40,14 @@ class SkipList {
   // REQUIRES: no key equal to `key` is in the list; external synchronisation
   // with other Insert() calls.
   void Insert(const Key& key);
+
+  // For a list of `const char*` keys whose bytes the list's arena may hold:
+  // returns room for a key of `bytes` bytes in the same allocation as the
+  // node that will link it, so a search reads one place per node, not two.
+  // The caller writes the key there, then passes it to InsertAllocated
+  // before the next AllocateKey or Insert. Same requirements as Insert.
+  char* AllocateKey(size_t bytes);
+  void InsertAllocated(const char* key);
 
   bool Contains(const Key& key) const;
 
@@ -87,6 +96,15 @@ class SkipList {
 
   int CurrentHeight() const { return height_.load(std::memory_order_relaxed); }
   Node* NewNode(const Key& key, int height);
+  // Bytes of a node of `height` levels.
+  static size_t NodeSize(int height) {
+    return sizeof(Node) + sizeof(std::atomic<Node*>) * (height - 1);
+  }
+  // Sets up the node at `mem` for `key`, with `height` empty links.
+  static Node* PlaceNode(char* mem, const Key& key, int height);
+  // Links `x`, a node of `height` levels not yet in the list, at its key's
+  // place.
+  void Link(Node* x, int height);
   int PickHeight();
   bool Equal(const Key& a, const Key& b) const { return cmp_(a, b) == 0; }
   // True if `key` sorts after the key of `n` (nullptr counts as +infinity).
@@ -108,6 +126,10 @@ class SkipList {
   // stale value, which is harmless (see Insert).
   std::atomic<int> height_;
   Random rnd_;  // Used only by the writer.
+  // The node AllocateKey made and InsertAllocated links, and its height.
+  // Used only by the writer; null between the two calls' pairs.
+  Node* allocated_ = nullptr;
+  int allocated_height_ = 0;
 };
 
 template <typename Key, class Cmp>
@@ -135,16 +157,21 @@ struct SkipList<Key, Cmp>::Node {
 };
 
 template <typename Key, class Cmp>
-typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::NewNode(const Key& key,
-                                                               int height) {
-  const size_t bytes = sizeof(Node) + sizeof(std::atomic<Node*>) * (height - 1);
-  char* mem = arena_->AllocateAligned(bytes);
+typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::PlaceNode(char* mem,
+                                                                 const Key& key,
+                                                                 int height) {
   Node* n = new (mem) Node(key);
   for (int i = 1; i < height; i++) {
     new (&n->links[i]) std::atomic<Node*>(nullptr);
   }
   n->links[0].store(nullptr, std::memory_order_relaxed);
   return n;
+}
+
+template <typename Key, class Cmp>
+typename SkipList<Key, Cmp>::Node* SkipList<Key, Cmp>::NewNode(const Key& key,
+                                                               int height) {
+  return PlaceNode(arena_->AllocateAligned(NodeSize(height)), key, height);
 }
 
 template <typename Key, class Cmp>
@@ -212,12 +239,40 @@ SkipList<Key, Cmp>::SkipList(Cmp cmp, Arena* arena)
 
 template <typename Key, class Cmp>
 void SkipList<Key, Cmp>::Insert(const Key& key) {
+  assert(allocated_ == nullptr);
+  const int height = PickHeight();
+  Link(NewNode(key, height), height);
+}
+
+template <typename Key, class Cmp>
+char* SkipList<Key, Cmp>::AllocateKey(size_t bytes) {
+  static_assert(std::is_same<Key, const char*>::value,
+                "AllocateKey is for lists of const char* keys");
+  assert(allocated_ == nullptr);
+  const int height = PickHeight();
+  char* mem = arena_->AllocateAligned(NodeSize(height) + bytes);
+  char* key = mem + NodeSize(height);
+  allocated_ = PlaceNode(mem, key, height);
+  allocated_height_ = height;
+  return key;
+}
+
+template <typename Key, class Cmp>
+void SkipList<Key, Cmp>::InsertAllocated(const char* key) {
+  assert(allocated_ != nullptr && allocated_->key == key);
+  (void)key;
+  Node* x = allocated_;
+  allocated_ = nullptr;
+  Link(x, allocated_height_);
+}
+
+template <typename Key, class Cmp>
+void SkipList<Key, Cmp>::Link(Node* x, int height) {
   Node* prev[kMaxHeight];
-  Node* existing = FindGreaterOrEqual(key, prev);
-  assert(existing == nullptr || !Equal(key, existing->key));
+  Node* existing = FindGreaterOrEqual(x->key, prev);
+  assert(existing == nullptr || !Equal(x->key, existing->key));
   (void)existing;
 
-  const int height = PickHeight();
   const int old_height = CurrentHeight();
   if (height > old_height) {
     for (int i = old_height; i < height; i++) prev[i] = head_;
@@ -228,7 +283,6 @@ void SkipList<Key, Cmp>::Insert(const Key& key) {
     height_.store(height, std::memory_order_relaxed);
   }
 
-  Node* x = NewNode(key, height);
   for (int i = 0; i < height; i++) {
     // Link bottom-up: the node is reachable at level 0 before any higher
     // level points at it, and its own links are set before it is published.

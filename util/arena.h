@@ -35,11 +35,17 @@ class Arena {
 
  private:
   char* AllocateSlow(size_t bytes);
+  // Returns `bytes` from a fresh block of the next size, which becomes the
+  // bump region, or from a block of their own if they are big.
+  char* AllocateInFreshBlock(size_t bytes);
   char* NewBlock(size_t block_bytes);
 
   // Bump region of the current block: [alloc_ptr_, alloc_ptr_ + remaining_).
   char* alloc_ptr_;
   size_t remaining_;
+  // Size of the current bump block: grows from 4 KiB to 64 KiB as blocks
+  // are taken. Written only by the allocating thread.
+  size_t block_size_;
 
   // Every block ever allocated; freed in the destructor.
   std::vector<char*> blocks_;

@@ -16,6 +16,30 @@ TEST(ArenaTest, EmptyArenaUsesNoMemory) {
   EXPECT_EQ(0u, arena.MemoryUsage());
 }
 
+// A memtable that took a few writes holds a few KiB, not a large block:
+// the first block is small.
+TEST(ArenaTest, FewSmallAllocationsUseOneSmallBlock) {
+  Arena arena;
+  for (int i = 0; i < 10; i++) arena.Allocate(100);
+  EXPECT_GT(arena.MemoryUsage(), 1000u);
+  EXPECT_LE(arena.MemoryUsage(), 4096u + sizeof(char*));
+}
+
+// Blocks grow, but what the arena takes stays close to what it hands out,
+// so a memtable's size tracks its contents: at most a quarter of each
+// block is abandoned, plus the block being filled.
+TEST(ArenaTest, UsageTracksWhatWasAllocated) {
+  for (size_t size : {24u, 100u, 1050u, 5000u}) {
+    Arena arena;
+    size_t total = 0;
+    while (total < (4u << 20)) {
+      arena.Allocate(size);
+      total += size;
+    }
+    EXPECT_LE(arena.MemoryUsage(), total + total / 3 + (64u << 10)) << size;
+  }
+}
+
 TEST(ArenaTest, AllocationsKeepTheirContents) {
   Arena arena;
   Random rnd(301);
