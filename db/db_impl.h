@@ -137,8 +137,6 @@ class DBImpl : public DB {
 
   // Recovery (db_impl_open.cc).
   Status NewDB();
-  // How this DB converts a LevelDB database it is opened on.
-  LevelDbConversionOptions ConversionOptions() const;
   // *closed_cleanly: the DB was last closed by a Close that left nothing
   // for the open sweeps, and nothing has happened to it since (the marker
   // is valid, and no SST directory or home is numbered beyond what the
@@ -184,6 +182,22 @@ class DBImpl : public DB {
   // found nowhere is Corruption.
   Status PlaceLiveDirectories(std::set<uint64_t>* missing_level0)
       EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+
+  // LevelDB's formats in Recover (db_impl_leveldb_format.cc), called under
+  // the LOCK.
+  // How this DB converts a LevelDB database it is opened on.
+  LevelDbConversionOptions ConversionOptions() const;
+  // For a directory with no CURRENT, before NewDB writes anything: OK if
+  // its staging directory lets a new database be made there. Corruption if
+  // it holds the PLAN of RepairDB's taking in of LevelDB's tables, cut
+  // short (TakeInCutShortError), or a PLAN that does not decode; the error
+  // of reading the staging directory as it is (EIO). Changes nothing.
+  Status CheckNoTakeInCutShort();
+  // If the directory holds a LevelDB database, converts it in place, or
+  // finishes a conversion cut short after its commit; otherwise does
+  // nothing. Refusals change nothing (ConvertLevelDbIfPresent). The WALs
+  // it leaves are replayed afterwards as DeLSM's.
+  Status ConvertLevelDbDatabase();
 
   // Write path.
   Status MakeRoomForWrite(bool force) EXCLUSIVE_LOCKS_REQUIRED(mutex_);

@@ -11,7 +11,6 @@
 #include <system_error>
 #include <vector>
 
-#include "compat/leveldb/conversion.h"
 #include "compat/leveldb/directory_kind.h"
 #include "db/db_impl.h"
 #include "db/filename.h"
@@ -54,18 +53,6 @@ Status DBImpl::NewDB() {
   return WriteManifestAndSetCurrent(env_, dbname_, 1, new_db);
 }
 
-LevelDbConversionOptions DBImpl::ConversionOptions() const {
-  LevelDbConversionOptions o;
-  o.env = env_;
-  o.fs = fs_;
-  o.info_log = options_.info_log;
-  o.user_comparator = internal_comparator_.user_comparator();
-  o.sst_options = sst_options_;
-  o.durability = tuning_.durability;
-  o.sst_entries = tuning_.sst_entries;
-  return o;
-}
-
 Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
                        bool* closed_cleanly) {
   mutex_.AssertHeld();
@@ -95,30 +82,10 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
       return Status::InvalidArgument(
           dbname_, "does not exist (create_if_missing is false)");
     }
-    // A take-in cut short where LevelDB's CURRENT was lost leaves none:
-    // its SSTs in L0/, no manifest naming them, its PLAN keeping Open out
-    // until RepairDB finishes. Refused here, under the LOCK, before NewDB
-    // writes anything (CheckDatabaseFormat refused it before the LOCK if
-    // it was one then): a new CURRENT naming an empty manifest is what
-    // RepairDB takes for its own repair committed, and it would remove the
-    // PLAN before its repair merged those SSTs.
-    StagingState staging;
-    s = ReadStagingState(env_, dbname_, &staging);
+    // Before NewDB writes anything: a take-in cut short with no CURRENT
+    // left is RepairDB's to finish (db_impl_leveldb_format.cc).
+    s = CheckNoTakeInCutShort();
     if (!s.ok()) return s;
-    if (staging == StagingState::kTakeIn) {
-      return TakeInCutShortError(dbname_, "DB::Open");
-    }
-    // A PLAN that does not decode (damaged) may be such a take-in's: no
-    // evidence says its SSTs are copies, and a new database would remove
-    // them as named by no manifest. Refused alike; RepairDB refuses it too
-    // (ResolveStaging), changing nothing.
-    if (staging == StagingState::kUnreadablePlan) {
-      return Status::Corruption(
-          dbname_ + "/" + kLevelDbConversionDirName + "/PLAN",
-          "does not read, and there is no CURRENT: it may be RepairDB's "
-          "taking in of LevelDB's tables, cut short, whose SSTs no manifest "
-          "names; DB::Open changed nothing");
-    }
     s = NewDB();
     if (!s.ok()) return s;
   } else if (options_.error_if_exists) {
@@ -126,7 +93,7 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
   }
   // A LevelDB database becomes a DeLSM one here (or an interrupted
   // conversion is finished); its WALs are replayed below like ours.
-  s = ConvertLevelDbIfPresent(ConversionOptions(), dbname_);
+  s = ConvertLevelDbDatabase();
   if (!s.ok()) return s;
   // The DB directory exists in the Env; the level directories need it on
   // the file system too (they differ with an Env like NewMemEnv's). The DB
