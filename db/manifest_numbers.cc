@@ -1,6 +1,7 @@
 #include "db/manifest_numbers.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <memory>
 #include <vector>
 
@@ -8,8 +9,24 @@
 #include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
+#include "util/posix_error.h"
 
 namespace leveldb {
+
+namespace {
+
+// True if `s` is the failure to list a path that is not a directory
+// (ENOTDIR: a file, or a link to one, under a directory's name), as the
+// POSIX Env reports it (util/posix_error.h). Another Env's report is not
+// recognised, and stays an error.
+bool ListedNotADirectory(const Status& s) {
+  const std::string suffix = ": " + ErrnoText(ENOTDIR);
+  const std::string text = s.ToString();
+  return s.IsIOError() && text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+}  // namespace
 
 Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound) {
   *bound = 0;
@@ -44,6 +61,11 @@ Status DirectoryManifestsNumberBound(Env* env, const std::string& dir,
   std::vector<std::string> names;
   Status s = env->GetChildren(dir, &names);
   if (s.IsNotFound() && !env->FileExists(dir)) return Status::OK();
+  // Not a directory (the user's file named lost): it holds no manifest,
+  // and none can come back from it; RepairDB and the taking in of
+  // LevelDB's tables, which would move files into it, refuse it
+  // (CheckNotALink) before they move anything.
+  if (ListedNotADirectory(s)) return Status::OK();
   if (!s.ok()) return s;
   for (const std::string& name : names) {
     uint64_t number;

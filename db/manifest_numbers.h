@@ -26,8 +26,9 @@ Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound);
 
 // Sets *bound to the largest ManifestNumberBound of the manifests (files
 // named MANIFEST-<n>) in the directory `dir`, or 0 if there are none. A
-// directory that is absent (NotFound and no longer there) holds none; any
-// other failure to list or read is returned.
+// directory that is absent (NotFound and no longer there) holds none, nor
+// does a file under its name (its listing fails with ENOTDIR); any other
+// failure to list or read is returned.
 Status DirectoryManifestsNumberBound(Env* env, const std::string& dir,
                                      uint64_t* bound);
 
