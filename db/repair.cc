@@ -234,8 +234,9 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
       // missing manifest, a missing table) is repaired as LevelDB's
       // RepairDB repairs it: from its tables and WALs alone.
       std::string why;
-      convert =
-          LevelDbConvertible(options.env, dbname, options.comparator, &why);
+      s = LevelDbConvertible(options.env, dbname, options.comparator, &convert,
+                             &why);
+      if (!s.ok()) return s;
     } else {
       // A taking in of LevelDB's tables cut short after its commit (its
       // PLAN in the staging directory, LevelDB's manifest and perhaps

@@ -563,38 +563,47 @@ Status Converter::RemoveLeftoverStaging() {
   return s;
 }
 
+// Whether `s`, from reading `path`, says the file is absent (NotFound, and
+// no longer there) or damaged: then it rules the database out of the
+// conversion; any other failure leaves that unknown.
+bool AbsentOrDamaged(Env* env, const std::string& path, const Status& s) {
+  return s.IsCorruption() || (s.IsNotFound() && !env->FileExists(path));
+}
+
 }  // namespace
 
-bool LevelDbConvertible(Env* env, const std::string& dbname,
-                        const Comparator* comparator, std::string* why) {
+Status LevelDbConvertible(Env* env, const std::string& dbname,
+                          const Comparator* comparator, bool* convertible,
+                          std::string* why) {
+  *convertible = false;
   std::string manifest;
   Status s = ReadCurrent(env, dbname, &manifest);
   if (!s.ok()) {
+    if (!AbsentOrDamaged(env, CurrentFileName(dbname), s)) return s;
     *why = "no CURRENT file naming its manifest (" + s.ToString() +
            "); repair it with LevelDB's RepairDB first";
-    return false;
+    return Status::OK();
   }
   LevelDbState state;
   s = ReadLevelDbManifest(env, dbname + "/" + manifest, &state);
   if (!s.ok()) {
+    if (!AbsentOrDamaged(env, dbname + "/" + manifest, s)) return s;
     *why = "its manifest is not readable as LevelDB's (" + s.ToString() + ")";
-    return false;
+    return Status::OK();
   }
   if (!state.comparator.empty() && state.comparator != comparator->Name()) {
     *why = "it was written with comparator '" + state.comparator +
            "' and is opened with '" + comparator->Name() + "'";
-    return false;
+    return Status::OK();
   }
   // A table is there if the directory's listing holds it: a lookup of it
   // (FileExists, access(2)) answers no on any error (EIO), and a table whose
   // inode cannot be read would be called missing where the disk failed (the
-  // conversion reports that error).
+  // conversion reports that error). A listing that fails says nothing of
+  // the tables.
   std::vector<std::string> children;
   s = env->GetChildren(dbname, &children);
-  if (!s.ok()) {
-    *why = "its directory cannot be listed (" + s.ToString() + ")";
-    return false;
-  }
+  if (!s.ok()) return s;
   const std::set<std::string> listed(children.begin(), children.end());
   for (const LevelDbTableInfo& table : state.tables) {
     const std::string ldb =
@@ -603,10 +612,11 @@ bool LevelDbConvertible(Env* env, const std::string& dbname,
         LevelDbTableFileName("", table.number, true).substr(1);
     if (listed.count(ldb) == 0 && listed.count(sst) == 0) {
       *why = "table " + ldb + " listed in " + manifest + " is missing";
-      return false;
+      return Status::OK();
     }
   }
-  return true;
+  *convertible = true;
+  return Status::OK();
 }
 
 Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,

@@ -58,13 +58,18 @@ struct LevelDbConversionOptions {
   uint64_t sst_entries = 4096;
 };
 
-// True if the LevelDB database at `dbname` can be converted: CURRENT names
-// a manifest that reads as LevelDB 1.23 edits, written with a comparator
-// named as `comparator` is, and every table it lists is in the directory's
-// listing (one there that cannot be read is the conversion's to report).
-// Otherwise false with *why saying what stands in the way. Reads only.
-bool LevelDbConvertible(Env* env, const std::string& dbname,
-                        const Comparator* comparator, std::string* why);
+// Sets *convertible to whether the LevelDB database at `dbname` can be
+// converted: CURRENT names a manifest that reads as LevelDB 1.23 edits,
+// written with a comparator named as `comparator` is, and every table it
+// lists is in the directory's listing (one there that cannot be read is
+// the conversion's to report). If not, *why says what stands in the way:
+// CURRENT or the manifest absent or damaged, another comparator, a table
+// missing. A read that fails otherwise (EIO, EMFILE: reading CURRENT or
+// the manifest, listing the directory) is returned, *convertible false:
+// whether it can be converted is then unknown. Reads only.
+Status LevelDbConvertible(Env* env, const std::string& dbname,
+                          const Comparator* comparator, bool* convertible,
+                          std::string* why);
 
 // If `dbname` holds a LevelDB database, converts it (see above); if it
 // holds a DeLSM database whose conversion was interrupted after the

@@ -181,8 +181,11 @@ Status CheckDatabaseFormat(Env* env, const std::string& dbname,
   Status s = DetectDatabaseFormat(env, dbname, &format, &evidence);
   if (!s.ok()) return s;
   std::string why;
-  const bool convertible = format == DatabaseFormat::kLevelDb &&
-                           LevelDbConvertible(env, dbname, comparator, &why);
+  bool convertible = false;
+  if (format == DatabaseFormat::kLevelDb) {
+    s = LevelDbConvertible(env, dbname, comparator, &convertible, &why);
+    if (!s.ok()) return s;
+  }
   // RepairDB's taking in of LevelDB's tables, cut short: only RepairDB
   // finishes it (or removes it, in a LevelDB database the conversion
   // removes it from). A LevelDB database must not be pointed to LevelDB's
