@@ -388,12 +388,22 @@ TEST_P(CompactionDamageTest, ReportedAndNothingLost) {
 
     // Writes across the key space, a victim key among them (so compactions
     // take the victim as input), then one more compaction of everything.
-    // Writes may start failing once a compaction met the damage.
+    // Writes may start failing once a compaction met the damage. The victim
+    // key written is one outside the damage where there is one: a newer
+    // version of the damaged key would leave its damaged version shadowed,
+    // and a compaction drops a shadowed version without reading its value.
     std::vector<int> writes;
-    const int victim_first = *victim_keys_.begin();
-    for (int i = 0; i < kKeys; i += 5) {
-      if (!Damaged(i) || i == victim_first) writes.push_back(i);
+    int victim_written = *victim_keys_.begin();
+    for (int k : victim_keys_) {
+      if (!Damaged(k)) {
+        victim_written = k;
+        break;
+      }
     }
+    for (int i = 0; i < kKeys; i += 5) {
+      if (!Damaged(i) && i != victim_written) writes.push_back(i);
+    }
+    writes.push_back(victim_written);
     for (int i = kKeys + 1; i < kKeys + kNewKeys; i++) writes.push_back(i);
     int failed_at = -1;
     for (int round = 1; round <= 3 && failed_at < 0; round++) {
