@@ -96,9 +96,35 @@ Status Repairer::FindRetiredSsts() {
     return c;  // not damage (EIO): RepairDB fails
   }
   if (!current.empty() && current.back() == '\n') current.pop_back();
+  // A manifest numbered past the one CURRENT names (which is here) was
+  // never committed: the manifest of each commit is numbered past every
+  // one before it, so CURRENT never names one below a manifest it named.
+  // Such a manifest is the new one of a RepairDB, or of an Open, whose
+  // switch of CURRENT failed or was killed; a RepairDB's records every old
+  // SST as replaced by its outputs, which the next Open removes as
+  // directories no live version holds. Read, it would have those old
+  // SSTs, then the only copy of the data, set aside. Its numbers still
+  // bound the new ones (FindFiles).
+  uint64_t current_number = 0;
+  FileType current_type;
+  const bool current_here =
+      ParseFileName(current, &current_number, &current_type) &&
+      current_type == kDescriptorFile &&
+      std::find(manifests_.begin(), manifests_.end(), current) !=
+          manifests_.end();
   bool current_read_whole = false;
   uint64_t bound = 0;  // past every number of every manifest read
   for (const std::string& m : manifests_) {
+    uint64_t number;
+    FileType type;
+    if (current_here && ParseFileName(m, &number, &type) &&
+        number > current_number) {
+      Log(options_.info_log,
+          "RepairDB: %s: numbered past %s, which CURRENT names: never "
+          "committed, not read\n",
+          m.c_str(), current.c_str());
+      continue;
+    }
     const std::string path = dbname_ + "/" + m;
     SequentialFile* raw = nullptr;
     Status s = env_->NewSequentialFile(path, &raw);

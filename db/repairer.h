@@ -241,6 +241,10 @@ class Repairer {
   // stays retired. Their meta files, when a crash between the commit and
   // their removal left them, must not be merged: a key whose newest
   // version and tombstone a compaction dropped would come back.
+  // A manifest numbered past the one CURRENT names, when that one is here,
+  // is not read: it was never committed (a RepairDB's or an Open's whose
+  // switch of CURRENT failed or was killed), and what it records as
+  // replaced is live.
   // A manifest that cannot be read for another reason than damage (EMFILE,
   // EIO) fails RepairDB: without its record, replaced SSTs would be merged.
   // Also sets committed_bound_ (NeverCommitted), reading CURRENT: an error

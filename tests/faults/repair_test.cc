@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "table/meta_file.h"
+#include "testing/fault_injection_env.h"
 #include "tests/faults/kv_file_database.h"
 #include "tests/test_support.h"
 
@@ -373,6 +374,33 @@ TEST_F(RepairTest, ReplacedSstsLeftByACrashDoNotBringBackDeletedKeys) {
   EXPECT_EQ(0, back) << "deleted keys brought back by the repair";
   // What was not merged is kept in lost/, not deleted.
   EXPECT_FALSE(ListDir(dbname_ + "/lost").empty());
+}
+
+// A RepairDB that fails at its commit (EIO renaming CURRENT; killed just
+// before it, it leaves the same) leaves the manifest it wrote, which
+// CURRENT never named, beside the old one: that manifest records every old
+// SST as replaced by the repair's outputs. The Open after it reads the old
+// manifest and removes the repair's outputs as directories no live version
+// holds. A RepairDB after that must not take the uncommitted manifest's
+// record for a commit: it would merge none of the old SSTs, the only copy
+// of the data now, and commit an empty database.
+TEST_F(RepairTest, FailedAtItsCommitThenOpenThenRepairKeepsEveryKey) {
+  Fill();
+  {
+    FaultInjectionEnv env(Env::Default(), tmp_.path() + "/shadow");
+    FaultSpec rename;
+    rename.path_contains = "/CURRENT";
+    env.Arm(EnvOp::kRename, rename);
+    Options o;
+    o.env = &env;
+    EXPECT_FALSE(RepairDB(dbname_, o).ok());
+    ASSERT_TRUE(env.Fired()) << "the repair renamed no CURRENT";
+  }
+  Check(/*tombstones_survive=*/true);
+  if (HasFatalFailure()) return;
+  Status s = RepairDB(dbname_, options_);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  Check(/*tombstones_survive=*/true);
 }
 
 // A KV file one meta file names, linked under the same name into another
