@@ -79,6 +79,25 @@ inline bool IsSyscallEntry(const user_regs_struct& regs) {
   return static_cast<long long>(regs.rax) == -ENOSYS;
 }
 
+// The NUL-terminated string at `addr` in the stopped tracee `pid`, at most
+// 4 KiB; false if it cannot be read.
+inline bool PeekString(pid_t pid, unsigned long long addr, std::string* out) {
+  out->clear();
+  while (out->size() < 4096) {
+    errno = 0;
+    const long word =
+        ptrace(PTRACE_PEEKDATA, pid,
+               reinterpret_cast<void*>(addr + out->size()), nullptr);
+    if (errno != 0) return false;
+    const char* bytes = reinterpret_cast<const char*>(&word);
+    for (size_t i = 0; i < sizeof(word); i++) {
+      if (bytes[i] == '\0') return true;
+      out->push_back(bytes[i]);
+    }
+  }
+  return false;
+}
+
 }  // namespace delsm_test
 
 #endif  // defined(__x86_64__)

@@ -4,6 +4,7 @@
 // comparator, as LevelDB's first record always does.
 #include "compat/leveldb/directory_kind.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -22,6 +23,32 @@
 namespace leveldb {
 
 namespace {
+
+// Reads the records of the manifest at `path` into *records (damage is
+// skipped); *absent if it is not there (NotFound, and FileExists agrees).
+// A read that fails otherwise (EIO) is returned: judged from the records
+// before it, the manifest could pass for another kind.
+Status ReadManifestRecords(Env* env, const std::string& path,
+                           std::vector<std::string>* records, bool* absent) {
+  records->clear();
+  *absent = false;
+  SequentialFile* raw;
+  Status s = env->NewSequentialFile(path, &raw);
+  if (s.IsNotFound() && !env->FileExists(path)) {
+    *absent = true;
+    return Status::OK();
+  }
+  if (!s.ok()) return s;  // not absent: what it holds is unknown
+  std::unique_ptr<SequentialFile> file(raw);
+  log::ReadErrorReporter reporter;  // damage is skipped
+  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
+  Slice record;
+  std::string scratch;
+  while (reader.ReadRecord(&record, &scratch) && reporter.read_error().ok()) {
+    records->push_back(record.ToString());
+  }
+  return reporter.read_error();
+}
 
 // Lists `dir` into *names; a directory that is not there (NotFound, and
 // FileExists agrees) has none. Any other failure (EIO, EMFILE) is
@@ -104,33 +131,43 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
   if (!s.ok()) return s;
   std::vector<std::string> records;
   std::string manifest;
+  // CURRENT names a DeLSM manifest that is in lost/, not here.
+  bool current_manifest_in_lost = false;
   if (!current.empty() && current.back() == '\n' &&
       current.find('/') == std::string::npos) {
     manifest = current.substr(0, current.size() - 1);
-    const std::string path = dbname + "/" + manifest;
-    SequentialFile* raw;
-    s = env->NewSequentialFile(path, &raw);
-    if (s.ok()) {
-      std::unique_ptr<SequentialFile> file(raw);
-      log::ReadErrorReporter reporter;  // damage is skipped
-      log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
-      Slice record;
-      std::string scratch;
-      while (reader.ReadRecord(&record, &scratch) &&
-             reporter.read_error().ok()) {
-        records.push_back(record.ToString());
-      }
-      // Judged from the records before it, a manifest whose read failed
-      // could pass for another kind (no records: not LevelDB's).
-      if (!reporter.read_error().ok()) return reporter.read_error();
-    } else if (!(s.IsNotFound() && !env->FileExists(path))) {
-      return s;  // not absent: what it holds is unknown
+    bool absent;
+    s = ReadManifestRecords(env, dbname + "/" + manifest, &records, &absent);
+    if (!s.ok()) return s;
+    if (absent) {
+      std::vector<std::string> in_lost;
+      s = ReadManifestRecords(env, dbname + "/lost/" + manifest, &in_lost,
+                              &absent);
+      if (!s.ok()) return s;
+      current_manifest_in_lost =
+          !in_lost.empty() && VersionEdit::HasFormatMarker(in_lost[0]);
     }
   }
 
   if (!records.empty() && VersionEdit::HasFormatMarker(records[0])) {
     *format = DatabaseFormat::kDelsm;
     *evidence = manifest;
+    // A LevelDB table beside it: LevelDB's RepairDB, cut short, makes a
+    // table of each WAL and moves the WAL to lost/ before it moves the
+    // manifests there, so the table holds the only copy here of what the
+    // WAL held. Read as DeLSM's database, the manifest alone would lose
+    // those writes (and hand their sequence numbers out again). DeLSM
+    // leaves a table beside its manifest only with its staging directory
+    // there (a committed conversion's PLAN stays until the last table has
+    // gone; a take-in's moves every table to lost/ before its repair
+    // writes a manifest), whose state Open and RepairDB read.
+    if (!leveldb_table.empty() &&
+        std::find(children.begin(), children.end(),
+                  kLevelDbConversionDirName) == children.end()) {
+      *format = DatabaseFormat::kRewrittenByLevelDb;
+      *evidence = "LevelDB table " + leveldb_table + " beside DeLSM's " +
+                  manifest + ", which CURRENT names";
+    }
     return Status::OK();
   }
   bool all_leveldb = !records.empty();
@@ -165,6 +202,17 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
       *evidence = manifest + " has no DeLSM format marker";
       return Status::OK();
     }
+  }
+  // LevelDB's RepairDB, cut short after it moved DeLSM's manifests to lost/
+  // and before it wrote CURRENT (no table: the WALs held nothing). DeLSM
+  // never moves the manifest CURRENT names (a repair links its old ones
+  // into lost/ and removes them once CURRENT names its new one). Read as a
+  // damaged DeLSM database, the repair would not read those manifests,
+  // nor know the SSTs they record as replaced.
+  if (current_manifest_in_lost) {
+    *format = DatabaseFormat::kRewrittenByLevelDb;
+    *evidence = "CURRENT names DeLSM's " + manifest + ", which is in lost/";
+    return Status::OK();
   }
   if (!current.empty()) {
     *format = DatabaseFormat::kUnknown;
@@ -224,7 +272,7 @@ Status RewrittenByLevelDbError(const std::string& dbname,
   return Status::Corruption(
       dbname,
       "is a DeLSM database whose manifest LevelDB's RepairDB has replaced "
-      "with its own (" +
+      "with its own, or began to (" +
           evidence +
           "); LevelDB does not see DeLSM's SST directories. To recover "
           "every key, run RepairDB (leveldb::RepairDB) with DeLSM. " +

@@ -27,7 +27,11 @@ enum class DatabaseFormat {
   // directories in the level directories, or homes under values/): a DeLSM
   // database whose manifest LevelDB's RepairDB replaced with its own (it
   // keeps no directory, so it saw none of DeLSM's SSTs). Not a LevelDB
-  // database to convert: converted, it would lose every SST.
+  // database to convert: converted, it would lose every SST. Also one
+  // through which LevelDB's RepairDB was cut short: a LevelDB table beside
+  // the DeLSM manifest CURRENT names, without a staging directory (where a
+  // committed conversion keeps its PLAN until its tables are gone), or
+  // CURRENT naming a DeLSM manifest that is in lost/.
   kRewrittenByLevelDb,
   kUnknown,  // a manifest that is none of these (damaged or foreign);
              // recovery reports what is wrong with it

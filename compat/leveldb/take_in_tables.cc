@@ -215,10 +215,15 @@ Status FinishTakeIn(const LevelDbConversionOptions& o,
 
 // Whether DeLSM's repair has committed after the take-in of `plan` was
 // carried out (*done): no SST it names is still staged, and CURRENT names
-// a manifest that reads whole as DeLSM's and is none of the files the PLAN
-// moves to lost/ (CURRENT names LevelDB's manifest, or nothing, until that
-// repair switches it to its own; a DeLSM manifest brought back from lost/
-// under another name is never named by CURRENT). A lookup of a staged SST
+// a manifest that reads whole as DeLSM's, is none of the files the PLAN
+// moves to lost/, and hands out numbers past every SST the PLAN places.
+// CURRENT names LevelDB's manifest, or nothing, until that repair switches
+// it to its own (a DeLSM manifest brought back from lost/ under another
+// name is never named by CURRENT), or DeLSM's own from before the take-in
+// where LevelDB's RepairDB was cut short before it moved that away; the
+// take-in numbered its SSTs past every number that manifest names
+// (NumbersInUse), and the repair numbers its own manifest past every SST
+// directory it finds, the placed ones included. A lookup of a staged SST
 // (Probe), or a read of CURRENT or of that manifest, that fails otherwise
 // than on damage or absence fails.
 Status RepairCommitted(const LevelDbConversionOptions& o,
@@ -247,11 +252,15 @@ Status RepairCommitted(const LevelDbConversionOptions& o,
   const std::string path = dbname + "/" + current;
   std::set<uint64_t> live;
   s = ReadLiveSsts(o.env, path, &live);
-  if (s.ok()) {
-    *done = true;
-    return s;
+  if (!s.ok()) return DamagedOrAbsent(o.env, s, path) ? Status::OK() : s;
+  uint64_t bound;
+  s = ManifestNumberBound(o.env, path, &bound);
+  if (!s.ok()) return s;
+  for (const auto& move : plan.moves) {
+    if (move.second >= bound) return Status::OK();
   }
-  return DamagedOrAbsent(o.env, s, path) ? Status::OK() : s;
+  *done = true;
+  return Status::OK();
 }
 
 // Once the repair after the take-in `plan` describes has committed

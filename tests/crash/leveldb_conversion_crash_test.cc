@@ -176,25 +176,6 @@ bool IsRename(const user_regs_struct& regs) {
 }
 #endif
 
-// The NUL-terminated string at `addr` in the stopped tracee `pid`, at most
-// 4 KiB; false if it cannot be read.
-bool PeekString(pid_t pid, unsigned long long addr, std::string* out) {
-  out->clear();
-  while (out->size() < 4096) {
-    errno = 0;
-    const long word =
-        ptrace(PTRACE_PEEKDATA, pid,
-               reinterpret_cast<void*>(addr + out->size()), nullptr);
-    if (errno != 0) return false;
-    const char* bytes = reinterpret_cast<const char*>(&word);
-    for (size_t i = 0; i < sizeof(word); i++) {
-      if (bytes[i] == '\0') return true;
-      out->push_back(bytes[i]);
-    }
-  }
-  return false;
-}
-
 bool EndsWith(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() &&
          s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -315,7 +296,7 @@ class LevelDbConversionCrash : public testing::Test {
         call.kind = Classify(regs, &path_addr);
         in_call = call.kind != CallKind::kNone;
         if (!in_call) continue;
-        if (path_addr != 0) PeekString(pid, path_addr, &call.path);
+        if (path_addr != 0) delsm_test::PeekString(pid, path_addr, &call.path);
         if (call.path == db ||
             call.path.compare(0, db.size() + 1, db + "/") == 0) {
           call.path.replace(0, db.size(), "DB");  // the same in every copy

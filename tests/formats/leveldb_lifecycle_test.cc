@@ -15,18 +15,31 @@
 //     a later record of DeLSM's manifest in lost/ damaged; a DeLSM
 //     manifest in lost/ whose reads fail (EIO), or a failed read of the
 //     manifest or listing of a level directory that decides the
-//     directory's kind, fails it, changing nothing.
+//     directory's kind, fails it, changing nothing;
+//   * LevelDB's RepairDB killed once it has made a table of DeLSM's WAL
+//     and moved the WAL to lost/, before it moved DeLSM's manifest: DB::Open
+//     refuses the directory, and DeLSM's RepairDB brings back the writes
+//     only that table holds, as LevelDB's RepairDB run again does.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "compat/leveldb/directory_kind.h"
@@ -41,6 +54,7 @@
 #include "tests/db_options.h"
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
+#include "tests/syscall_tracer.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
 
@@ -416,17 +430,117 @@ std::string WalKey(int i) { return "wal" + Key(i); }
 // compaction's in the same manifest.
 const char kLateKey[] = "late";
 
+// Where a run of LevelDB's RepairDB ends. It makes a table of each WAL
+// and moves the WAL to lost/ (ConvertLogFilesToTables), then writes its
+// manifest to a temporary file, moves every manifest to lost/, renames its
+// own into place and writes CURRENT (WriteDescriptor).
+enum class LevelDbRepairEnd {
+  kWhole,
+  // Killed at the entry of its first rename of a manifest: the WALs are
+  // tables and in lost/, DeLSM's CURRENT and manifests are as they were.
+  kKilledAtManifestMove,
+  // Killed at the entry of its rename of CURRENT: DeLSM's manifests are in
+  // lost/, LevelDB's is in place, CURRENT still names DeLSM's.
+  kKilledAtCurrent,
+};
+
+#if defined(__x86_64__) && defined(LEVELDB_ORACLE)
+// Runs Debian's LevelDB RepairDB on `dbname` (the oracle, in a traced
+// child) and kills it with SIGKILL where `end` says (not kWhole). False,
+// with *why, if the child ended or the tracing failed before that call.
+bool KillLevelDbRepair(const std::string& dbname, LevelDbRepairEnd end,
+                       std::string* why) {
+  const pid_t pid = fork();
+  if (pid < 0) {
+    *why = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) _exit(126);
+    // Debian's LevelDB, never DeLSM's drop-in (oracle.h).
+    unsetenv("LD_LIBRARY_PATH");
+    unsetenv("LD_PRELOAD");
+    if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) _exit(125);
+    if (raise(SIGSTOP) != 0) _exit(124);
+    execl(LEVELDB_ORACLE, LEVELDB_ORACLE, "repair", dbname.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto give_up = [pid, why](const std::string& what) {
+    *why = what;
+    kill(pid, SIGKILL);
+    delsm_test::WaitChild(pid);
+    return false;
+  };
+  int status = 0;
+  if (!delsm_test::StartTracing(pid, &status, why)) return give_up(*why);
+  long deliver = 0;
+  for (;;) {
+    if (ptrace(PTRACE_SYSCALL, pid, nullptr,
+               reinterpret_cast<void*>(deliver)) != 0) {
+      return give_up(std::string("PTRACE_SYSCALL: ") + std::strerror(errno));
+    }
+    deliver = 0;
+    status = delsm_test::WaitChild(pid);
+    if (status < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+      *why = "LevelDB's RepairDB ended (status " + std::to_string(status) +
+             ") before the call it was to be killed at";
+      return false;
+    }
+    // The SIGTRAP of the execve is the tracer's, not the child's.
+    if (WSTOPSIG(status) == SIGTRAP) continue;
+    if (WSTOPSIG(status) != (SIGTRAP | 0x80)) {
+      deliver = WSTOPSIG(status);
+      continue;
+    }
+    user_regs_struct regs;
+    if (ptrace(PTRACE_GETREGS, pid, nullptr, &regs) != 0) {
+      return give_up(std::string("PTRACE_GETREGS: ") + std::strerror(errno));
+    }
+    if (!delsm_test::IsSyscallEntry(regs)) continue;
+    unsigned long long from, to;
+    if (regs.orig_rax == SYS_rename) {
+      from = regs.rdi;
+      to = regs.rsi;
+    } else if (regs.orig_rax == SYS_renameat ||
+               regs.orig_rax == SYS_renameat2) {
+      from = regs.rsi;
+      to = regs.r10;
+    } else {
+      continue;
+    }
+    std::string from_path, to_path;
+    if (!delsm_test::PeekString(pid, from, &from_path) ||
+        !delsm_test::PeekString(pid, to, &to_path)) {
+      return give_up("cannot read the paths of a rename");
+    }
+    const bool at = end == LevelDbRepairEnd::kKilledAtManifestMove
+                        ? from_path.find("/MANIFEST-") != std::string::npos
+                        : EndsWith(to_path, "/CURRENT");
+    if (!at) continue;
+    kill(pid, SIGKILL);
+    status = delsm_test::WaitChild(pid);
+    if (!WIFSIGNALED(status)) {
+      *why = "not killed: status " + std::to_string(status);
+      return false;
+    }
+    return true;
+  }
+}
+#endif
+
 // A compaction committed, then killed before it removed the SSTs it
 // replaced; the next Open removed the dead L0 directory (the deletes'
 // tombstones) but not the replaced meta file in L1 (the puts), and wrote
 // (`wal_keys`) a few keys left in its WAL: only DeLSM's older manifest
 // records that SST as replaced. LevelDB's RepairDB then puts that
-// manifest in lost/ and makes a table of the WAL. With `late_flush`,
-// kLateKey is flushed after the compaction, before the kill.
-void MakeRewrittenWithAReplacedSst(const std::string& tmp,
-                                   const std::string& dbname,
-                                   bool wal_keys = true,
-                                   bool late_flush = false) {
+// manifest in lost/ and makes a table of the WAL, or is killed where `end`
+// says. With `late_flush`, kLateKey is flushed after the compaction,
+// before the kill.
+void MakeRewrittenWithAReplacedSst(
+    const std::string& tmp, const std::string& dbname, bool wal_keys = true,
+    bool late_flush = false, LevelDbRepairEnd end = LevelDbRepairEnd::kWhole) {
   Options options;
   options.create_if_missing = true;
   const delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
@@ -470,9 +584,18 @@ void MakeRewrittenWithAReplacedSst(const std::string& tmp,
   ASSERT_TRUE(fs.Fired()) << "the Open's sweep of L1 was not cut";
   fs.Disarm();
 
-  const delsm_test::OracleRun repaired =
-      delsm_test::RunOracle({"repair", dbname}, "", tmp + "/oracle");
-  ASSERT_TRUE(repaired.ok) << repaired.err;
+  if (end != LevelDbRepairEnd::kWhole) {
+#if defined(__x86_64__) && defined(LEVELDB_ORACLE)
+    std::string why;
+    ASSERT_TRUE(KillLevelDbRepair(dbname, end, &why)) << why;
+#else
+    FAIL() << "needs the LevelDB oracle and x86-64 system call registers";
+#endif
+  } else {
+    const delsm_test::OracleRun repaired =
+        delsm_test::RunOracle({"repair", dbname}, "", tmp + "/oracle");
+    ASSERT_TRUE(repaired.ok) << repaired.err;
+  }
   ASSERT_EQ(wal_keys, !LevelDbTables(dbname).empty())
       << "LevelDB's tables: what it made of the WAL";
 }
@@ -731,6 +854,126 @@ TEST(LevelDbRepairedDetectionTest, FailedLevelDirectoryLookupIsAnError) {
         env->set_failing_lookups(prefix);
       });
 }
+
+// LevelDB's RepairDB killed (a crash, a power cut) on its way through a
+// DeLSM database: at its first move of a manifest to lost/ (DeLSM's CURRENT
+// and manifests as they were, beside a LevelDB table holding the only copy
+// in the directory of what the WAL held), or at its rename of CURRENT
+// (DeLSM's manifests in lost/, CURRENT naming one). DB::Open must refuse
+// the directory, changing nothing: it would read DeLSM's manifest without
+// the WAL's writes (and hand their sequence numbers out again), or fail on
+// the missing manifest. DeLSM's RepairDB must bring every write back, the
+// table's too, as LevelDB's RepairDB run again does, and no key the
+// compaction deleted: the record of the SST it replaced is in the manifest
+// LevelDB's repair moved to lost/ or was about to.
+class LevelDbRepairKilledTest
+    : public testing::TestWithParam<std::tuple<LevelDbRepairEnd, bool>> {};
+
+TEST_P(LevelDbRepairKilledTest, OpenRefusesAndRepairDbRecoversEveryWrite) {
+  const LevelDbRepairEnd end = std::get<0>(GetParam());
+  const bool wal_keys = std::get<1>(GetParam());
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, wal_keys,
+                                /*late_flush=*/false, end);
+  if (HasFatalFailure()) return;
+
+  // The oracle: LevelDB's RepairDB, run again (on a copy), makes its
+  // database of what it left, the WAL's writes included.
+  {
+    const std::string copy = tmp.path() + "/leveldb-copy";
+    ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
+    const delsm_test::OracleRun again =
+        delsm_test::RunOracle({"repair", copy}, "", tmp.path() + "/again");
+    ASSERT_TRUE(again.ok) << again.err;
+    const delsm_test::OracleRun dump =
+        delsm_test::RunOracle({"dump", copy}, "", tmp.path() + "/dump");
+    ASSERT_TRUE(dump.ok) << dump.err;
+    Contents leveldb_view;
+    ASSERT_TRUE(delsm_test::ParseOracleDump(dump.out, &leveldb_view));
+    for (int i = 0; wal_keys && i < 10; i++) {
+      EXPECT_EQ(CutValue(i), leveldb_view[WalKey(i)]) << WalKey(i);
+    }
+  }
+
+  // DB::Open refuses it and changes nothing (on a copy: the repair below is
+  // judged alone). Killed before it moved anything, without a table of a
+  // WAL, LevelDB's RepairDB left DeLSM's database as it was: Open reads it.
+  {
+    const std::string copy = tmp.path() + "/open-copy";
+    ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
+    if (end == LevelDbRepairEnd::kKilledAtManifestMove && !wal_keys) {
+      ExpectCutDbRepaired(copy, wal_keys);
+    }
+    const auto before = delsm_test::TreeSnapshot(copy);
+    for (bool create : {false, true}) {
+      if (end == LevelDbRepairEnd::kKilledAtManifestMove && !wal_keys) break;
+      Options o;
+      o.create_if_missing = create;
+      DB* raw = nullptr;
+      const Status s =
+          delsm::Open(o, delsm_test::ManualCompactionOnly(), copy, &raw);
+      delete raw;
+      EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+      EXPECT_NE(std::string::npos, s.ToString().find("run RepairDB"))
+          << s.ToString();
+      EXPECT_EQ(std::vector<std::string>(),
+                Changed(before, delsm_test::TreeSnapshot(copy)));
+    }
+  }
+
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(LevelDbTables(dbname).empty());
+  ExpectCutDbRepaired(dbname, wal_keys);
+}
+
+// The take-in after LevelDB's RepairDB killed at its first move of a
+// manifest (DeLSM's CURRENT and manifest as they were, a table of the
+// WAL beside them) keeps its PLAN, and DB::Open out, until DeLSM's repair
+// that follows commits: CURRENT naming a whole DeLSM manifest is no proof
+// of that here, since it named DeLSM's own from the start. Repairs that
+// fail at their commit (the rename of CURRENT, EIO) leave an Open refused,
+// and the next RepairDB recovers every write. Taking the old manifest for
+// the repair's, the second RepairDB removed the PLAN, the Open that
+// followed read the old manifest and removed the taken-in SSTs as
+// directories no manifest names: the WAL's writes gone.
+TEST(LevelDbRepairKilledTakeInTest, KeepsItsPlanUntilItsRepairCommits) {
+  delsm_test::TempDir tmp("delsm_leveldb_lifecycle");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, /*wal_keys=*/true,
+                                /*late_flush=*/false,
+                                LevelDbRepairEnd::kKilledAtManifestMove);
+  if (HasFatalFailure()) return;
+  for (int attempt = 0; attempt < 2; attempt++) {
+    ExpectRepairFailsAtRename(tmp.path(), dbname, "/CURRENT",
+                              "the repair renamed no CURRENT");
+    if (HasFatalFailure()) return;
+  }
+  {
+    DB* raw = nullptr;
+    const Status s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(),
+                                 dbname, &raw);
+    delete raw;
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+  }
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectCutDbRepaired(dbname);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Ends, LevelDbRepairKilledTest,
+    testing::Combine(testing::Values(LevelDbRepairEnd::kKilledAtManifestMove,
+                                     LevelDbRepairEnd::kKilledAtCurrent),
+                     testing::Bool()),
+    [](const testing::TestParamInfo<std::tuple<LevelDbRepairEnd, bool>>& info) {
+      return std::string(std::get<0>(info.param) ==
+                                 LevelDbRepairEnd::kKilledAtManifestMove
+                             ? "AtManifestMove"
+                             : "AtCurrent") +
+             (std::get<1>(info.param) ? "WithWalTable" : "WithoutWalData");
+    });
 
 }  // namespace
 }  // namespace leveldb
