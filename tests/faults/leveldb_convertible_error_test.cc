@@ -77,12 +77,8 @@ class LevelDbConvertibleErrorTest : public testing::TestWithParam<FailedRead> {
 
   void SetUp() override {
     ASSERT_FALSE(tmp_.path().empty());
-    const std::string commands = "fill 0 " + std::to_string(kFlushedKeys) +
-                                 " " + std::to_string(kValueSize) +
-                                 "\nflush\nfill " +
-                                 std::to_string(kFlushedKeys) + " " +
-                                 std::to_string(kKeys - kFlushedKeys) + " " +
-                                 std::to_string(kValueSize) + "\n";
+    const std::string commands =
+        delsm_test::OracleTableAndWalCommands(kFlushedKeys, kKeys, kValueSize);
     const delsm_test::OracleRun made = delsm_test::RunOracle(
         {"create", dbname_}, commands, tmp_.path() + "/create");
     ASSERT_TRUE(made.ok) << made.err;

@@ -100,14 +100,10 @@ std::string Differences(const std::map<std::string, std::string>& a,
 // rest into its WAL; CURRENT is lost. RepairDB takes the table in, places
 // its SST in L0/, then fails reading the WAL (EIO): the PLAN stays.
 void MakeCutShortTakeIn(const std::string& tmp, const std::string& cut) {
-  const delsm_test::OracleRun run =
-      delsm_test::RunOracle({"create", cut, "--write_buffer_size=20000"},
-                            "fill 0 " + std::to_string(kFlushedKeys) + " " +
-                                std::to_string(kValueSize) + "\nflush\nfill " +
-                                std::to_string(kFlushedKeys) + " " +
-                                std::to_string(kKeys - kFlushedKeys) + " " +
-                                std::to_string(kValueSize) + "\n",
-                            tmp + "/oracle");
+  const delsm_test::OracleRun run = delsm_test::RunOracle(
+      {"create", cut, "--write_buffer_size=20000"},
+      delsm_test::OracleTableAndWalCommands(kFlushedKeys, kKeys, kValueSize),
+      tmp + "/oracle");
   ASSERT_TRUE(run.ok) << run.err;
   ASSERT_EQ(0, unlink((cut + "/CURRENT").c_str()));
   {

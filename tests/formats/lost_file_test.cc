@@ -47,12 +47,8 @@ class LostFileTest : public testing::Test {
   // A LevelDB database written by Debian's LevelDB beside the file.
   void MakeLevelDbDatabase() {
     ASSERT_NO_FATAL_FAILURE(MakeDirectoryWithLostFile());
-    const std::string commands = "fill 0 " + std::to_string(kFlushedKeys) +
-                                 " " + std::to_string(kValueSize) +
-                                 "\nflush\nfill " +
-                                 std::to_string(kFlushedKeys) + " " +
-                                 std::to_string(kKeys - kFlushedKeys) + " " +
-                                 std::to_string(kValueSize) + "\n";
+    const std::string commands =
+        delsm_test::OracleTableAndWalCommands(kFlushedKeys, kKeys, kValueSize);
     const delsm_test::OracleRun made = delsm_test::RunOracle(
         {"create", dbname_}, commands, tmp_.path() + "/create");
     ASSERT_TRUE(made.ok) << "LevelDB beside a file named lost: " << made.err;

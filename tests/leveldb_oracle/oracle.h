@@ -151,6 +151,15 @@ inline std::string OracleFillKey(unsigned i) {
   return key;
 }
 
+// The oracle's input for a database whose first `flushed` of `keys` filled
+// keys are in a table and the rest only in its WAL.
+inline std::string OracleTableAndWalCommands(int flushed, int keys,
+                                             int value_size) {
+  const std::string size = " " + std::to_string(value_size) + "\n";
+  return "fill 0 " + std::to_string(flushed) + size + "flush\nfill " +
+         std::to_string(flushed) + " " + std::to_string(keys - flushed) + size;
+}
+
 }  // namespace delsm_test
 
 #endif  // DELSM_TESTS_LEVELDB_ORACLE_ORACLE_H_
