@@ -111,6 +111,27 @@ inline std::vector<std::string> ListDir(const std::string& path) {
   return names;
 }
 
+// Whether `s` ends with `suffix`.
+inline bool EndsWith(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The LevelDB tables in database directory `db`: its .ldb files, and its
+// .sst files that are files (a DeLSM SST of that name is a directory).
+inline std::vector<std::string> LevelDbTableFiles(const std::string& db) {
+  std::vector<std::string> tables;
+  for (const std::string& name : ListDir(db)) {
+    struct stat st;
+    const bool is_dir =
+        lstat((db + "/" + name).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    if (EndsWith(name, ".ldb") || (EndsWith(name, ".sst") && !is_dir)) {
+      tables.push_back(name);
+    }
+  }
+  return tables;
+}
+
 // Every file in every home (values/<home>/, values that stay put) of the
 // DeLSM database `dbname`, as "home/name".
 inline std::set<std::string> HomeFiles(const std::string& dbname) {

@@ -47,6 +47,27 @@ inline std::map<std::string, std::string> TreeSnapshot(
   return snap;
 }
 
+// The paths whose state differs between snapshots `before` and `after`,
+// each as "<path> removed", "<path> changed" or "<path> added": empty when
+// nothing changed, and otherwise what a failing test prints.
+inline std::vector<std::string> SnapshotChanges(
+    const std::map<std::string, std::string>& before,
+    const std::map<std::string, std::string>& after) {
+  std::vector<std::string> changes;
+  for (const auto& e : before) {
+    auto it = after.find(e.first);
+    if (it == after.end()) {
+      changes.push_back(e.first + " removed");
+    } else if (it->second != e.second) {
+      changes.push_back(e.first + " changed");
+    }
+  }
+  for (const auto& e : after) {
+    if (before.count(e.first) == 0) changes.push_back(e.first + " added");
+  }
+  return changes;
+}
+
 }  // namespace delsm_test
 
 #endif  // DELSM_TESTS_TREE_SNAPSHOT_H_
