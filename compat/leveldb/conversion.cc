@@ -185,9 +185,9 @@ class Converter {
   StagingPlan plan_;
   std::vector<std::string> staged_dirs_;
   std::set<std::string> children_;  // the DB directory's, as Stage lists it
-  // Past every number a manifest in lost/ names (Stage): a table numbered
-  // below it gets a fresh number as an SST.
-  uint64_t lost_bound_ = 0;
+  // Past every number a DeLSM manifest in the directory or in lost/ names
+  // (Stage): a table numbered below it gets a fresh number as an SST.
+  uint64_t manifests_bound_ = 0;
   uint64_t entries_ = 0, deletions_ = 0, snappy_blocks_ = 0;
 };
 
@@ -231,7 +231,7 @@ Status Converter::ConvertTable(const LevelDbTableInfo& table) {
 
   const Comparator* ucmp = o_.user_comparator;
   uint64_t number =
-      table.number >= lost_bound_ ? table.number : state_.next_file++;
+      table.number >= manifests_bound_ ? table.number : state_.next_file++;
   std::unique_ptr<SstDirBuilder> builder;
   std::string last_user_key;
   uint64_t table_entries = 0;
@@ -384,17 +384,21 @@ Status Converter::Stage(const std::string& leveldb_manifest) {
   if (!s.ok()) return s;
   std::sort(children.begin(), children.end());
   children_.insert(children.begin(), children.end());
-  // The SSTs take no number a DeLSM manifest in lost/ names: an earlier
-  // database's at this path (DestroyDB leaves lost/, as LevelDB's does)
-  // records its replaced SSTs by number, and a repair that reads it (the
-  // take-in brings DeLSM's manifests back from lost/) would set this
-  // database's SSTs of those numbers aside. LevelDB numbered its tables
-  // without knowing of it. Fresh numbers come after every table's
+  // The SSTs take no number a DeLSM manifest here or in lost/ names: an
+  // earlier database's at this path records its replaced SSTs by number,
+  // in lost/ (DestroyDB leaves lost/, as LevelDB's does) or here (a
+  // DestroyDB cut short after CURRENT leaves its manifests; LevelDB's Open
+  // keeps one numbered past its own). A repair that reads it (RepairDB
+  // reads every manifest here when CURRENT is lost, and the take-in
+  // brings DeLSM's back from lost/) would set this database's SSTs of
+  // those numbers aside. LevelDB numbered its tables without knowing of
+  // it, and its own manifests name none of DeLSM's numbers (their records
+  // do not decode as DeLSM's). Fresh numbers come after every table's
   // (LevelDB's next file number) and past the bound. A manifest that
   // cannot be read fails the conversion.
-  s = DirectoryManifestsNumberBound(o_.env, dbname_ + "/lost", &lost_bound_);
+  s = ManifestsNumberBound(o_.env, dbname_, &manifests_bound_);
   if (!s.ok()) return s;
-  state_.next_file = std::max(state_.next_file, lost_bound_);
+  state_.next_file = std::max(state_.next_file, manifests_bound_);
   for (const LevelDbTableInfo& table : state_.tables) {
     s = ConvertTable(table);
     if (!s.ok()) return s;

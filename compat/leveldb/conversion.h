@@ -4,12 +4,12 @@
 // What is converted: every live table the LevelDB manifest lists becomes an
 // SST directory at the same level, holding the same internal keys (sequence
 // numbers and deletion markers kept), numbered as the table, or, if the
-// table's number is below the bound of the DeLSM manifests in lost/
-// (db/manifest_numbers.h), with a fresh number at or past both that bound
-// and LevelDB's next file number (overlapping L0 SSTs are ordered by their
-// recorded sequence ranges, not by number). LevelDB's counters (log number,
-// next file number, raised past every number handed out, last sequence) go
-// into a DeLSM manifest. LevelDB's WALs are left where they are: their
+// table's number is below the bound of the DeLSM manifests in the directory
+// and in lost/ (db/manifest_numbers.h), with a fresh number at or past both
+// that bound and LevelDB's next file number (overlapping L0 SSTs are ordered by
+// their recorded sequence ranges, not by number). LevelDB's counters (log
+// number, next file number, raised past every number handed out, last sequence)
+// go into a DeLSM manifest. LevelDB's WALs are left where they are: their
 // format is DeLSM's (db/log_format.h, write batches), so the recovery that
 // follows replays them as it replays its own.
 //

@@ -1,0 +1,253 @@
+// Chains of lifecycle calls that each return OK (or fail saying so), where
+// a manifest one call left behind is read by a later RepairDB as if it
+// were part of the database's history. Debian's LevelDB does its part for
+// real, in its own process (tests/leveldb_oracle). Each chain must end
+// with every key the database held, and no deleted key back:
+//   * DestroyDB, whose unlink of a DeLSM manifest recording SSTs as
+//     replaced a power cut undoes, leaves that manifest; LevelDB makes a
+//     database at the path, numbering its tables from scratch; DB::Open
+//     converts it; RepairDB (CURRENT lost) reads the stale manifest too.
+#include <cstdio>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compat/leveldb/directory_kind.h"
+#include "db/db_impl.h"
+#include "db/filename.h"
+#include "db/log_read_error.h"
+#include "db/log_reader.h"
+#include "db/version_edit.h"
+#include "delsm/delsm.h"
+#include "gtest/gtest.h"
+#include "leveldb/db.h"
+#include "leveldb/env.h"
+#include "leveldb/iterator.h"
+#include "tests/db_options.h"
+#include "tests/leveldb_oracle/oracle.h"
+#include "tests/test_support.h"
+
+namespace leveldb {
+namespace {
+
+using Contents = std::map<std::string, std::string>;
+
+std::string Key(int i) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "key%06d", i);
+  return buf;
+}
+
+Contents Scan(DB* db) {
+  Contents c;
+  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    c[it->key().ToString()] = it->value().ToString();
+  }
+  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
+  return c;
+}
+
+// Opens the DeLSM database at `dbname` and reads every key.
+Contents ScanDelsm(const std::string& dbname) {
+  DB* raw = nullptr;
+  Status s =
+      delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
+  EXPECT_TRUE(s.ok()) << s.ToString();
+  if (!s.ok()) return Contents();
+  std::unique_ptr<DB> db(raw);
+  return Scan(db.get());
+}
+
+// The keys of `want` that `got` lacks or reads otherwise, and those `got`
+// holds that `want` does not: "" if they are equal.
+std::string Difference(const Contents& want, const Contents& got) {
+  int missing = 0, wrong = 0, extra = 0;
+  std::string first;
+  for (const auto& e : want) {
+    auto it = got.find(e.first);
+    if (it == got.end()) {
+      missing++;
+      if (first.empty()) first = e.first + " missing";
+    } else if (it->second != e.second) {
+      wrong++;
+      if (first.empty()) first = e.first + " has another value";
+    }
+  }
+  for (const auto& e : got) {
+    if (want.count(e.first) == 0) {
+      extra++;
+      if (first.empty()) first = e.first + " came back";
+    }
+  }
+  if (missing + wrong + extra == 0) return "";
+  return std::to_string(missing) + " of " + std::to_string(want.size()) +
+         " keys missing, " + std::to_string(wrong) + " with another value, " +
+         std::to_string(extra) + " not expected (first: " + first + ")";
+}
+
+// The manifests in `dir`, by number.
+std::map<uint64_t, std::string> Manifests(const std::string& dir) {
+  std::map<uint64_t, std::string> found;
+  for (const std::string& name : delsm_test::ListDir(dir)) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(name, &number, &type) && type == kDescriptorFile) {
+      found[number] = name;
+    }
+  }
+  return found;
+}
+
+// The SST numbers the DeLSM manifest at `path` records as removed.
+std::set<uint64_t> RecordedAsRemoved(const std::string& path) {
+  std::set<uint64_t> removed;
+  SequentialFile* raw = nullptr;
+  if (!Env::Default()->NewSequentialFile(path, &raw).ok()) return removed;
+  std::unique_ptr<SequentialFile> file(raw);
+  log::ReadErrorReporter errors;
+  log::Reader reader(file.get(), &errors, /*checksum=*/true, 0);
+  Slice record;
+  std::string scratch;
+  while (reader.ReadRecord(&record, &scratch)) {
+    VersionEdit edit;
+    if (!edit.DecodeFrom(record).ok()) continue;
+    for (const auto& gone : edit.deleted_files()) removed.insert(gone.second);
+  }
+  return removed;
+}
+
+// An Env whose removals of the files whose path contains `lost` report
+// success and leave the file: the unlink a power cut undoes when nothing
+// made the directory durable after it (DestroyDB syncs none), the other
+// unlinks having reached the disk.
+class UnlinkLostEnv : public EnvWrapper {
+ public:
+  UnlinkLostEnv(Env* base, std::string lost)
+      : EnvWrapper(base), lost_(std::move(lost)) {}
+
+  Status RemoveFile(const std::string& f) override {
+    if (f.find(lost_) != std::string::npos) {
+      lost_count_++;
+      return Status::OK();
+    }
+    return target()->RemoveFile(f);
+  }
+
+  int lost() const { return lost_count_; }
+
+ private:
+  const std::string lost_;
+  int lost_count_ = 0;
+};
+
+// A DeLSM database whose last session deleted every key and compacted the
+// deletes away, its manifest recording the first session's SSTs as
+// replaced; then DestroyDB, whose unlink of that manifest a power cut
+// undoes. LevelDB makes a database at the path (its Open keeps a manifest
+// numbered past its own), numbering its tables from scratch, and DB::Open
+// converts it. A RepairDB (CURRENT lost) reads every manifest in the
+// directory, the stale one too: a converted SST numbered as one it records
+// as replaced would be set aside.
+TEST(LifecycleChainTest, ConvertedTablesTakeNoNumberAStaleManifestRemoved) {
+  delsm_test::TempDir tmp("delsm_lifecycle_chain");
+  const std::string dbname = tmp.path() + "/db";
+  {
+    Options options;
+    options.create_if_missing = true;
+    DB* raw = nullptr;
+    Status s =
+        delsm::Open(options, delsm_test::ManualCompactionOnly(), dbname, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<DB> db(raw);
+    DBImpl* impl = static_cast<DBImpl*>(raw);
+    for (int round = 0; round < 60; round++) {
+      for (int i = 0; i < 5; i++) {
+        ASSERT_TRUE(db->Put(WriteOptions(), Key(round * 5 + i), "x").ok());
+      }
+      ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    }
+  }
+  {
+    DB* raw = nullptr;
+    Status s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(),
+                           dbname, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<DB> db(raw);
+    for (int i = 0; i < 300; i++) {
+      ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
+    }
+    db->CompactRange(nullptr, nullptr);
+    EXPECT_TRUE(Scan(db.get()).empty());
+  }
+  for (int level = 0; level < 7; level++) {
+    ASSERT_EQ(std::vector<std::string>(),
+              delsm_test::ListDir(dbname + "/L" + std::to_string(level)))
+        << "the compaction left SSTs in L" << level;
+  }
+  const std::map<uint64_t, std::string> delsm_manifests = Manifests(dbname);
+  ASSERT_EQ(1u, delsm_manifests.size());
+  const std::string stale = dbname + "/" + delsm_manifests.begin()->second;
+  const std::set<uint64_t> replaced = RecordedAsRemoved(stale);
+  ASSERT_FALSE(replaced.empty());
+  {
+    UnlinkLostEnv env(Env::Default(), "/MANIFEST-");
+    Options o;
+    o.env = &env;
+    const Status s = DestroyDB(dbname, o);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_GT(env.lost(), 0) << "DestroyDB removed no manifest";
+  }
+  ASSERT_FALSE(Env::Default()->FileExists(CurrentFileName(dbname)));
+  ASSERT_TRUE(Env::Default()->FileExists(stale));
+
+  // LevelDB's database at the path: tables in several levels, numbered
+  // from its own NewDB on.
+  const delsm_test::OracleRun made = delsm_test::RunOracle(
+      {"create", dbname, "--write_buffer_size=16384"},
+      "fill 0 1200 100\nfill 600 300 60\n", tmp.path() + "/create");
+  ASSERT_TRUE(made.ok) << made.err;
+  const delsm_test::OracleRun dumped =
+      delsm_test::RunOracle({"dump", dbname}, "", tmp.path() + "/dump");
+  ASSERT_TRUE(dumped.ok) << dumped.err;
+  Contents leveldb_view;
+  ASSERT_TRUE(delsm_test::ParseOracleDump(dumped.out, &leveldb_view));
+  ASSERT_TRUE(Env::Default()->FileExists(stale))
+      << "LevelDB's Open removed the stale manifest";
+  int clashes = 0;
+  for (const std::string& name : delsm_test::ListDir(dbname)) {
+    uint64_t number;
+    if (ParseLevelDbTableFileName(name, &number) &&
+        replaced.count(number) > 0) {
+      clashes++;
+    }
+  }
+  ASSERT_GT(clashes, 0) << "no LevelDB table is numbered as an SST the stale "
+                           "manifest records as removed";
+
+  EXPECT_EQ("", Difference(leveldb_view, ScanDelsm(dbname)))
+      << "after the conversion";
+  // No SST takes a number the stale manifest records as replaced (it
+  // numbers SSTs past it; the Open after the conversion may then remove it
+  // as a manifest older than its own).
+  for (int level = 0; level < 7; level++) {
+    for (const std::string& name :
+         delsm_test::ListDir(dbname + "/L" + std::to_string(level))) {
+      uint64_t number;
+      EXPECT_FALSE(ParseSstDirName(name, &number) && replaced.count(number) > 0)
+          << "L" << level << "/" << name
+          << " is numbered as an SST the stale manifest records as replaced";
+    }
+  }
+  ASSERT_TRUE(Env::Default()->RemoveFile(CurrentFileName(dbname)).ok());
+  const Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Difference(leveldb_view, ScanDelsm(dbname)))
+      << "after RepairDB";
+}
+
+}  // namespace
+}  // namespace leveldb
