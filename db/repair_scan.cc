@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db/dbformat.h"
@@ -84,6 +85,60 @@ Status Repairer::FindFiles() {
   return Status::OK();
 }
 
+namespace {
+
+// What one manifest records, as FindRetiredSsts reads it.
+struct ManifestRecords {
+  std::string name;
+  uint64_t number = 0;         // its number; 0 if its name has none
+  uint64_t bound = 0;          // past every number its records name
+  std::set<uint64_t> live;     // SSTs live at its end
+  std::set<uint64_t> retired;  // added or removed, not live at its end
+  // Removed without having been added by a record of it (a repair's).
+  std::set<uint64_t> merged_by_repair;
+  std::set<std::pair<uint64_t, uint64_t>> ever_added;  // dir, SST
+  size_t records = 0;
+  bool damaged = false;  // damage skipped, or a record that did not decode
+};
+
+bool Intersect(const std::set<uint64_t>& a, const std::set<uint64_t>& b) {
+  for (uint64_t n : a) {
+    if (b.count(n) > 0) return true;
+  }
+  return false;
+}
+
+// Whether `m`'s records of replaced SSTs never took effect (or are not
+// this database's), shown by another manifest of `all`, named in *witness.
+// Numbers are never reused, so no manifest written after a commit lists
+// live an SST that commit recorded as replaced. A manifest is numbered
+// from the next file number of the state it starts from, and the next
+// file number its records hand out is past its own number: one whose
+// records hand out numbers past `m`'s was written after `m` was made
+// (numbered above it, or below it by an Open that started from a state
+// older than `m`, having marked `m`'s number used). If it lists live an
+// SST `m` records as replaced, `m` was never committed: the manifest of a
+// RepairDB, or of an Open, whose switch of CURRENT failed or was killed (a
+// RepairDB's records every old SST as replaced by outputs the next Open
+// removes as dead), which that Open kept as numbered past its own, and a
+// later one may keep while a removal fails, or LevelDB's RepairDB may move
+// to lost/ with the others, to be brought back beside them by the take-in.
+bool NeverTookEffect(const ManifestRecords& m,
+                     const std::vector<ManifestRecords>& all,
+                     std::string* witness) {
+  if (m.number == 0 || m.retired.empty()) return false;
+  for (const ManifestRecords& later : all) {
+    if (&later != &m && later.bound > m.number &&
+        Intersect(m.retired, later.live)) {
+      *witness = later.name;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 Status Repairer::FindRetiredSsts() {
   // The manifest CURRENT names holds every commit (a new manifest starts
   // with a snapshot of its predecessor's state before CURRENT names it).
@@ -112,8 +167,7 @@ Status Repairer::FindRetiredSsts() {
       current_type == kDescriptorFile &&
       std::find(manifests_.begin(), manifests_.end(), current) !=
           manifests_.end();
-  bool current_read_whole = false;
-  uint64_t bound = 0;  // past every number of every manifest read
+  std::vector<ManifestRecords> read;
   for (const std::string& m : manifests_) {
     uint64_t number;
     FileType type;
@@ -142,12 +196,14 @@ Status Repairer::FindRetiredSsts() {
     };
     Reporter errors;
     log::Reader reader(file.get(), &errors, true, 0);
+    ManifestRecords r;
+    r.name = m;
+    if (!ParseFileName(m, &r.number, &type)) r.number = 0;
     std::set<std::pair<int, uint64_t>> live;
     std::set<uint64_t> added;
     std::set<uint64_t> ever_added;  // by a record of this manifest
     std::string scratch;
     Slice record;
-    size_t records = 0;
     bool undecodable = false;
     while (reader.ReadRecord(&record, &scratch) && errors.read_error().ok()) {
       VersionEdit edit;
@@ -155,8 +211,8 @@ Status Repairer::FindRetiredSsts() {
         undecodable = true;
         break;
       }
-      records++;
-      bound = std::max(bound, edit.NumberBound());
+      r.records++;
+      r.bound = std::max(r.bound, edit.NumberBound());
       // The numbers as the taking in of LevelDB's tables reads them
       // (ManifestNumberBound, db/manifest_numbers.h); that reader
       // goes on past a record it cannot decode, since it only bounds
@@ -168,7 +224,7 @@ Status Repairer::FindRetiredSsts() {
         // the old SSTs and directories its merge was given and of its own
         // intermediate directories (MergeAndCommit).
         if (ever_added.count(gone.second) == 0) {
-          merged_by_repair_.insert(gone.second);
+          r.merged_by_repair.insert(gone.second);
         }
         added.insert(gone.second);
       }
@@ -176,25 +232,45 @@ Status Repairer::FindRetiredSsts() {
         live.insert({add.first, add.second.number});
         added.insert(add.second.number);
         ever_added.insert(add.second.number);
-        ever_added_.insert({add.second.dir, add.second.number});
+        r.ever_added.insert({add.second.dir, add.second.number});
       }
     }
-    std::set<uint64_t> live_numbers;
-    for (const auto& l : live) live_numbers.insert(l.second);
-    size_t retired = 0;
-    for (uint64_t n : added) {
-      if (live_numbers.count(n) == 0 && retired_.insert(n).second) retired++;
-    }
     if (!errors.read_error().ok()) return errors.read_error();
-    if (m == current && records > 0 && errors.damaged == 0 && !undecodable) {
-      current_read_whole = true;
+    for (const auto& l : live) r.live.insert(l.second);
+    for (uint64_t n : added) {
+      if (r.live.count(n) == 0) r.retired.insert(n);
     }
-    Log(options_.info_log,
-        "RepairDB: %s: %zu records read, %zu SSTs it replaced%s\n", m.c_str(),
-        records, retired,
-        errors.damaged > 0 || undecodable ? " (damaged)" : "");
+    r.damaged = errors.damaged > 0 || undecodable;
+    read.push_back(std::move(r));
   }
-  if (current_read_whole) committed_bound_ = bound;
+  const ManifestRecords* current_records = nullptr;
+  for (const ManifestRecords& r : read) {
+    if (r.name == current && r.records > 0 && !r.damaged) current_records = &r;
+  }
+  uint64_t bound = 0;  // past every number of every manifest read
+  for (const ManifestRecords& r : read) {
+    std::string witness;
+    if (r.name != current && NeverTookEffect(r, read, &witness)) {
+      // Its numbers still bound the new ones (FindFiles, next_number_).
+      Log(options_.info_log,
+          "RepairDB: %s: records as replaced an SST that %s, written after "
+          "it, lists live: never committed, not read\n",
+          r.name.c_str(), witness.c_str());
+      continue;
+    }
+    bound = std::max(bound, r.bound);
+    size_t retired = 0;
+    for (uint64_t n : r.retired) {
+      if (retired_.insert(n).second) retired++;
+    }
+    merged_by_repair_.insert(r.merged_by_repair.begin(),
+                             r.merged_by_repair.end());
+    ever_added_.insert(r.ever_added.begin(), r.ever_added.end());
+    Log(options_.info_log,
+        "RepairDB: %s: %zu records read, %zu SSTs it replaced%s\n",
+        r.name.c_str(), r.records, retired, r.damaged ? " (damaged)" : "");
+  }
+  if (current_records != nullptr) committed_bound_ = bound;
   return Status::OK();
 }
 

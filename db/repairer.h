@@ -244,7 +244,11 @@ class Repairer {
   // A manifest numbered past the one CURRENT names, when that one is here,
   // is not read: it was never committed (a RepairDB's or an Open's whose
   // switch of CURRENT failed or was killed), and what it records as
-  // replaced is live.
+  // replaced is live. Nor is one that records as replaced an SST which a
+  // manifest written after it lists live (one whose records hand out
+  // numbers past its number): its record never took effect, whatever
+  // CURRENT names (a later Open's manifest numbered past it, or LevelDB's,
+  // the take-in having brought DeLSM's back from lost/).
   // A manifest that cannot be read for another reason than damage (EMFILE,
   // EIO) fails RepairDB: without its record, replaced SSTs would be merged.
   // Also sets committed_bound_ (NeverCommitted), reading CURRENT: an error

@@ -13,9 +13,11 @@
 #include <utility>
 #include <vector>
 
+#include "db/filename.h"
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
+#include "leveldb/env.h"
 #include "table/meta_file.h"
 #include "testing/fault_injection_env.h"
 #include "tests/faults/kv_file_database.h"
@@ -398,6 +400,73 @@ TEST_F(RepairTest, FailedAtItsCommitThenOpenThenRepairKeepsEveryKey) {
   }
   Check(/*tombstones_survive=*/true);
   if (HasFatalFailure()) return;
+  Status s = RepairDB(dbname_, options_);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  Check(/*tombstones_survive=*/true);
+}
+
+// The same, with a second Open after the first: its manifest is numbered
+// past the failed repair's (the first Open marked that number used), so
+// the repair's is no longer numbered past the one CURRENT names, and the
+// second Open's removal of it as an older manifest fails (EIO; a removal
+// that fails leaves the file for a later Open). The RepairDB after it must
+// still not take the uncommitted manifest's record of the old SSTs as
+// replaced for a commit: the first Open's manifest, numbered below it,
+// hands out numbers past it and lists those SSTs live, and the manifest
+// CURRENT names lists them live too.
+TEST_F(RepairTest, FailedAtItsCommitThenTwoOpensThenRepairKeepsEveryKey) {
+  Fill();
+  {
+    FaultInjectionEnv env(Env::Default(), tmp_.path() + "/shadow");
+    FaultSpec rename;
+    rename.path_contains = "/CURRENT";
+    env.Arm(EnvOp::kRename, rename);
+    Options o;
+    o.env = &env;
+    EXPECT_FALSE(RepairDB(dbname_, o).ok());
+    ASSERT_TRUE(env.Fired()) << "the repair renamed no CURRENT";
+  }
+  // The failed repair's manifest: the one numbered highest.
+  std::string uncommitted;
+  uint64_t uncommitted_number = 0;
+  for (const std::string& name : ListDir(dbname_)) {
+    uint64_t number;
+    FileType type;
+    if (ParseFileName(name, &number, &type) && type == kDescriptorFile &&
+        number >= uncommitted_number) {
+      uncommitted = name;
+      uncommitted_number = number;
+    }
+  }
+  ASSERT_FALSE(uncommitted.empty());
+  Check(/*tombstones_survive=*/true);
+  if (HasFatalFailure()) return;
+  ASSERT_TRUE(Env::Default()->FileExists(dbname_ + "/" + uncommitted))
+      << "the first Open removed the failed repair's manifest";
+  {
+    FaultInjectionEnv env(Env::Default(), tmp_.path() + "/shadow2");
+    FaultSpec remove;
+    remove.path_contains = "/" + uncommitted;
+    remove.sticky = true;
+    env.Arm(EnvOp::kRemove, remove);
+    Options o = options_;
+    o.env = &env;
+    DB* db = nullptr;
+    Status s = delsm::Open(o, tuning_, dbname_, &db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    delete db;
+  }
+  ASSERT_TRUE(Env::Default()->FileExists(dbname_ + "/" + uncommitted));
+  std::string current;
+  ASSERT_TRUE(
+      ReadFileToString(Env::Default(), CurrentFileName(dbname_), &current)
+          .ok());
+  uint64_t current_number = 0;
+  FileType type;
+  current.pop_back();
+  ASSERT_TRUE(ParseFileName(current, &current_number, &type));
+  ASSERT_GT(current_number, uncommitted_number)
+      << "the second Open's manifest is not numbered past " << uncommitted;
   Status s = RepairDB(dbname_, options_);
   ASSERT_TRUE(s.ok()) << s.ToString();
   Check(/*tombstones_survive=*/true);

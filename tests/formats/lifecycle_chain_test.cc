@@ -6,7 +6,13 @@
 //   * DestroyDB, whose unlink of a DeLSM manifest recording SSTs as
 //     replaced a power cut undoes, leaves that manifest; LevelDB makes a
 //     database at the path, numbering its tables from scratch; DB::Open
-//     converts it; RepairDB (CURRENT lost) reads the stale manifest too.
+//     converts it; RepairDB (CURRENT lost) reads the stale manifest too;
+//   * a RepairDB that fails at its commit leaves its manifest, which
+//     records every old SST as replaced by its outputs; an Open removes
+//     those outputs; LevelDB's RepairDB moves every DeLSM manifest to
+//     lost/; DeLSM's RepairDB takes its tables in and brings the manifests
+//     back, and with CURRENT naming LevelDB's manifest, nothing says which
+//     of them was committed.
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -26,6 +32,7 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/iterator.h"
+#include "testing/fault_injection_env.h"
 #include "tests/db_options.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
@@ -35,11 +42,17 @@ namespace {
 
 using Contents = std::map<std::string, std::string>;
 
+constexpr int kKeys = 300;
+
 std::string Key(int i) {
   char buf[16];
   std::snprintf(buf, sizeof(buf), "key%06d", i);
   return buf;
 }
+
+std::string Value(int i) { return Key(i) + std::string(120, 'a' + i % 26); }
+
+bool Deleted(int i) { return i % 4 == 0; }
 
 Contents Scan(DB* db) {
   Contents c;
@@ -89,6 +102,37 @@ std::string Difference(const Contents& want, const Contents& got) {
          std::to_string(extra) + " not expected (first: " + first + ")";
 }
 
+// What a DeLSM database written by WriteDelsmDatabase holds.
+Contents Written() {
+  Contents c;
+  for (int i = 0; i < kKeys; i++) {
+    if (!Deleted(i)) c[Key(i)] = Value(i);
+  }
+  return c;
+}
+
+// Every key put, flushed and compacted into L1; every fourth deleted and
+// flushed to L0 (its tombstones above the puts).
+void WriteDelsmDatabase(const std::string& dbname) {
+  Options options;
+  options.create_if_missing = true;
+  DB* raw = nullptr;
+  Status s =
+      delsm::Open(options, delsm_test::ManualCompactionOnly(), dbname, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  DBImpl* impl = static_cast<DBImpl*>(raw);
+  for (int i = 0; i < kKeys; i++) {
+    ASSERT_TRUE(db->Put(WriteOptions(), Key(i), Value(i)).ok());
+  }
+  ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+  ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+  for (int i = 0; i < kKeys; i++) {
+    if (Deleted(i)) ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
+  }
+  ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+}
+
 // The manifests in `dir`, by number.
 std::map<uint64_t, std::string> Manifests(const std::string& dir) {
   std::map<uint64_t, std::string> found;
@@ -100,6 +144,22 @@ std::map<uint64_t, std::string> Manifests(const std::string& dir) {
     }
   }
   return found;
+}
+
+// The number of the manifest CURRENT names in `dbname`; 0 if none.
+uint64_t CurrentManifestNumber(const std::string& dbname) {
+  std::string current;
+  if (!ReadFileToString(Env::Default(), CurrentFileName(dbname), &current)
+           .ok() ||
+      current.empty()) {
+    return 0;
+  }
+  current.pop_back();
+  uint64_t number;
+  FileType type;
+  return ParseFileName(current, &number, &type) && type == kDescriptorFile
+             ? number
+             : 0;
 }
 
 // The SST numbers the DeLSM manifest at `path` records as removed.
@@ -247,6 +307,44 @@ TEST(LifecycleChainTest, ConvertedTablesTakeNoNumberAStaleManifestRemoved) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ("", Difference(leveldb_view, ScanDelsm(dbname)))
       << "after RepairDB";
+}
+
+// A RepairDB that fails at its commit (EIO renaming CURRENT) keeps the
+// manifest it wrote, numbered past every other, which records every old
+// SST as replaced by the repair's outputs; the Open after it reads the old
+// manifest and removes those outputs as directories no version holds.
+// LevelDB's RepairDB then moves every DeLSM manifest to lost/ and names its
+// own in CURRENT. DeLSM's RepairDB takes LevelDB's files in and brings
+// DeLSM's manifests back: CURRENT, naming LevelDB's, no longer tells the
+// uncommitted manifest from the others, and read, it sets every old SST
+// aside, the only copy of the data.
+TEST(LifecycleChainTest, UncommittedRepairManifestBroughtBackSetsNothingAside) {
+  delsm_test::TempDir tmp("delsm_lifecycle_chain");
+  const std::string dbname = tmp.path() + "/db";
+  ASSERT_NO_FATAL_FAILURE(WriteDelsmDatabase(dbname));
+  {
+    FaultInjectionEnv env(Env::Default(), tmp.path() + "/shadow");
+    FaultSpec rename;
+    rename.path_contains = "/CURRENT";
+    env.Arm(EnvOp::kRename, rename);
+    Options o;
+    o.env = &env;
+    EXPECT_FALSE(RepairDB(dbname, o).ok());
+    ASSERT_TRUE(env.Fired()) << "the repair renamed no CURRENT";
+  }
+  EXPECT_EQ("", Difference(Written(), ScanDelsm(dbname))) << "after the Open";
+  ASSERT_LT(CurrentManifestNumber(dbname), Manifests(dbname).rbegin()->first)
+      << "no manifest numbered past the one CURRENT names: the failed "
+         "repair's is gone";
+
+  const delsm_test::OracleRun repaired =
+      delsm_test::RunOracle({"repair", dbname}, "", tmp.path() + "/repair");
+  ASSERT_TRUE(repaired.ok) << "LevelDB's RepairDB: " << repaired.err;
+
+  const Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Difference(Written(), ScanDelsm(dbname)))
+      << "after DeLSM's RepairDB";
 }
 
 }  // namespace
