@@ -218,8 +218,19 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
     s = ReadStagingState(options.env, dbname, &staging);
     if (!s.ok()) return s;
   }
+  // LevelDB's RepairDB cut short as it moved the manifests to lost/, before
+  // it moved any of DeLSM's (one moved makes it kRewrittenByLevelDb), left
+  // its new manifest (LevelDbRepairManifestLeft). The take-in moves that
+  // to lost/ too: left here once this repair has put DeLSM's manifests in
+  // lost/, it would have the directory judged one LevelDB's RepairDB is
+  // rewriting, and Open refuse it.
+  bool leveldb_repair_left = false;
+  if (format == DatabaseFormat::kDelsm && staging == StagingState::kAbsent) {
+    s = LevelDbRepairManifestLeft(options.env, dbname, &leveldb_repair_left);
+    if (!s.ok()) return s;
+  }
   bool took_in = false;  // the take-in's PLAN then stays until the repair
-  if (format == DatabaseFormat::kRewrittenByLevelDb) {
+  if (format == DatabaseFormat::kRewrittenByLevelDb || leveldb_repair_left) {
     // LevelDB's RepairDB replaced this DeLSM database's manifest: its
     // tables (DeLSM's WALs, as LevelDB replayed them) become L0 SSTs, and
     // the repair below merges them with every SST directory.

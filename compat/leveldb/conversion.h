@@ -106,7 +106,9 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
 //     directory: removing it removes all it made, renaming it keeps every
 //     value reachable), and a PLAN naming them and LevelDB's files to move
 //     to lost/: its manifest, if CURRENT names one that reads as
-//     LevelDB's, first, then the tables. All of it is made durable.
+//     LevelDB's, first, then the tables, then the new manifest LevelDB's
+//     RepairDB left under a temporary name if it was cut short
+//     (LevelDbRepairManifestLeft). All of it is made durable.
 //  2. Commit: the first of those files goes to lost/leveldb-<name>, made
 //     durable before anything else moves. With LevelDB's manifest gone,
 //     LevelDB refuses to open the directory (CURRENT names a missing
@@ -127,6 +129,9 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
 //     SSTs and no manifest naming them (and no CURRENT at all where
 //     LevelDB's was lost), which an Open with create_if_missing would take
 //     for a new database, collecting every SST as an orphan.
+// With no table and no LevelDB manifest to take in there is no commit:
+// DeLSM's manifests come back from lost/, then LevelDB's RepairDB's
+// temporary manifest, if it left one, goes there.
 // A staging directory found here is resolved first. A take-in's PLAN
 // whose repair committed (no SST staged; CURRENT names a DeLSM manifest
 // that reads whole, not LevelDB's) is removed, as EndLevelDbTakeIn does.

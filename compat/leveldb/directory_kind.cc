@@ -99,6 +99,55 @@ Status FindDelsmData(Env* env, const std::string& dbname,
   return Status::OK();
 }
 
+// Whether the file at `path` holds LevelDB's version edits (*leveldb):
+// at least one record, every one a LevelDB edit, the first naming a
+// comparator, as LevelDB's manifests always begin.
+Status HoldsLevelDbEdits(Env* env, const std::string& path, bool* leveldb) {
+  *leveldb = false;
+  std::vector<std::string> records;
+  bool absent;
+  Status s = ReadManifestRecords(env, path, &records, &absent);
+  if (!s.ok() || absent) return s;
+  bool all = !records.empty();
+  for (size_t i = 0; i < records.size() && all; i++) {
+    bool has_comparator;
+    all =
+        IsLevelDbEdit(records[i], &has_comparator) && (i > 0 || has_comparator);
+  }
+  *leveldb = all;
+  return Status::OK();
+}
+
+// The first DeLSM manifest in lost/ (its first record that reads carries
+// DeLSM's format marker) under a name `children`, the database
+// directory's listing, lacks, in *found; empty if there is none.
+Status FindDelsmManifestInLost(Env* env, const std::string& dbname,
+                               const std::vector<std::string>& children,
+                               std::string* found) {
+  found->clear();
+  std::vector<std::string> names;
+  Status s = ListIfPresent(env, dbname + "/lost", &names);
+  if (!s.ok()) return s;
+  std::sort(names.begin(), names.end());
+  for (const std::string& name : names) {
+    uint64_t number;
+    FileType type;
+    if (!ParseFileName(name, &number, &type) || type != kDescriptorFile ||
+        std::find(children.begin(), children.end(), name) != children.end()) {
+      continue;
+    }
+    std::vector<std::string> records;
+    bool absent;
+    s = ReadManifestRecords(env, dbname + "/lost/" + name, &records, &absent);
+    if (!s.ok()) return s;
+    if (!records.empty() && VersionEdit::HasFormatMarker(records[0])) {
+      *found = name;
+      return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 Status DetectDatabaseFormat(Env* env, const std::string& dbname,
@@ -161,12 +210,38 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
     // there (a committed conversion's PLAN stays until the last table has
     // gone; a take-in's moves every table to lost/ before its repair
     // writes a manifest), whose state Open and RepairDB read.
-    if (!leveldb_table.empty() &&
-        std::find(children.begin(), children.end(),
-                  kLevelDbConversionDirName) == children.end()) {
+    const bool staging = std::find(children.begin(), children.end(),
+                                   kLevelDbConversionDirName) != children.end();
+    if (!leveldb_table.empty() && !staging) {
       *format = DatabaseFormat::kRewrittenByLevelDb;
       *evidence = "LevelDB table " + leveldb_table + " beside DeLSM's " +
                   manifest + ", which CURRENT names";
+      return Status::OK();
+    }
+    // Without a table (the WALs held nothing), cut short as it moved the
+    // manifests to lost/: it writes its own first, under a temporary name
+    // (LevelDbRepairManifestName), and moves them in the order of the
+    // directory's listing. Killed after it moved an older manifest of
+    // DeLSM's and before it moved the one CURRENT names, it left that
+    // older one in lost/, where no repair reads it, and with it the record
+    // of the SSTs a compaction replaced that a crash left on disk. A
+    // manifest it has not moved yet is read where it is.
+    bool leveldb_repairs = false;
+    if (!staging) {
+      s = LevelDbRepairManifestLeft(env, dbname, &leveldb_repairs);
+      if (!s.ok()) return s;
+    }
+    if (leveldb_repairs) {
+      std::string moved;
+      s = FindDelsmManifestInLost(env, dbname, children, &moved);
+      if (!s.ok()) return s;
+      if (!moved.empty()) {
+        *format = DatabaseFormat::kRewrittenByLevelDb;
+        *evidence = "LevelDB's RepairDB's new manifest " +
+                    LevelDbRepairManifestName() + " beside DeLSM's " +
+                    manifest + ", which CURRENT names, and DeLSM's " + moved +
+                    " in lost/";
+      }
     }
     return Status::OK();
   }
@@ -219,6 +294,16 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
     *evidence = manifest;
   }
   return Status::OK();
+}
+
+std::string LevelDbRepairManifestName() {
+  return TempFileName("", 1).substr(1);
+}
+
+Status LevelDbRepairManifestLeft(Env* env, const std::string& dbname,
+                                 bool* left) {
+  return HoldsLevelDbEdits(env, dbname + "/" + LevelDbRepairManifestName(),
+                           left);
 }
 
 Status CheckDatabaseFormat(Env* env, const std::string& dbname,

@@ -30,8 +30,11 @@ enum class DatabaseFormat {
   // database to convert: converted, it would lose every SST. Also one
   // through which LevelDB's RepairDB was cut short: a LevelDB table beside
   // the DeLSM manifest CURRENT names, without a staging directory (where a
-  // committed conversion keeps its PLAN until its tables are gone), or
-  // CURRENT naming a DeLSM manifest that is in lost/.
+  // committed conversion keeps its PLAN until its tables are gone); or,
+  // without one either, LevelDB's RepairDB's own new manifest
+  // (LevelDbRepairManifestLeft) beside it and a DeLSM manifest in lost/
+  // that the directory does not hold; or CURRENT naming a DeLSM manifest
+  // that is in lost/.
   kRewrittenByLevelDb,
   kUnknown,  // a manifest that is none of these (damaged or foreign);
              // recovery reports what is wrong with it
@@ -69,6 +72,19 @@ Status CheckDatabaseFormat(Env* env, const std::string& dbname,
 Status RewrittenByLevelDbError(const std::string& dbname,
                                const std::string& evidence,
                                const std::string& operation);
+
+// The name (no path) of the manifest LevelDB 1.23's RepairDB writes before
+// it moves the manifests it found to lost/, and renames to MANIFEST-000001
+// after (its TempFileName(dbname, 1): 000001.dbtmp).
+std::string LevelDbRepairManifestName();
+
+// Sets *left to whether `dbname` holds that file with LevelDB's version
+// edits in it: LevelDB's RepairDB was cut short between writing it and
+// installing it. (LevelDB's SetCurrentFile writes the same name holding
+// only a manifest's name, which does not count.) Absent or damaged, it is
+// not; a read that fails otherwise (EIO) is returned.
+Status LevelDbRepairManifestLeft(Env* env, const std::string& dbname,
+                                 bool* left);
 
 // LevelDB's table files (what detection, conversion and DestroyDB look
 // for): the name of table `number` inside `dbname`, NNNNNN.ldb (`legacy`

@@ -44,13 +44,14 @@ std::string EncodePlan(const conversion_internal::StagingPlan& plan) {
   return out;
 }
 
-// Only LevelDB's tables and manifests may ever be named for removal or
-// for lost/.
+// Only LevelDB's tables and manifests (the one its RepairDB left under a
+// temporary name too) may ever be named for removal or for lost/.
 bool IsLevelDbFileName(const std::string& name) {
   uint64_t number;
   FileType type;
   return ParseLevelDbTableFileName(name, &number) ||
-         (ParseFileName(name, &number, &type) && type == kDescriptorFile);
+         (ParseFileName(name, &number, &type) && type == kDescriptorFile) ||
+         name == LevelDbRepairManifestName();
 }
 
 bool DecodePlan(const std::string& text,

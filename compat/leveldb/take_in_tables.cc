@@ -622,7 +622,28 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   plan.kind = StagingPlan::Kind::kTakeIn;
   if (leveldb_manifest) plan.to_lost.push_back(manifest);
   plan.to_lost.insert(plan.to_lost.end(), tables.begin(), tables.end());
-  if (plan.to_lost.empty()) return RestoreDelsmManifests(o, dbname, {});
+  // The new manifest LevelDB's RepairDB left where it was cut short
+  // (LevelDbRepairManifestLeft) goes to lost/ last: it names only tables
+  // taken in here, and left in place it would keep the directory judged
+  // one LevelDB's RepairDB is rewriting once this repair has put DeLSM's
+  // manifests in lost/ again.
+  bool repair_manifest = false;
+  s = LevelDbRepairManifestLeft(env, dbname, &repair_manifest);
+  if (!s.ok()) return s;
+  if (plan.to_lost.empty()) {
+    // Nothing to take in: no commit. DeLSM's manifests come back first,
+    // so that a kill before the move leaves them beside it, in place.
+    s = RestoreDelsmManifests(o, dbname, {});
+    if (s.ok() && repair_manifest) {
+      s = MoveToLost(env, o.fs, dbname, LevelDbRepairManifestName());
+      if (s.ok()) {
+        s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability),
+                                   {dbname, dbname + "/lost"});
+      }
+    }
+    return s;
+  }
+  if (repair_manifest) plan.to_lost.push_back(LevelDbRepairManifestName());
 
   // Every table becomes an SST in the staging directory. Until the commit
   // each is a copy of a table still in place: a failure removes them all.

@@ -12,8 +12,24 @@
 //     those outputs; LevelDB's RepairDB moves every DeLSM manifest to
 //     lost/; DeLSM's RepairDB takes its tables in and brings the manifests
 //     back, and with CURRENT naming LevelDB's manifest, nothing says which
-//     of them was committed.
+//     of them was committed;
+//   * a compaction killed after its commit, and an Open whose sweep of
+//     what it replaced fails, leave two DeLSM manifests, the older one
+//     the only record of the replaced SST; LevelDB's RepairDB, killed
+//     between its moves of the two to lost/, leaves the older in lost/
+//     and the one CURRENT names in place; DeLSM's RepairDB follows.
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/ptrace.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -33,9 +49,12 @@
 #include "leveldb/env.h"
 #include "leveldb/iterator.h"
 #include "testing/fault_injection_env.h"
+#include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
 #include "tests/leveldb_oracle/oracle.h"
+#include "tests/syscall_tracer.h"
 #include "tests/test_support.h"
+#include "tests/tree_snapshot.h"
 
 namespace leveldb {
 namespace {
@@ -345,6 +364,188 @@ TEST(LifecycleChainTest, UncommittedRepairManifestBroughtBackSetsNothingAside) {
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ("", Difference(Written(), ScanDelsm(dbname)))
       << "after DeLSM's RepairDB";
+}
+
+#if defined(__x86_64__) && defined(LEVELDB_ORACLE)
+// Runs Debian's LevelDB RepairDB on `dbname` (the oracle, in a traced
+// child) and kills it with SIGKILL at the entry of its first rename of a
+// manifest (WriteDescriptor's moves of every manifest to lost/, after it
+// made tables of the WALs, moved them to lost/ and wrote its own manifest
+// as 000001.dbtmp). False, with *why, if it ended or the tracing failed
+// before that call.
+bool KillLevelDbRepairAtFirstManifestMove(const std::string& dbname,
+                                          std::string* why) {
+  const pid_t pid = fork();
+  if (pid < 0) {
+    *why = std::string("fork: ") + std::strerror(errno);
+    return false;
+  }
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) _exit(126);
+    // Debian's LevelDB, never DeLSM's drop-in (oracle.h).
+    unsetenv("LD_LIBRARY_PATH");
+    unsetenv("LD_PRELOAD");
+    if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) _exit(125);
+    if (raise(SIGSTOP) != 0) _exit(124);
+    execl(LEVELDB_ORACLE, LEVELDB_ORACLE, "repair", dbname.c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  auto give_up = [pid, why](const std::string& what) {
+    *why = what;
+    kill(pid, SIGKILL);
+    delsm_test::WaitChild(pid);
+    return false;
+  };
+  int status = 0;
+  if (!delsm_test::StartTracing(pid, &status, why)) return give_up(*why);
+  long deliver = 0;
+  for (;;) {
+    if (ptrace(PTRACE_SYSCALL, pid, nullptr,
+               reinterpret_cast<void*>(deliver)) != 0) {
+      return give_up(std::string("PTRACE_SYSCALL: ") + std::strerror(errno));
+    }
+    deliver = 0;
+    status = delsm_test::WaitChild(pid);
+    if (status < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
+      *why = "LevelDB's RepairDB ended (status " + std::to_string(status) +
+             ") before it moved a manifest";
+      return false;
+    }
+    // The SIGTRAP of the execve is the tracer's, not the child's.
+    if (WSTOPSIG(status) == SIGTRAP) continue;
+    if (WSTOPSIG(status) != (SIGTRAP | 0x80)) {
+      deliver = WSTOPSIG(status);
+      continue;
+    }
+    user_regs_struct regs;
+    if (ptrace(PTRACE_GETREGS, pid, nullptr, &regs) != 0) {
+      return give_up(std::string("PTRACE_GETREGS: ") + std::strerror(errno));
+    }
+    if (!delsm_test::IsSyscallEntry(regs)) continue;
+    unsigned long long from;
+    if (regs.orig_rax == SYS_rename) {
+      from = regs.rdi;
+    } else if (regs.orig_rax == SYS_renameat ||
+               regs.orig_rax == SYS_renameat2) {
+      from = regs.rsi;
+    } else {
+      continue;
+    }
+    std::string from_path;
+    if (!delsm_test::PeekString(pid, from, &from_path)) {
+      return give_up("cannot read the path of a rename");
+    }
+    if (from_path.find("/MANIFEST-") == std::string::npos) continue;
+    kill(pid, SIGKILL);
+    status = delsm_test::WaitChild(pid);
+    if (!WIFSIGNALED(status)) {
+      *why = "not killed: status " + std::to_string(status);
+      return false;
+    }
+    return true;
+  }
+}
+#endif
+
+// A compaction committed and was killed before it removed what it
+// replaced (its unlinks fail here, as a kill after the commit leaves
+// them); the next Open's sweep of L1 fails too (EIO), so the replaced
+// SST's meta file stays, and so does the manifest that records it as
+// replaced, beside the one this Open wrote (a snapshot, no history).
+// LevelDB's RepairDB, killed at its first move of a manifest, has moved
+// the WALs (which held nothing: it made no table) to lost/; the file
+// system's listing decides which manifest LevelDB moves first, and here it
+// moved the older one and was killed at its move of the other (what it
+// does with the older one is done by hand: the rename ArchiveFile makes).
+// The directory then holds DeLSM's manifest CURRENT names and the replaced
+// SST, and the only record of its replacement is in lost/. Read without
+// that record, the replaced SST's puts come back over the deletes the
+// compaction dropped.
+TEST(LifecycleChainTest, LevelDbRepairKilledBetweenTwoManifestMoves) {
+#if defined(__x86_64__) && defined(LEVELDB_ORACLE)
+  delsm_test::TempDir tmp("delsm_lifecycle_chain");
+  const std::string dbname = tmp.path() + "/db";
+  Options options;
+  options.create_if_missing = true;
+  const delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  FaultSpec unlinks;
+  unlinks.sticky = true;
+  {
+    DB* raw = nullptr;
+    ASSERT_TRUE(OpenWithFileSystem(options, tuning, dbname, &fs, &raw).ok());
+    std::unique_ptr<DB> db(raw);
+    DBImpl* impl = static_cast<DBImpl*>(raw);
+    for (int i = 0; i < kKeys; i++) {
+      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), Value(i)).ok());
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+    for (int i = 0; i < kKeys; i++) {
+      if (Deleted(i)) ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
+    }
+    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
+    fs.Arm(FsOp::kUnlink, unlinks);
+    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
+  }
+  unlinks.path_contains = "/L1/";
+  fs.Arm(FsOp::kUnlink, unlinks);
+  {
+    DB* raw = nullptr;
+    Status s = OpenWithFileSystem(options, tuning, dbname, &fs, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    delete raw;
+  }
+  ASSERT_TRUE(fs.Fired()) << "the Open's sweep of L1 was not cut";
+  fs.Disarm();
+  const std::map<uint64_t, std::string> delsm_manifests = Manifests(dbname);
+  ASSERT_EQ(2u, delsm_manifests.size());
+  const std::string current = delsm_manifests.rbegin()->second;
+  const std::string older = delsm_manifests.begin()->second;
+  ASSERT_EQ(delsm_manifests.rbegin()->first, CurrentManifestNumber(dbname));
+
+  std::string why;
+  ASSERT_TRUE(KillLevelDbRepairAtFirstManifestMove(dbname, &why)) << why;
+  ASSERT_TRUE(Env::Default()->FileExists(dbname + "/" + current));
+  if (Env::Default()->FileExists(dbname + "/" + older)) {
+    ASSERT_TRUE(
+        Env::Default()
+            ->RenameFile(dbname + "/" + older, dbname + "/lost/" + older)
+            .ok());
+  }
+  for (const std::string& name : delsm_test::ListDir(dbname)) {
+    ASSERT_EQ(std::string::npos, name.find(".ldb"))
+        << "LevelDB made a table of a WAL that held nothing";
+  }
+
+  const std::string copy = tmp.path() + "/open-copy";
+  ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
+
+  const Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Difference(Written(), ScanDelsm(dbname)))
+      << "after DeLSM's RepairDB";
+  EXPECT_EQ("", Difference(Written(), ScanDelsm(dbname)))
+      << "after DeLSM's RepairDB and an Open";
+
+  // DB::Open refuses it, changing nothing: it would leave the record of
+  // the replaced SST in lost/ (and remove the temporary manifest that
+  // tells LevelDB's RepairDB was here), for a later RepairDB to miss.
+  const auto before = delsm_test::TreeSnapshot(copy);
+  DB* raw = nullptr;
+  const Status opened =
+      delsm::Open(Options(), delsm_test::ManualCompactionOnly(), copy, &raw);
+  delete raw;
+  EXPECT_TRUE(opened.IsCorruption()) << opened.ToString();
+  EXPECT_NE(std::string::npos, opened.ToString().find("run RepairDB"))
+      << opened.ToString();
+  EXPECT_TRUE(before == delsm_test::TreeSnapshot(copy))
+      << "the refused Open changed the directory";
+#else
+  FAIL() << "needs the LevelDB oracle and x86-64 system call registers";
+#endif
 }
 
 }  // namespace
