@@ -42,7 +42,7 @@ Status DBImpl::NewDB() {
   // A manifest that cannot be read leaves them unknown: no database is
   // made.
   uint64_t bound;
-  Status s = ManifestsNumberBound(env_, dbname_, &bound);
+  Status s = ManifestsNumberBound(env_, fs_, dbname_, &bound);
   if (!s.ok()) return s;
   VersionEdit new_db;
   new_db.SetComparatorName(internal_comparator_.user_comparator()->Name());

@@ -9,6 +9,7 @@
 #include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/version_edit.h"
+#include "fs/file_system.h"
 #include "util/posix_error.h"
 
 namespace leveldb {
@@ -24,6 +25,13 @@ bool ListedNotADirectory(const Status& s) {
   const std::string text = s.ToString();
   return s.IsIOError() && text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// True if `s` is the refusal of a FileSystem to list a symbolic link
+// (file_system.h).
+bool ListedALink(const Status& s) {
+  return s.IsIOError() && s.ToString().find("a symbolic link, not followed") !=
+                              std::string::npos;
 }
 
 }  // namespace
@@ -81,14 +89,33 @@ Status DirectoryManifestsNumberBound(Env* env, const std::string& dir,
   return Status::OK();
 }
 
-Status ManifestsNumberBound(Env* env, const std::string& dbname,
+Status ManifestsNumberBound(Env* env, FileSystem* fs, const std::string& dbname,
                             uint64_t* bound) {
-  uint64_t in_db, in_lost;
+  *bound = 0;
+  uint64_t in_db, in_lost = 0;
   Status s = DirectoryManifestsNumberBound(env, dbname, &in_db);
-  if (s.ok())
-    s = DirectoryManifestsNumberBound(env, dbname + "/lost", &in_lost);
-  *bound = s.ok() ? std::max(in_db, in_lost) : 0;
-  return s;
+  if (!s.ok()) return s;
+  // The Env's listing follows a symbolic link named lost; `fs`, which
+  // lists none, is asked whether lost is one when that listing shows a
+  // manifest there (what it holds is then outside the database, and none
+  // of it counts).
+  const std::string lost = dbname + "/lost";
+  std::vector<std::string> names;
+  bool manifest_listed = false;
+  if (env->GetChildren(lost, &names).ok()) {
+    for (const std::string& name : names) {
+      uint64_t number;
+      FileType type;
+      manifest_listed |=
+          ParseFileName(name, &number, &type) && type == kDescriptorFile;
+    }
+  }
+  if (!manifest_listed || !ListedALink(fs->ListDirectory(lost, &names))) {
+    s = DirectoryManifestsNumberBound(env, lost, &in_lost);
+    if (!s.ok()) return s;
+  }
+  *bound = std::max(in_db, in_lost);
+  return Status::OK();
 }
 
 }  // namespace leveldb

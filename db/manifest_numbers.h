@@ -16,6 +16,8 @@
 
 namespace leveldb {
 
+class FileSystem;
+
 // Sets *bound to one more than the largest number the manifest `path`
 // hands out or names (its next file number, every SST and directory it
 // adds or removes), over the records that decode; 0 if none does, or if
@@ -33,7 +35,11 @@ Status DirectoryManifestsNumberBound(Env* env, const std::string& dir,
                                      uint64_t* bound);
 
 // The larger DirectoryManifestsNumberBound of `dbname` and `dbname`/lost.
-Status ManifestsNumberBound(Env* env, const std::string& dbname,
+// A symbolic link named lost is not followed (`fs` tells it, listing it
+// without following it): what it points at is outside the database, and
+// nothing comes back from it (RepairDB and the taking in of LevelDB's
+// tables refuse it, CheckNotALink), so it holds none.
+Status ManifestsNumberBound(Env* env, FileSystem* fs, const std::string& dbname,
                             uint64_t* bound);
 
 }  // namespace leveldb

@@ -43,7 +43,7 @@ Status Repairer::FindFiles() {
   // and no NewDB follows). A manifest that cannot be read (EIO) fails the
   // repair before it changes anything: its numbers are unknown.
   uint64_t bound;
-  Status s = ManifestsNumberBound(env_, dbname_, &bound);
+  Status s = ManifestsNumberBound(env_, sst_options_.fs, dbname_, &bound);
   if (!s.ok()) return s;
   next_number_ = std::max(next_number_, bound);
   std::vector<std::string> children;

@@ -396,7 +396,7 @@ Status Converter::Stage(const std::string& leveldb_manifest) {
   // do not decode as DeLSM's). Fresh numbers come after every table's
   // (LevelDB's next file number) and past the bound. A manifest that
   // cannot be read fails the conversion.
-  s = ManifestsNumberBound(o_.env, dbname_, &manifests_bound_);
+  s = ManifestsNumberBound(o_.env, o_.fs, dbname_, &manifests_bound_);
   if (!s.ok()) return s;
   state_.next_file = std::max(state_.next_file, manifests_bound_);
   for (const LevelDbTableInfo& table : state_.tables) {

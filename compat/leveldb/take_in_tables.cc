@@ -433,7 +433,7 @@ Status NumbersInUse(const LevelDbConversionOptions& o,
   // a number it names could go to a taken-in table, which the next
   // RepairDB would then take for a replaced SST and not merge.
   uint64_t bound;
-  s = ManifestsNumberBound(o.env, dbname, &bound);
+  s = ManifestsNumberBound(o.env, o.fs, dbname, &bound);
   if (!s.ok()) return s;
   *next = std::max(*next, bound);
   return Status::OK();

@@ -9,7 +9,13 @@
 //     LevelDB's tables it runs) fails with an IOError naming it, before
 //     it changes anything the database holds;
 //   * DestroyDB leaves it, as it leaves lost/.
-// In every case the file keeps its bytes.
+// In every case the file keeps its bytes. A symbolic link named lost, to a
+// directory outside the database, is not followed when Open reads the
+// manifests' numbers: Open makes a database, or converts a LevelDB one,
+// beside it, and it stays a link to what it pointed at.
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <map>
 #include <memory>
 #include <string>
@@ -158,6 +164,69 @@ TEST_F(LostFileTest, TakeInOfLevelDbTablesFailsChangingNothing) {
   const Status repaired = RepairDB(dbname_, Options());
   ASSERT_TRUE(repaired.ok()) << repaired.ToString();
   EXPECT_EQ("", delsm_test::CheckOracleFill(dbname_, kKeys, kValueSize));
+}
+
+// A symbolic link named lost, to a directory outside the database, is not
+// followed either (nothing follows a path out of the database directory):
+// what that directory holds is not the database's, and RepairDB and the
+// take-in, which would bring manifests back from lost/, refuse a link
+// there. Here it holds an entry named as a manifest that does not read as
+// one (a directory): read through the link, it failed the Open.
+class LostLinkTest : public LostFileTest {
+ protected:
+  // Replaces the file named lost with the link.
+  void MakeLostALink() {
+    ASSERT_TRUE(Env::Default()->RemoveFile(lost()).ok());
+    ASSERT_TRUE(Env::Default()->CreateDir(outside()).ok());
+    ASSERT_TRUE(Env::Default()->CreateDir(outside() + "/MANIFEST-000009").ok());
+    ASSERT_EQ(0, symlink(outside().c_str(), lost().c_str()));
+  }
+
+  void ExpectLinkKept() {
+    struct stat st;
+    EXPECT_TRUE(lstat(lost().c_str(), &st) == 0 && S_ISLNK(st.st_mode))
+        << lost() << " is no longer a link";
+    EXPECT_EQ(std::vector<std::string>{"MANIFEST-000009"},
+              delsm_test::ListDir(outside()));
+  }
+
+  std::string outside() const { return tmp_.path() + "/outside"; }
+};
+
+TEST_F(LostLinkTest, OpenMakesADatabaseBesideIt) {
+  ASSERT_NO_FATAL_FAILURE(MakeDirectoryWithLostFile());
+  ASSERT_NO_FATAL_FAILURE(MakeLostALink());
+  // LevelDB's Open does.
+  const std::string leveldb_dir = tmp_.path() + "/leveldb";
+  ASSERT_TRUE(Env::Default()->CreateDir(leveldb_dir).ok());
+  ASSERT_EQ(0, symlink(outside().c_str(), (leveldb_dir + "/lost").c_str()));
+  const delsm_test::OracleRun made = delsm_test::RunOracle(
+      {"create", leveldb_dir}, "put 6b 76\n", tmp_.path() + "/create");
+  ASSERT_TRUE(made.ok) << "LevelDB beside a link named lost: " << made.err;
+
+  Options options;
+  options.create_if_missing = true;
+  DB* raw = nullptr;
+  Status s = DB::Open(options, dbname_, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<DB> db(raw);
+  ASSERT_TRUE(db->Put(WriteOptions(), "k", "v").ok());
+  db.reset();
+  s = DB::Open(Options(), dbname_, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  db.reset(raw);
+  std::string v;
+  s = db->Get(ReadOptions(), "k", &v);
+  EXPECT_TRUE(s.ok() && v == "v") << s.ToString();
+  db.reset();
+  ExpectLinkKept();
+}
+
+TEST_F(LostLinkTest, OpenConvertsALevelDbDatabaseBesideIt) {
+  ASSERT_NO_FATAL_FAILURE(MakeLevelDbDatabase());
+  ASSERT_NO_FATAL_FAILURE(MakeLostALink());
+  EXPECT_EQ("", delsm_test::CheckOracleFill(dbname_, kKeys, kValueSize));
+  ExpectLinkKept();
 }
 
 TEST_F(LostFileTest, DestroyDbLeavesIt) {
