@@ -13,16 +13,7 @@
 //     RepairDB brings back every write, the writes only LevelDB's table of
 //     the WAL holds too, as LevelDB's RepairDB run again does, and no key
 //     the compaction deleted.
-#include <fcntl.h>
-#include <signal.h>
-#include <sys/ptrace.h>
-#include <sys/syscall.h>
-#include <sys/user.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
-#include <cerrno>
-#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -41,8 +32,8 @@
 #include "testing/read_error_env.h"
 #include "tests/db_options.h"
 #include "tests/file_bytes.h"
+#include "tests/leveldb_oracle/killed_repair.h"
 #include "tests/leveldb_oracle/oracle.h"
-#include "tests/syscall_tracer.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
 
@@ -80,88 +71,19 @@ enum class LevelDbRepairEnd {
 };
 
 #if defined(__x86_64__) && defined(LEVELDB_ORACLE)
-// Runs Debian's LevelDB RepairDB on `dbname` (the oracle, in a traced
-// child) and kills it with SIGKILL where `end` says (not kWhole). False,
-// with *why, if the child ended or the tracing failed before that call.
+// Runs Debian's LevelDB RepairDB on `dbname` and kills it where `end` says
+// (not kWhole). False, with *why, if it ended or the tracing failed before
+// that call.
 bool KillLevelDbRepair(const std::string& dbname, LevelDbRepairEnd end,
                        std::string* why) {
-  const pid_t pid = fork();
-  if (pid < 0) {
-    *why = std::string("fork: ") + std::strerror(errno);
-    return false;
-  }
-  if (pid == 0) {
-    const int null = open("/dev/null", O_WRONLY);
-    if (null < 0 || dup2(null, 1) < 0 || dup2(null, 2) < 0) _exit(126);
-    // Debian's LevelDB, never DeLSM's drop-in (oracle.h).
-    unsetenv("LD_LIBRARY_PATH");
-    unsetenv("LD_PRELOAD");
-    if (ptrace(PTRACE_TRACEME, 0, nullptr, nullptr) != 0) _exit(125);
-    if (raise(SIGSTOP) != 0) _exit(124);
-    execl(LEVELDB_ORACLE, LEVELDB_ORACLE, "repair", dbname.c_str(),
-          static_cast<char*>(nullptr));
-    _exit(127);
-  }
-  auto give_up = [pid, why](const std::string& what) {
-    *why = what;
-    kill(pid, SIGKILL);
-    delsm_test::WaitChild(pid);
-    return false;
-  };
-  int status = 0;
-  if (!delsm_test::StartTracing(pid, &status, why)) return give_up(*why);
-  long deliver = 0;
-  for (;;) {
-    if (ptrace(PTRACE_SYSCALL, pid, nullptr,
-               reinterpret_cast<void*>(deliver)) != 0) {
-      return give_up(std::string("PTRACE_SYSCALL: ") + std::strerror(errno));
-    }
-    deliver = 0;
-    status = delsm_test::WaitChild(pid);
-    if (status < 0 || WIFEXITED(status) || WIFSIGNALED(status)) {
-      *why = "LevelDB's RepairDB ended (status " + std::to_string(status) +
-             ") before the call it was to be killed at";
-      return false;
-    }
-    // The SIGTRAP of the execve is the tracer's, not the child's.
-    if (WSTOPSIG(status) == SIGTRAP) continue;
-    if (WSTOPSIG(status) != (SIGTRAP | 0x80)) {
-      deliver = WSTOPSIG(status);
-      continue;
-    }
-    user_regs_struct regs;
-    if (ptrace(PTRACE_GETREGS, pid, nullptr, &regs) != 0) {
-      return give_up(std::string("PTRACE_GETREGS: ") + std::strerror(errno));
-    }
-    if (!delsm_test::IsSyscallEntry(regs)) continue;
-    unsigned long long from, to;
-    if (regs.orig_rax == SYS_rename) {
-      from = regs.rdi;
-      to = regs.rsi;
-    } else if (regs.orig_rax == SYS_renameat ||
-               regs.orig_rax == SYS_renameat2) {
-      from = regs.rsi;
-      to = regs.r10;
-    } else {
-      continue;
-    }
-    std::string from_path, to_path;
-    if (!delsm_test::PeekString(pid, from, &from_path) ||
-        !delsm_test::PeekString(pid, to, &to_path)) {
-      return give_up("cannot read the paths of a rename");
-    }
-    const bool at = end == LevelDbRepairEnd::kKilledAtManifestMove
-                        ? from_path.find("/MANIFEST-") != std::string::npos
-                        : delsm_test::EndsWith(to_path, "/CURRENT");
-    if (!at) continue;
-    kill(pid, SIGKILL);
-    status = delsm_test::WaitChild(pid);
-    if (!WIFSIGNALED(status)) {
-      *why = "not killed: status " + std::to_string(status);
-      return false;
-    }
-    return true;
-  }
+  return delsm_test::KillLevelDbRepairAtRename(
+      dbname,
+      [end](const std::string& from, const std::string& to) {
+        return end == LevelDbRepairEnd::kKilledAtManifestMove
+                   ? from.find("/MANIFEST-") != std::string::npos
+                   : delsm_test::EndsWith(to, "/CURRENT");
+      },
+      why);
 }
 #endif
 
