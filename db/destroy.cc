@@ -132,7 +132,7 @@ Status MakePlan(FileSystem* fs, const std::string& dbname,
     const std::string text = s.ToString();
     if (!s.IsNotFound() &&
         text.find(std::strerror(ENOTDIR)) == std::string::npos &&
-        text.find("a symbolic link, not followed") == std::string::npos) {
+        !IsLinkNotFollowed(s)) {
       return s;
     }
     if (child == "CURRENT") {

@@ -27,13 +27,6 @@ bool ListedNotADirectory(const Status& s) {
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-// True if `s` is the refusal of a FileSystem to list a symbolic link
-// (file_system.h).
-bool ListedALink(const Status& s) {
-  return s.IsIOError() && s.ToString().find("a symbolic link, not followed") !=
-                              std::string::npos;
-}
-
 }  // namespace
 
 Status ManifestNumberBound(Env* env, const std::string& path, uint64_t* bound) {
@@ -96,21 +89,11 @@ Status ManifestsNumberBound(Env* env, FileSystem* fs, const std::string& dbname,
   Status s = DirectoryManifestsNumberBound(env, dbname, &in_db);
   if (!s.ok()) return s;
   // The Env's listing follows a symbolic link named lost; `fs`, which
-  // lists none, is asked whether lost is one when that listing shows a
-  // manifest there (what it holds is then outside the database, and none
-  // of it counts).
+  // lists none, tells whether lost is one (what it holds is then outside
+  // the database, and none of it counts).
   const std::string lost = dbname + "/lost";
   std::vector<std::string> names;
-  bool manifest_listed = false;
-  if (env->GetChildren(lost, &names).ok()) {
-    for (const std::string& name : names) {
-      uint64_t number;
-      FileType type;
-      manifest_listed |=
-          ParseFileName(name, &number, &type) && type == kDescriptorFile;
-    }
-  }
-  if (!manifest_listed || !ListedALink(fs->ListDirectory(lost, &names))) {
+  if (!IsLinkNotFollowed(fs->ListDirectory(lost, &names))) {
     s = DirectoryManifestsNumberBound(env, lost, &in_lost);
     if (!s.ok()) return s;
   }

@@ -278,7 +278,7 @@ bool Repairer::IsDamage(const Status& s) {
   if (s.IsCorruption()) return true;
   const std::string text = s.ToString();
   return text.find(std::strerror(ENOTDIR)) != std::string::npos ||
-         text.find("a symbolic link, not followed") != std::string::npos;
+         IsLinkNotFollowed(s);
 }
 
 void Repairer::NoteNamedFiles(const MetaIndex& index) {

@@ -245,6 +245,11 @@ class FileSystem {
 // errors.
 bool IsOutOfDescriptors(const Status& s);
 
+// True if `s` is a FileSystem's refusal to follow a symbolic link (IOError
+// "a symbolic link, not followed"): what the path names is outside the
+// directory it was asked under.
+bool IsLinkNotFollowed(const Status& s);
+
 // OK if nothing is at `dir`, or a directory is; else CreateDir's error
 // naming it (a symbolic link there: "a symbolic link, not followed"), or
 // Probe's (whether anything is there cannot be told). Creates nothing. For a

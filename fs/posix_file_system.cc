@@ -279,6 +279,11 @@ bool IsOutOfDescriptors(const Status& s) {
          s.ToString().find("(out of file descriptors)") != std::string::npos;
 }
 
+bool IsLinkNotFollowed(const Status& s) {
+  return s.IsIOError() && s.ToString().find("a symbolic link, not followed") !=
+                              std::string::npos;
+}
+
 FileSystem* FileSystem::Default() {
   static FileSystem* const fs = new PosixFileSystem();
   return fs;
