@@ -28,12 +28,12 @@
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
 #include "testing/fault_injection_env.h"
-#include "testing/fault_injection_file_system.h"
 #include "testing/read_error_env.h"
 #include "tests/db_options.h"
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/killed_repair.h"
 #include "tests/leveldb_oracle/oracle.h"
+#include "tests/replaced_sst_left.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
 
@@ -87,59 +87,32 @@ bool KillLevelDbRepair(const std::string& dbname, LevelDbRepairEnd end,
 }
 #endif
 
-// A compaction committed, then killed before it removed the SSTs it
-// replaced; the next Open removed the dead L0 directory (the deletes'
-// tombstones) but not the replaced meta file in L1 (the puts), and wrote
-// (`wal_keys`) a few keys left in its WAL: only DeLSM's older manifest
-// records that SST as replaced. LevelDB's RepairDB then puts that
-// manifest in lost/ and makes a table of the WAL, or is killed where `end`
-// says. With `late_flush`, kLateKey is flushed after the compaction,
-// before the kill.
+// The state of replaced_sst_left.h, with (`wal_keys`) a few keys the
+// second Open wrote left in its WAL: only DeLSM's older manifest records
+// the SST as replaced. LevelDB's RepairDB then puts that manifest in lost/
+// and makes a table of the WAL, or is killed where `end` says. With
+// `late_flush`, kLateKey is flushed after the compaction, before the kill.
 void MakeRewrittenWithAReplacedSst(
     const std::string& tmp, const std::string& dbname, bool wal_keys = true,
     bool late_flush = false, LevelDbRepairEnd end = LevelDbRepairEnd::kWhole) {
-  Options options;
-  options.create_if_missing = true;
-  const delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
-  FaultInjectionFileSystem fs(FileSystem::Default());
-  FaultSpec unlinks;
-  unlinks.sticky = true;
-  {
-    DB* raw = nullptr;
-    ASSERT_TRUE(OpenWithFileSystem(options, tuning, dbname, &fs, &raw).ok());
-    std::unique_ptr<DB> db(raw);
-    DBImpl* impl = static_cast<DBImpl*>(raw);
-    for (int i = 0; i < kCutKeys; i++) {
-      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), CutValue(i)).ok());
-    }
-    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
-    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
-    for (int i = 0; i < kCutKeys; i++) {
-      if (CutDeleted(i)) ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
-    }
-    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
-    // Nothing the compaction replaced is removed: as a kill after its
-    // commit leaves it.
-    fs.Arm(FsOp::kUnlink, unlinks);
-    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
-    if (late_flush) {
-      ASSERT_TRUE(db->Put(WriteOptions(), kLateKey, CutValue(0)).ok());
+  delsm_test::ReplacedSstLeft spec;
+  spec.keys = kCutKeys;
+  spec.value = CutValue;
+  spec.deleted = CutDeleted;
+  if (late_flush) {
+    spec.after_compaction = [](DBImpl* impl) {
+      ASSERT_TRUE(impl->Put(WriteOptions(), kLateKey, CutValue(0)).ok());
       ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
-    }
+    };
   }
-  unlinks.path_contains = "/L1/";
-  fs.Arm(FsOp::kUnlink, unlinks);
-  {
-    DB* raw = nullptr;
-    Status s = OpenWithFileSystem(options, tuning, dbname, &fs, &raw);
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    std::unique_ptr<DB> db(raw);
-    for (int i = 0; wal_keys && i < 10; i++) {
-      ASSERT_TRUE(db->Put(WriteOptions(), WalKey(i), CutValue(i)).ok());
-    }
+  if (wal_keys) {
+    spec.after_open = [](DB* db) {
+      for (int i = 0; i < 10; i++) {
+        ASSERT_TRUE(db->Put(WriteOptions(), WalKey(i), CutValue(i)).ok());
+      }
+    };
   }
-  ASSERT_TRUE(fs.Fired()) << "the Open's sweep of L1 was not cut";
-  fs.Disarm();
+  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeReplacedSstLeft(dbname, spec));
 
   if (end != LevelDbRepairEnd::kWhole) {
 #if defined(__x86_64__) && defined(LEVELDB_ORACLE)

@@ -42,10 +42,10 @@
 #include "leveldb/env.h"
 #include "leveldb/iterator.h"
 #include "testing/fault_injection_env.h"
-#include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
 #include "tests/leveldb_oracle/killed_repair.h"
 #include "tests/leveldb_oracle/oracle.h"
+#include "tests/replaced_sst_left.h"
 #include "tests/test_support.h"
 #include "tests/tree_snapshot.h"
 
@@ -418,39 +418,11 @@ TEST(LifecycleChainTest, LevelDbRepairKilledBetweenTwoManifestMoves) {
 #if defined(__x86_64__) && defined(LEVELDB_ORACLE)
   delsm_test::TempDir tmp("delsm_lifecycle_chain");
   const std::string dbname = tmp.path() + "/db";
-  Options options;
-  options.create_if_missing = true;
-  const delsm::Tuning tuning = delsm_test::ManualCompactionOnly();
-  FaultInjectionFileSystem fs(FileSystem::Default());
-  FaultSpec unlinks;
-  unlinks.sticky = true;
-  {
-    DB* raw = nullptr;
-    ASSERT_TRUE(OpenWithFileSystem(options, tuning, dbname, &fs, &raw).ok());
-    std::unique_ptr<DB> db(raw);
-    DBImpl* impl = static_cast<DBImpl*>(raw);
-    for (int i = 0; i < kKeys; i++) {
-      ASSERT_TRUE(db->Put(WriteOptions(), Key(i), Value(i)).ok());
-    }
-    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
-    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
-    for (int i = 0; i < kKeys; i++) {
-      if (Deleted(i)) ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
-    }
-    ASSERT_TRUE(impl->TEST_FlushMemTable().ok());
-    fs.Arm(FsOp::kUnlink, unlinks);
-    ASSERT_TRUE(impl->TEST_CompactRange(0, nullptr, nullptr).ok());
-  }
-  unlinks.path_contains = "/L1/";
-  fs.Arm(FsOp::kUnlink, unlinks);
-  {
-    DB* raw = nullptr;
-    Status s = OpenWithFileSystem(options, tuning, dbname, &fs, &raw);
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    delete raw;
-  }
-  ASSERT_TRUE(fs.Fired()) << "the Open's sweep of L1 was not cut";
-  fs.Disarm();
+  delsm_test::ReplacedSstLeft spec;
+  spec.keys = kKeys;
+  spec.value = Value;
+  spec.deleted = Deleted;
+  ASSERT_NO_FATAL_FAILURE(delsm_test::MakeReplacedSstLeft(dbname, spec));
   const std::map<uint64_t, std::string> delsm_manifests = Manifests(dbname);
   ASSERT_EQ(2u, delsm_manifests.size());
   const std::string current = delsm_manifests.rbegin()->second;
