@@ -245,9 +245,9 @@ class FileSystem {
 // errors.
 bool IsOutOfDescriptors(const Status& s);
 
-// True if `s` is a FileSystem's refusal to follow a symbolic link (IOError
-// "a symbolic link, not followed"): what the path names is outside the
-// directory it was asked under.
+// True if `s` is a FileSystem's (or the Env's) refusal to follow a
+// symbolic link (IOError "<path>: a symbolic link, not followed"): what the
+// path names is outside the directory it was asked under.
 bool IsLinkNotFollowed(const Status& s);
 
 // OK if nothing is at `dir`, or a directory is; else CreateDir's error

@@ -22,6 +22,7 @@
 #include "port/port.h"
 #include "port/thread_annotations.h"
 #include "util/mutexlock.h"
+#include "util/posix_error.h"
 #include "util/posix_write.h"
 
 namespace leveldb {
@@ -126,11 +127,6 @@ bool IsDirectory(const std::string& path) {
   return stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-// Why a call on a directory opened at a symbolic link was refused.
-Status NotFollowed(const std::string& path) {
-  return Status::IOError(path, "a symbolic link, not followed");
-}
-
 class PosixDirectory final : public Directory {
  public:
   // fd >= 0: a descriptor held under the budget; -1: works by path.
@@ -154,7 +150,7 @@ class PosixDirectory final : public Directory {
 
   Status WriteFile(const std::string& name, const Slice& data,
                    bool sync) override {
-    if (symlink_) return NotFollowed(path_);
+    if (symlink_) return LinkNotFollowed(path_);
     int fd = At(name, [](int dirfd, const char* n) {
       return RetryEintr([&] {
         return openat(dirfd, n, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
@@ -177,7 +173,7 @@ class PosixDirectory final : public Directory {
 
   Status ReadFile(const std::string& name, std::string* contents) override {
     contents->clear();
-    if (symlink_) return NotFollowed(path_);
+    if (symlink_) return LinkNotFollowed(path_);
     int fd;
     Status s = OpenForRead(name, &fd);
     if (!s.ok()) return s;
@@ -215,7 +211,7 @@ class PosixDirectory final : public Directory {
   Status ReadFileAt(const std::string& name, uint64_t offset, size_t n,
                     std::string* contents) override {
     contents->clear();
-    if (symlink_) return NotFollowed(path_);
+    if (symlink_) return LinkNotFollowed(path_);
     int fd;
     Status s = OpenForRead(name, &fd);
     if (!s.ok()) return s;
@@ -231,7 +227,7 @@ class PosixDirectory final : public Directory {
                           std::string* contents, bool* from_cache) override {
     *from_cache = false;
     contents->clear();
-    if (symlink_) return NotFollowed(path_);
+    if (symlink_) return LinkNotFollowed(path_);
     int fd;
     Status s = OpenForRead(name, &fd);
     if (!s.ok()) return s;
@@ -266,8 +262,8 @@ class PosixDirectory final : public Directory {
   Status LinkFromAs(Directory* source, const std::string& name,
                     const std::string& new_name) override {
     PosixDirectory* src = dynamic_cast<PosixDirectory*>(source);
-    if (symlink_) return NotFollowed(path_);
-    if (src != nullptr && src->symlink_) return NotFollowed(src->path_);
+    if (symlink_) return LinkNotFollowed(path_);
+    if (src != nullptr && src->symlink_) return LinkNotFollowed(src->path_);
     int r;
     if (src != nullptr) {
       // Either side may work by path and have been renamed: At() on this
@@ -300,7 +296,7 @@ class PosixDirectory final : public Directory {
   }
 
   Status Unlink(const std::string& name) override {
-    if (symlink_) return NotFollowed(path_);
+    if (symlink_) return LinkNotFollowed(path_);
     if (At(name, [](int dirfd, const char* n) {
           return unlinkat(dirfd, n, 0);
         }) != 0) {
@@ -310,7 +306,7 @@ class PosixDirectory final : public Directory {
   }
 
   Status Stat(const std::string& name, KvFileInfo* info) override {
-    if (symlink_) return NotFollowed(path_);
+    if (symlink_) return LinkNotFollowed(path_);
     struct stat st;
     if (At(name, [&](int dirfd, const char* n) {
           return fstatat(dirfd, n, &st, AT_SYMLINK_NOFOLLOW);
@@ -392,7 +388,7 @@ class PosixDirectory final : public Directory {
   // readdir gives, else (DT_UNKNOWN) an fstatat's, not following a link.
   Status ReadEntries(bool directories_only, std::vector<std::string>* names) {
     names->clear();
-    if (symlink_) return NotFollowed(path_);
+    if (symlink_) return LinkNotFollowed(path_);
     // A fresh open file description (not dup(), which would share the read
     // offset) so concurrent List calls do not disturb one another.
     int fd = OpenSelf(O_RDONLY);
@@ -481,7 +477,7 @@ class PosixDirectory final : public Directory {
       }
       return r;
     });
-    if (*fd < 0 && errno == ELOOP) return NotFollowed(Join(name));
+    if (*fd < 0 && errno == ELOOP) return LinkNotFollowed(Join(name));
     if (*fd < 0) return Error(name, errno);
     return Status::OK();
   }
@@ -559,7 +555,7 @@ class PosixMappedFile final : public ReadOnlyFile {
 Status PosixDirectory::OpenMappedFile(const std::string& name,
                                       std::unique_ptr<ReadOnlyFile>* result) {
   result->reset();
-  if (symlink_) return NotFollowed(path_);
+  if (symlink_) return LinkNotFollowed(path_);
   if (!Mappings()->Acquire()) return OpenFile(name, result);
   int fd;
   Status s = OpenForRead(name, &fd);
@@ -594,7 +590,7 @@ Status PosixDirectory::OpenMappedFile(const std::string& name,
 Status PosixDirectory::OpenFile(const std::string& name,
                                 std::unique_ptr<ReadOnlyFile>* result) {
   result->reset();
-  if (symlink_) return NotFollowed(path_);
+  if (symlink_) return LinkNotFollowed(path_);
   int fd;
   Status s = OpenForRead(name, &fd);
   if (!s.ok()) return s;

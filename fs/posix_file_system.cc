@@ -44,7 +44,7 @@ class PosixFileSystem final : public FileSystem {
         if (lstat(path.c_str(), &st) == 0) {
           if (S_ISDIR(st.st_mode)) return Status::OK();
           if (S_ISLNK(st.st_mode)) {
-            return Status::IOError(path, "a symbolic link, not followed");
+            return LinkNotFollowed(path);
           }
         }
       }
@@ -280,8 +280,8 @@ bool IsOutOfDescriptors(const Status& s) {
 }
 
 bool IsLinkNotFollowed(const Status& s) {
-  return s.IsIOError() && s.ToString().find("a symbolic link, not followed") !=
-                              std::string::npos;
+  return s.IsIOError() &&
+         s.ToString().find(kLinkNotFollowed) != std::string::npos;
 }
 
 FileSystem* FileSystem::Default() {

@@ -67,7 +67,7 @@ Status SyncDirectory(const std::string& dir) {
 Status OpenError(const std::string& fname, int err) {
   struct stat st;
   if (err == ELOOP && ::lstat(fname.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    return Status::IOError(fname, "a symbolic link, not followed");
+    return LinkNotFollowed(fname);
   }
   return PosixError(fname, err);
 }

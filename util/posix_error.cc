@@ -27,6 +27,12 @@ std::string ParentOfPath(const std::string& path) {
   return path.substr(0, slash);
 }
 
+const char kLinkNotFollowed[] = "a symbolic link, not followed";
+
+Status LinkNotFollowed(const std::string& path) {
+  return Status::IOError(path, kLinkNotFollowed);
+}
+
 Status PosixError(const std::string& path, int err, bool enoent_is_not_found,
                   int statvfs_fd) {
   std::string text = ErrnoText(err);

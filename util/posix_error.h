@@ -29,6 +29,12 @@ std::string ParentOfPath(const std::string& path);
 Status PosixError(const std::string& path, int err,
                   bool enoent_is_not_found = true, int statvfs_fd = -1);
 
+// The refusal to follow the symbolic link at `path`: IOError(path,
+// kLinkNotFollowed). The Env and the FileSystem refuse links with it, and
+// IsLinkNotFollowed (fs/file_system.h) recognises it by that text.
+extern const char kLinkNotFollowed[];
+Status LinkNotFollowed(const std::string& path);
+
 }  // namespace leveldb
 
 #endif  // DELSM_UTIL_POSIX_ERROR_H_
