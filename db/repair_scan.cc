@@ -151,34 +151,8 @@ Status Repairer::FindRetiredSsts() {
     return c;  // not damage (EIO): RepairDB fails
   }
   if (!current.empty() && current.back() == '\n') current.pop_back();
-  // A manifest numbered past the one CURRENT names (which is here) was
-  // never committed: the manifest of each commit is numbered past every
-  // one before it, so CURRENT never names one below a manifest it named.
-  // Such a manifest is the new one of a RepairDB, or of an Open, whose
-  // switch of CURRENT failed or was killed; a RepairDB's records every old
-  // SST as replaced by its outputs, which the next Open removes as
-  // directories no live version holds. Read, it would have those old
-  // SSTs, then the only copy of the data, set aside. Its numbers still
-  // bound the new ones (FindFiles).
-  uint64_t current_number = 0;
-  FileType current_type;
-  const bool current_here =
-      ParseFileName(current, &current_number, &current_type) &&
-      current_type == kDescriptorFile &&
-      std::find(manifests_.begin(), manifests_.end(), current) !=
-          manifests_.end();
   std::vector<ManifestRecords> read;
   for (const std::string& m : manifests_) {
-    uint64_t number;
-    FileType type;
-    if (current_here && ParseFileName(m, &number, &type) &&
-        number > current_number) {
-      Log(options_.info_log,
-          "RepairDB: %s: numbered past %s, which CURRENT names: never "
-          "committed, not read\n",
-          m.c_str(), current.c_str());
-      continue;
-    }
     const std::string path = dbname_ + "/" + m;
     SequentialFile* raw = nullptr;
     Status s = env_->NewSequentialFile(path, &raw);
@@ -198,6 +172,7 @@ Status Repairer::FindRetiredSsts() {
     log::Reader reader(file.get(), &errors, true, 0);
     ManifestRecords r;
     r.name = m;
+    FileType type;
     if (!ParseFileName(m, &r.number, &type)) r.number = 0;
     std::set<std::pair<int, uint64_t>> live;
     std::set<uint64_t> added;
@@ -242,6 +217,50 @@ Status Repairer::FindRetiredSsts() {
     }
     r.damaged = errors.damaged > 0 || undecodable;
     read.push_back(std::move(r));
+  }
+  // A manifest numbered past the one CURRENT names (which is here) was
+  // never committed: the manifest of each commit is numbered past every
+  // one before it, so CURRENT never names one below a manifest it named.
+  // Such a manifest is the new one of a RepairDB, or of an Open, whose
+  // switch of CURRENT failed or was killed; a RepairDB's records every old
+  // SST as replaced by its outputs, which the next Open removes as
+  // directories no live version holds. Read, it would have those old
+  // SSTs, then the only copy of the data, set aside. Its numbers still
+  // bound the new ones (FindFiles). The evidence is DeLSM's numbering, so
+  // the manifest CURRENT names must be DeLSM's: one of its records decodes
+  // as DeLSM's edit (none of LevelDB's can), or, of one that does not
+  // read, a name other than MANIFEST-000001. That is the name LevelDB's
+  // RepairDB gives its own manifest, which it writes without a sync (a
+  // power cut after it can leave it empty, and the take-in then leaves it
+  // here); DeLSM's MANIFEST-000001 is a new database's, named by CURRENT
+  // only until its first Open commits, before it holds anything. Past
+  // LevelDB's, DeLSM's manifests (brought back from lost/) are all read.
+  bool current_here = false;
+  bool current_is_delsm = false;
+  for (const ManifestRecords& r : read) {
+    if (r.name != current) continue;
+    current_here = true;
+    current_is_delsm = r.records > 0;
+  }
+  uint64_t current_number = 0;
+  FileType current_type;
+  const bool past_current_uncommitted =
+      current_here && ParseFileName(current, &current_number, &current_type) &&
+      current_type == kDescriptorFile &&
+      (current_is_delsm || current_number != 1);
+  if (past_current_uncommitted) {
+    std::vector<ManifestRecords> committed;
+    for (ManifestRecords& r : read) {
+      if (r.number > current_number) {
+        Log(options_.info_log,
+            "RepairDB: %s: numbered past %s, which CURRENT names: never "
+            "committed, not read\n",
+            r.name.c_str(), current.c_str());
+      } else {
+        committed.push_back(std::move(r));
+      }
+    }
+    read.swap(committed);
   }
   const ManifestRecords* current_records = nullptr;
   for (const ManifestRecords& r : read) {

@@ -241,14 +241,17 @@ class Repairer {
   // stays retired. Their meta files, when a crash between the commit and
   // their removal left them, must not be merged: a key whose newest
   // version and tombstone a compaction dropped would come back.
-  // A manifest numbered past the one CURRENT names, when that one is here,
-  // is not read: it was never committed (a RepairDB's or an Open's whose
-  // switch of CURRENT failed or was killed), and what it records as
-  // replaced is live. Nor is one that records as replaced an SST which a
-  // manifest written after it lists live (one whose records hand out
-  // numbers past its number): its record never took effect, whatever
-  // CURRENT names (a later Open's manifest numbered past it, or LevelDB's,
-  // the take-in having brought DeLSM's back from lost/).
+  // A manifest numbered past the one CURRENT names, when that one is here
+  // and DeLSM's, is not read: it was never committed (a RepairDB's or an
+  // Open's whose switch of CURRENT failed or was killed), and what it
+  // records as replaced is live. A MANIFEST-000001 of which no record
+  // decodes as DeLSM's is taken for LevelDB's RepairDB's (written without
+  // a sync, it may be empty), which orders none of DeLSM's manifests.
+  // Nor is one that records as replaced an SST which a manifest written
+  // after it lists live (one whose records hand out numbers past its
+  // number): its record never took effect, whatever CURRENT names (a
+  // later Open's manifest numbered past it, or LevelDB's, the take-in
+  // having brought DeLSM's back from lost/).
   // A manifest that cannot be read for another reason than damage (EMFILE,
   // EIO) fails RepairDB: without its record, replaced SSTs would be merged.
   // Also sets committed_bound_ (NeverCommitted), reading CURRENT: an error

@@ -182,12 +182,15 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
   std::string manifest;
   // CURRENT names a DeLSM manifest that is in lost/, not here.
   bool current_manifest_in_lost = false;
+  // CURRENT names a manifest that is here.
+  bool current_manifest_here = false;
   if (!current.empty() && current.back() == '\n' &&
       current.find('/') == std::string::npos) {
     manifest = current.substr(0, current.size() - 1);
     bool absent;
     s = ReadManifestRecords(env, dbname + "/" + manifest, &records, &absent);
     if (!s.ok()) return s;
+    current_manifest_here = !absent;
     if (absent) {
       std::vector<std::string> in_lost;
       s = ReadManifestRecords(env, dbname + "/lost/" + manifest, &in_lost,
@@ -288,6 +291,28 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
     *format = DatabaseFormat::kRewrittenByLevelDb;
     *evidence = "CURRENT names DeLSM's " + manifest + ", which is in lost/";
     return Status::OK();
+  }
+  // LevelDB's RepairDB, then a power cut: it writes its manifest without a
+  // sync, renames it to MANIFEST-000001 and has CURRENT name it, so nothing
+  // of that manifest may read, with DeLSM's manifests in lost/ (no table:
+  // the WALs held nothing; a table makes it kLevelDb above, and DeLSM's
+  // data kRewrittenByLevelDb). Read as a damaged DeLSM database, the repair
+  // would not read those manifests, nor know the SSTs they record as
+  // replaced. (DeLSM's MANIFEST-000001 is a new database's, written
+  // synced, named by CURRENT only before the database holds anything.)
+  if (current_manifest_here && records.empty() &&
+      manifest == DescriptorFileName("", 1).substr(1)) {
+    std::string moved;
+    s = FindDelsmManifestInLost(env, dbname, children, &moved);
+    if (!s.ok()) return s;
+    if (!moved.empty()) {
+      *format = DatabaseFormat::kRewrittenByLevelDb;
+      *evidence = "CURRENT names " + manifest +
+                  ", of which nothing reads (LevelDB's RepairDB writes it "
+                  "without a sync), and DeLSM's " +
+                  moved + " is in lost/";
+      return Status::OK();
+    }
   }
   if (!current.empty()) {
     *format = DatabaseFormat::kUnknown;

@@ -34,7 +34,9 @@ enum class DatabaseFormat {
   // without one either, LevelDB's RepairDB's own new manifest
   // (LevelDbRepairManifestLeft) beside it and a DeLSM manifest in lost/
   // that the directory does not hold; or CURRENT naming a DeLSM manifest
-  // that is in lost/.
+  // that is in lost/; or CURRENT naming MANIFEST-000001 here, of which
+  // nothing reads (LevelDB's RepairDB writes it without a sync, and a
+  // power cut can leave it empty), with such a DeLSM manifest in lost/.
   kRewrittenByLevelDb,
   kUnknown,  // a manifest that is none of these (damaged or foreign);
              // recovery reports what is wrong with it

@@ -8,6 +8,9 @@
 //     damaged; a DeLSM manifest in lost/ whose reads fail (EIO), or a
 //     failed read of the manifest or listing of a level directory that
 //     decides the directory's kind, fails it, changing nothing;
+//   * whole, then a power cut that empties the manifest it wrote without a
+//     sync: DB::Open refuses the directory, and DeLSM's RepairDB reads
+//     DeLSM's manifests, whatever number LevelDB's bears;
 //   * killed (SIGKILL through ptrace) at its first move of a manifest or at
 //     its rename of CURRENT: DB::Open refuses the directory, and DeLSM's
 //     RepairDB brings back every write, the writes only LevelDB's table of
@@ -252,6 +255,48 @@ TEST(LevelDbRepairedCutTest, DamagedDelsmManifestInLostStillCounts) {
   s = db->Get(ReadOptions(), kLateKey, &v);
   EXPECT_TRUE(s.ok() && v == CutValue(0)) << kLateKey << ": " << s.ToString();
 }
+
+// LevelDB's RepairDB writes its manifest without a sync (it closes the file
+// and renames it to MANIFEST-000001, then syncs only CURRENT's contents),
+// so a power cut after it can leave CURRENT naming an empty
+// MANIFEST-000001 beside DeLSM's data, DeLSM's manifests in lost/. Nothing
+// of that manifest reads: it is no DeLSM manifest, and its number (LevelDB's
+// repair always writes 1) says nothing of DeLSM's, which record the SST the
+// compaction replaced. Open refuses the directory, changing nothing, and
+// RepairDB brings back every write and no deleted key, with a table of the
+// WAL or without one.
+class LevelDbManifestEmptiedTest : public testing::TestWithParam<bool> {};
+
+TEST_P(LevelDbManifestEmptiedTest, RepairDbKeepsDeletesDeleted) {
+  const bool wal_keys = GetParam();
+  delsm_test::TempDir tmp("delsm_repair_replaced_sst");
+  const std::string dbname = tmp.path() + "/db";
+  MakeRewrittenWithAReplacedSst(tmp.path(), dbname, wal_keys);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ("MANIFEST-000001\n",
+            delsm_test::ReadWholeFile(dbname + "/CURRENT"));
+  // What a power cut leaves of a file written and never synced.
+  ASSERT_TRUE(delsm_test::WriteWhole(dbname + "/MANIFEST-000001", ""));
+  {
+    const auto before = delsm_test::TreeSnapshot(dbname);
+    DB* raw = nullptr;
+    const Status s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(),
+                                 dbname, &raw);
+    delete raw;
+    EXPECT_TRUE(s.IsCorruption()) << s.ToString();
+    EXPECT_EQ(std::vector<std::string>(),
+              SnapshotChanges(before, delsm_test::TreeSnapshot(dbname)));
+  }
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  ExpectCutDbRepaired(dbname, wal_keys);
+}
+
+INSTANTIATE_TEST_SUITE_P(WalTable, LevelDbManifestEmptiedTest, testing::Bool(),
+                         [](const testing::TestParamInfo<bool>& info) {
+                           return std::string(info.param ? "WithWalTable"
+                                                         : "WithoutWalData");
+                         });
 
 // RepairDB over an Env that `arm` (given the database's path) makes fail
 // must fail with an IOError, after `failures` counted at least one, and
