@@ -327,8 +327,22 @@ std::string LevelDbRepairManifestName() {
 
 Status LevelDbRepairManifestLeft(Env* env, const std::string& dbname,
                                  bool* left) {
-  return HoldsLevelDbEdits(env, dbname + "/" + LevelDbRepairManifestName(),
-                           left);
+  *left = false;
+  const std::string path = dbname + "/" + LevelDbRepairManifestName();
+  std::string bytes;
+  Status s = ReadFileToString(env, path, &bytes);
+  if (s.IsNotFound() && !env->FileExists(path)) return Status::OK();
+  if (!s.ok()) return s;  // not absent: what it holds is unknown
+  // Empty, or zeros: what a power cut leaves of the file LevelDB's
+  // RepairDB writes without a sync (DeLSM writes this name only as
+  // CURRENT's contents, synced, which an Open removes once CURRENT is in
+  // place).
+  if (std::all_of(bytes.begin(), bytes.end(),
+                  [](char c) { return c == '\0'; })) {
+    *left = true;
+    return Status::OK();
+  }
+  return HoldsLevelDbEdits(env, path, left);
 }
 
 Status CheckDatabaseFormat(Env* env, const std::string& dbname,

@@ -81,10 +81,12 @@ Status RewrittenByLevelDbError(const std::string& dbname,
 std::string LevelDbRepairManifestName();
 
 // Sets *left to whether `dbname` holds that file with LevelDB's version
-// edits in it: LevelDB's RepairDB was cut short between writing it and
-// installing it. (LevelDB's SetCurrentFile writes the same name holding
-// only a manifest's name, which does not count.) Absent or damaged, it is
-// not; a read that fails otherwise (EIO) is returned.
+// edits in it, or empty or zero-filled (LevelDB writes it without a sync,
+// and a power cut can leave it so): LevelDB's RepairDB was cut short
+// between writing it and installing it. (LevelDB's SetCurrentFile writes
+// the same name holding only a manifest's name, which does not count.)
+// Absent or otherwise damaged, it is not; a read that fails otherwise
+// (EIO) is returned.
 Status LevelDbRepairManifestLeft(Env* env, const std::string& dbname,
                                  bool* left);
 

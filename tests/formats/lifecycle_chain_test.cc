@@ -16,7 +16,8 @@
 //   * a compaction killed after its commit, and an Open whose sweep of
 //     what it replaced fails, leave two DeLSM manifests, the older one
 //     the only record of the replaced SST; LevelDB's RepairDB, killed
-//     between its moves of the two to lost/, leaves the older in lost/
+//     between its moves of the two to lost/ (or cut there by a power cut,
+//     its own manifest, unsynced, left empty), leaves the older in lost/
 //     and the one CURRENT names in place; DeLSM's RepairDB follows.
 #include <sys/stat.h>
 #include <unistd.h>
@@ -413,8 +414,11 @@ bool KillLevelDbRepairAtFirstManifestMove(const std::string& dbname,
 // The directory then holds DeLSM's manifest CURRENT names and the replaced
 // SST, and the only record of its replacement is in lost/. Read without
 // that record, the replaced SST's puts come back over the deletes the
-// compaction dropped.
-TEST(LifecycleChainTest, LevelDbRepairKilledBetweenTwoManifestMoves) {
+// compaction dropped. With `power_cut`, the directory is what a power cut
+// there leaves: the moves made, and LevelDB's own manifest, which it
+// writes as 000001.dbtmp without a sync, empty.
+void ExpectRepairAfterLevelDbRepairKilledBetweenTwoManifestMoves(
+    bool power_cut) {
 #if defined(__x86_64__) && defined(LEVELDB_ORACLE)
   delsm_test::TempDir tmp("delsm_lifecycle_chain");
   const std::string dbname = tmp.path() + "/db";
@@ -442,6 +446,11 @@ TEST(LifecycleChainTest, LevelDbRepairKilledBetweenTwoManifestMoves) {
     ASSERT_EQ(std::string::npos, name.find(".ldb"))
         << "LevelDB made a table of a WAL that held nothing";
   }
+  if (power_cut) {
+    const std::string dbtmp = dbname + "/" + LevelDbRepairManifestName();
+    ASSERT_TRUE(Env::Default()->FileExists(dbtmp));
+    ASSERT_TRUE(WriteStringToFile(Env::Default(), "", dbtmp).ok());
+  }
 
   const std::string copy = tmp.path() + "/open-copy";
   ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
@@ -467,8 +476,17 @@ TEST(LifecycleChainTest, LevelDbRepairKilledBetweenTwoManifestMoves) {
   EXPECT_TRUE(before == delsm_test::TreeSnapshot(copy))
       << "the refused Open changed the directory";
 #else
+  (void)power_cut;
   FAIL() << "needs the LevelDB oracle and x86-64 system call registers";
 #endif
+}
+
+TEST(LifecycleChainTest, LevelDbRepairKilledBetweenTwoManifestMoves) {
+  ExpectRepairAfterLevelDbRepairKilledBetweenTwoManifestMoves(false);
+}
+
+TEST(LifecycleChainTest, PowerCutBetweenTwoManifestMovesOfLevelDbsRepair) {
+  ExpectRepairAfterLevelDbRepairKilledBetweenTwoManifestMoves(true);
 }
 
 }  // namespace
