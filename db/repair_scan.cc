@@ -108,27 +108,40 @@ bool Intersect(const std::set<uint64_t>& a, const std::set<uint64_t>& b) {
   return false;
 }
 
-// Whether `m`'s records of replaced SSTs never took effect (or are not
-// this database's), shown by another manifest of `all`, named in *witness.
-// Numbers are never reused, so no manifest written after a commit lists
-// live an SST that commit recorded as replaced. A manifest is numbered
-// from the next file number of the state it starts from, and the next
-// file number its records hand out is past its own number: one whose
+// Whether `m`'s records never took effect (or are not this database's),
+// shown by another manifest of `all`, named in *witness. A manifest is
+// numbered from the next file number of the state it starts from, and the
+// next file number its records hand out is past its own number: one whose
 // records hand out numbers past `m`'s was written after `m` was made
 // (numbered above it, or below it by an Open that started from a state
-// older than `m`, having marked `m`'s number used). If it lists live an
-// SST `m` records as replaced, `m` was never committed: the manifest of a
-// RepairDB, or of an Open, whose switch of CURRENT failed or was killed (a
-// RepairDB's records every old SST as replaced by outputs the next Open
-// removes as dead), which that Open kept as numbered past its own, and a
-// later one may keep while a removal fails, or LevelDB's RepairDB may move
-// to lost/ with the others, to be brought back beside them by the take-in.
+// older than `m`, having marked `m`'s number used). Either shows that `m`
+// was never committed:
+//  - numbered below `m`: its state is older than `m`'s, and every session
+//    after a commit starts from the committed state or a later one, its
+//    manifest numbered past every number `m` hands out. (A RepairDB or a
+//    conversion numbers its manifest past every manifest it finds, an
+//    Open from the next file number of the manifest it recovers, and a
+//    manifest abandoned in a session gets no record after its successor
+//    is numbered.)
+//  - listing live an SST `m` records as replaced: numbers are never
+//    reused, so no manifest written after a commit lists live what that
+//    commit replaced.
+// Such an `m` is the manifest of a RepairDB, or of an Open, whose switch
+// of CURRENT failed or was killed (a RepairDB's records every old SST as
+// replaced by outputs the next Open removes as dead), which that Open kept
+// as numbered past its own, and a later one may keep while a removal
+// fails, or LevelDB's RepairDB may move to lost/ with the others, to be
+// brought back beside them by the take-in. Read, its records of replaced
+// SSTs would have SSTs live since set aside, and its record of its outputs
+// would have an output left on disk (its removal failing) merged: a copy
+// of the data from before every delete since.
 bool NeverTookEffect(const ManifestRecords& m,
                      const std::vector<ManifestRecords>& all,
                      std::string* witness) {
-  if (m.number == 0 || m.retired.empty()) return false;
+  if (m.number == 0) return false;
   for (const ManifestRecords& later : all) {
-    if (&later != &m && later.bound > m.number &&
+    if (&later == &m || later.bound <= m.number) continue;
+    if ((later.number != 0 && later.number < m.number) ||
         Intersect(m.retired, later.live)) {
       *witness = later.name;
       return true;
@@ -272,8 +285,8 @@ Status Repairer::FindRetiredSsts() {
     if (r.name != current && NeverTookEffect(r, read, &witness)) {
       // Its numbers still bound the new ones (FindFiles, next_number_).
       Log(options_.info_log,
-          "RepairDB: %s: records as replaced an SST that %s, written after "
-          "it, lists live: never committed, not read\n",
+          "RepairDB: %s: %s, written after it, numbered below it or listing "
+          "live an SST it records as replaced: never committed, not read\n",
           r.name.c_str(), witness.c_str());
       continue;
     }

@@ -247,11 +247,12 @@ class Repairer {
   // records as replaced is live. A MANIFEST-000001 of which no record
   // decodes as DeLSM's is taken for LevelDB's RepairDB's (written without
   // a sync, it may be empty), which orders none of DeLSM's manifests.
-  // Nor is one that records as replaced an SST which a manifest written
-  // after it lists live (one whose records hand out numbers past its
-  // number): its record never took effect, whatever CURRENT names (a
-  // later Open's manifest numbered past it, or LevelDB's, the take-in
-  // having brought DeLSM's back from lost/).
+  // Nor is one that a manifest written after it (one whose records hand
+  // out numbers past its number) shows never took effect, by listing live
+  // an SST it records as replaced, or by being numbered below it (written
+  // from a state older than it), whatever CURRENT names (a later Open's
+  // manifest numbered past it, or LevelDB's, the take-in having brought
+  // DeLSM's back from lost/).
   // A manifest that cannot be read for another reason than damage (EMFILE,
   // EIO) fails RepairDB: without its record, replaced SSTs would be merged.
   // Also sets committed_bound_ (NeverCommitted), reading CURRENT: an error

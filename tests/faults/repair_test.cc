@@ -8,11 +8,13 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "db/db_impl.h"
 #include "db/filename.h"
 #include "delsm/delsm.h"
 #include "gtest/gtest.h"
@@ -20,6 +22,7 @@
 #include "leveldb/env.h"
 #include "table/meta_file.h"
 #include "testing/fault_injection_env.h"
+#include "testing/fault_injection_file_system.h"
 #include "tests/faults/kv_file_database.h"
 #include "tests/test_support.h"
 
@@ -470,6 +473,97 @@ TEST_F(RepairTest, FailedAtItsCommitThenTwoOpensThenRepairKeepsEveryKey) {
   Status s = RepairDB(dbname_, options_);
   ASSERT_TRUE(s.ok()) << s.ToString();
   Check(/*tombstones_survive=*/true);
+}
+
+// The SST directories of the database, as "L<level>/<name>".
+std::set<std::string> SstDirsOf(const std::string& dbname) {
+  std::set<std::string> dirs;
+  for (int level = 0; level < 7; level++) {
+    const std::string ldir = "L" + std::to_string(level);
+    for (const std::string& d : ListDir(dbname + "/" + ldir)) {
+      dirs.insert(ldir + "/" + d);
+    }
+  }
+  return dirs;
+}
+
+// A RepairDB failed at its commit, then an Open whose removal of one of the
+// repair's outputs (a directory no live version holds) keeps failing (EIO,
+// as a damaged directory gives): the database runs on, deletes keys and
+// compacts every SST the repair had merged away, dropping the tombstones
+// at the base level; a second Open, its removal failing again, numbers its
+// manifest past the repair's. Every manifest stays (an older one goes only
+// once every dead directory has). No manifest lists live an SST the failed
+// repair's records as replaced, but the first Open's, numbered below it,
+// hands out numbers past it: it was written from a state before the
+// repair, which therefore never took effect. Read as committed, its record
+// of its outputs would have RepairDB merge the one left on disk, a copy of
+// the data from before the deletes.
+TEST_F(RepairTest, FailedAtItsCommitThenOpensCompactingEverythingThenRepair) {
+  Fill();
+  const std::set<std::string> before = SstDirsOf(dbname_);
+  {
+    FaultInjectionEnv env(Env::Default(), tmp_.path() + "/shadow");
+    FaultSpec rename;
+    rename.path_contains = "/CURRENT";
+    env.Arm(EnvOp::kRename, rename);
+    Options o;
+    o.env = &env;
+    EXPECT_FALSE(RepairDB(dbname_, o).ok());
+    ASSERT_TRUE(env.Fired()) << "the repair renamed no CURRENT";
+  }
+  // One of the repair's outputs (below L0: its L0 directories are its
+  // intermediate ones).
+  std::string output;
+  for (const std::string& d : SstDirsOf(dbname_)) {
+    if (before.count(d) == 0 && d.rfind("L0/", 0) != 0) output = d;
+  }
+  ASSERT_FALSE(output.empty()) << "the failed repair left no output";
+  FaultInjectionFileSystem fs(FileSystem::Default());
+  FaultSpec unlink;
+  unlink.sticky = true;
+  unlink.path_contains = "/" + output + "/";
+  fs.Arm(FsOp::kUnlink, unlink);
+  auto deleted_in_open = [](int i) { return i % 5 == 1; };
+  {
+    DB* raw = nullptr;
+    Status s = OpenWithFileSystem(options_, tuning_, dbname_, &fs, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<DB> db(raw);
+    for (int i = 0; i < kKeys; i++) {
+      if (deleted_in_open(i)) {
+        ASSERT_TRUE(db->Delete(WriteOptions(), Key(i)).ok());
+      }
+    }
+    db->CompactRange(nullptr, nullptr);
+  }
+  {
+    DB* raw = nullptr;
+    Status s = OpenWithFileSystem(options_, tuning_, dbname_, &fs, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    delete raw;
+  }
+  ASSERT_TRUE(fs.Fired()) << "no removal of " << output << " was made";
+  ASSERT_TRUE(Env::Default()->FileExists(dbname_ + "/" + output + "/META"));
+  fs.Disarm();
+
+  Status s = RepairDB(dbname_, options_);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  DB* db = nullptr;
+  ASSERT_TRUE(delsm::Open(options_, tuning_, dbname_, &db).ok());
+  int back = 0;
+  for (int i = 0; i < kKeys + 100; i++) {
+    std::string v;
+    s = db->Get(ReadOptions(), Key(i), &v);
+    if (i < kKeys && (i % 7 == 0 || deleted_in_open(i))) {
+      if (!s.IsNotFound()) back++;
+      continue;
+    }
+    ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
+    ASSERT_EQ(Value(i), v) << Key(i);
+  }
+  delete db;
+  EXPECT_EQ(0, back) << "deleted keys brought back by the repair";
 }
 
 // A KV file one meta file names, linked under the same name into another
