@@ -23,6 +23,7 @@
 #include "table/meta_file.h"
 #include "testing/fault_injection_env.h"
 #include "testing/fault_injection_file_system.h"
+#include "tests/failed_repair.h"
 #include "tests/faults/kv_file_database.h"
 #include "tests/test_support.h"
 
@@ -391,16 +392,9 @@ TEST_F(RepairTest, ReplacedSstsLeftByACrashDoNotBringBackDeletedKeys) {
 // of the data now, and commit an empty database.
 TEST_F(RepairTest, FailedAtItsCommitThenOpenThenRepairKeepsEveryKey) {
   Fill();
-  {
-    FaultInjectionEnv env(Env::Default(), tmp_.path() + "/shadow");
-    FaultSpec rename;
-    rename.path_contains = "/CURRENT";
-    env.Arm(EnvOp::kRename, rename);
-    Options o;
-    o.env = &env;
-    EXPECT_FALSE(RepairDB(dbname_, o).ok());
-    ASSERT_TRUE(env.Fired()) << "the repair renamed no CURRENT";
-  }
+  ASSERT_NO_FATAL_FAILURE(delsm_test::FailRepairAtRename(
+      dbname_, tmp_.path() + "/shadow", "/CURRENT",
+      "the repair renamed no CURRENT"));
   Check(/*tombstones_survive=*/true);
   if (HasFatalFailure()) return;
   Status s = RepairDB(dbname_, options_);
@@ -419,16 +413,9 @@ TEST_F(RepairTest, FailedAtItsCommitThenOpenThenRepairKeepsEveryKey) {
 // CURRENT names lists them live too.
 TEST_F(RepairTest, FailedAtItsCommitThenTwoOpensThenRepairKeepsEveryKey) {
   Fill();
-  {
-    FaultInjectionEnv env(Env::Default(), tmp_.path() + "/shadow");
-    FaultSpec rename;
-    rename.path_contains = "/CURRENT";
-    env.Arm(EnvOp::kRename, rename);
-    Options o;
-    o.env = &env;
-    EXPECT_FALSE(RepairDB(dbname_, o).ok());
-    ASSERT_TRUE(env.Fired()) << "the repair renamed no CURRENT";
-  }
+  ASSERT_NO_FATAL_FAILURE(delsm_test::FailRepairAtRename(
+      dbname_, tmp_.path() + "/shadow", "/CURRENT",
+      "the repair renamed no CURRENT"));
   // The failed repair's manifest: the one numbered highest.
   std::string uncommitted;
   uint64_t uncommitted_number = 0;
@@ -502,16 +489,9 @@ std::set<std::string> SstDirsOf(const std::string& dbname) {
 TEST_F(RepairTest, FailedAtItsCommitThenOpensCompactingEverythingThenRepair) {
   Fill();
   const std::set<std::string> before = SstDirsOf(dbname_);
-  {
-    FaultInjectionEnv env(Env::Default(), tmp_.path() + "/shadow");
-    FaultSpec rename;
-    rename.path_contains = "/CURRENT";
-    env.Arm(EnvOp::kRename, rename);
-    Options o;
-    o.env = &env;
-    EXPECT_FALSE(RepairDB(dbname_, o).ok());
-    ASSERT_TRUE(env.Fired()) << "the repair renamed no CURRENT";
-  }
+  ASSERT_NO_FATAL_FAILURE(delsm_test::FailRepairAtRename(
+      dbname_, tmp_.path() + "/shadow", "/CURRENT",
+      "the repair renamed no CURRENT"));
   // One of the repair's outputs (below L0: its L0 directories are its
   // intermediate ones).
   std::string output;

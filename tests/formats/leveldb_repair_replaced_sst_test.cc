@@ -30,9 +30,9 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
-#include "testing/fault_injection_env.h"
 #include "testing/read_error_env.h"
 #include "tests/db_options.h"
+#include "tests/failed_repair.h"
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/killed_repair.h"
 #include "tests/leveldb_oracle/oracle.h"
@@ -158,23 +158,6 @@ void ExpectCutDbRepaired(const std::string& dbname, bool wal_keys = true) {
   }
 }
 
-// RepairDB over an Env whose first rename of a path containing
-// `path_contains` fails (EIO) must fail; `not_tried` says what it means if
-// no such rename was made.
-void ExpectRepairFailsAtRename(const std::string& tmp,
-                               const std::string& dbname,
-                               const std::string& path_contains,
-                               const char* not_tried) {
-  FaultInjectionEnv env(Env::Default(), tmp + "/env_shadow");
-  FaultSpec rename;
-  rename.path_contains = path_contains;
-  env.Arm(EnvOp::kRename, rename);
-  Options o;
-  o.env = &env;
-  EXPECT_FALSE(RepairDB(dbname, o).ok());
-  ASSERT_TRUE(env.Fired()) << not_tried;
-}
-
 // DeLSM's RepairDB, taking in LevelDB's tables, moves the manifest in
 // lost/ back; cut short (EIO, or a kill) once it has put LevelDB's
 // manifest away, the next RepairDB sees no LevelDB database and must
@@ -184,8 +167,9 @@ TEST(LevelDbRepairedCutTest, TakeInCutShortThenRepairAgainKeepsDeletesDeleted) {
   const std::string dbname = tmp.path() + "/db";
   MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
   if (HasFatalFailure()) return;
-  ExpectRepairFailsAtRename(tmp.path(), dbname, "/lost/MANIFEST-",
-                            "no DeLSM manifest was moved back from lost/");
+  delsm_test::FailRepairAtRename(dbname, tmp.path() + "/env_shadow",
+                                 "/lost/MANIFEST-",
+                                 "no DeLSM manifest was moved back from lost/");
   if (HasFatalFailure()) return;
   Status s = RepairDB(dbname, Options());
   ASSERT_TRUE(s.ok()) << s.ToString();
@@ -204,8 +188,9 @@ TEST(LevelDbRepairedCutTest, TakeInFailedAtItsCommitThenLevelDbOpensIt) {
   const std::string dbname = tmp.path() + "/db";
   MakeRewrittenWithAReplacedSst(tmp.path(), dbname);
   if (HasFatalFailure()) return;
-  ExpectRepairFailsAtRename(tmp.path(), dbname, "/lost/leveldb-",
-                            "the take-in made no move into lost/");
+  delsm_test::FailRepairAtRename(dbname, tmp.path() + "/env_shadow",
+                                 "/lost/leveldb-",
+                                 "the take-in made no move into lost/");
   if (HasFatalFailure()) return;
   const delsm_test::OracleRun opened =
       delsm_test::RunOracle({"dump", dbname}, "", tmp.path() + "/dump");
@@ -521,8 +506,8 @@ TEST(LevelDbRepairKilledTakeInTest, KeepsItsPlanUntilItsRepairCommits) {
                                 LevelDbRepairEnd::kKilledAtManifestMove);
   if (HasFatalFailure()) return;
   for (int attempt = 0; attempt < 2; attempt++) {
-    ExpectRepairFailsAtRename(tmp.path(), dbname, "/CURRENT",
-                              "the repair renamed no CURRENT");
+    delsm_test::FailRepairAtRename(dbname, tmp.path() + "/env_shadow",
+                                   "/CURRENT", "the repair renamed no CURRENT");
     if (HasFatalFailure()) return;
   }
   {

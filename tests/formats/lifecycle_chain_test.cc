@@ -42,8 +42,8 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/iterator.h"
-#include "testing/fault_injection_env.h"
 #include "tests/db_options.h"
+#include "tests/failed_repair.h"
 #include "tests/leveldb_oracle/killed_repair.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/replaced_sst_left.h"
@@ -359,16 +359,9 @@ TEST(LifecycleChainTest, UncommittedRepairManifestBroughtBackSetsNothingAside) {
   delsm_test::TempDir tmp("delsm_lifecycle_chain");
   const std::string dbname = tmp.path() + "/db";
   ASSERT_NO_FATAL_FAILURE(WriteDelsmDatabase(dbname));
-  {
-    FaultInjectionEnv env(Env::Default(), tmp.path() + "/shadow");
-    FaultSpec rename;
-    rename.path_contains = "/CURRENT";
-    env.Arm(EnvOp::kRename, rename);
-    Options o;
-    o.env = &env;
-    EXPECT_FALSE(RepairDB(dbname, o).ok());
-    ASSERT_TRUE(env.Fired()) << "the repair renamed no CURRENT";
-  }
+  ASSERT_NO_FATAL_FAILURE(
+      delsm_test::FailRepairAtRename(dbname, tmp.path() + "/shadow", "/CURRENT",
+                                     "the repair renamed no CURRENT"));
   EXPECT_EQ("", Difference(Written(), ScanDelsm(dbname))) << "after the Open";
   ASSERT_LT(CurrentManifestNumber(dbname), Manifests(dbname).rbegin()->first)
       << "no manifest numbered past the one CURRENT names: the failed "
