@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "compat/leveldb/directory_kind.h"
 #include "db/dbformat.h"
 #include "db/filename.h"
 #include "db/log_read_error.h"
@@ -242,7 +243,8 @@ Status Repairer::FindRetiredSsts() {
   // bound the new ones (FindFiles). The evidence is DeLSM's numbering, so
   // the manifest CURRENT names must be DeLSM's: one of its records decodes
   // as DeLSM's edit (none of LevelDB's can), or, of one that does not
-  // read, a name other than MANIFEST-000001. That is the name LevelDB's
+  // read, a name other than MANIFEST-000001
+  // (LevelDbRepairInstalledManifestName). That is the name LevelDB's
   // RepairDB gives its own manifest, which it writes without a sync (a
   // power cut after it can leave it empty, and the take-in then leaves it
   // here); DeLSM's MANIFEST-000001 is a new database's, named by CURRENT
@@ -260,7 +262,7 @@ Status Repairer::FindRetiredSsts() {
   const bool past_current_uncommitted =
       current_here && ParseFileName(current, &current_number, &current_type) &&
       current_type == kDescriptorFile &&
-      (current_is_delsm || current_number != 1);
+      (current_is_delsm || current != LevelDbRepairInstalledManifestName());
   if (past_current_uncommitted) {
     std::vector<ManifestRecords> committed;
     for (ManifestRecords& r : read) {

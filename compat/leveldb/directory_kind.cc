@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <vector>
 
@@ -24,6 +25,20 @@ namespace leveldb {
 
 namespace {
 
+// Reads the log records of `file` into *records; damage is skipped. A
+// read that fails otherwise (EIO) is returned.
+Status ReadRecords(SequentialFile* file, std::vector<std::string>* records) {
+  records->clear();
+  log::ReadErrorReporter reporter;  // damage is skipped
+  log::Reader reader(file, &reporter, /*checksum=*/true, 0);
+  Slice record;
+  std::string scratch;
+  while (reader.ReadRecord(&record, &scratch) && reporter.read_error().ok()) {
+    records->push_back(record.ToString());
+  }
+  return reporter.read_error();
+}
+
 // Reads the records of the manifest at `path` into *records (damage is
 // skipped); *absent if it is not there (NotFound, and FileExists agrees).
 // A read that fails otherwise (EIO) is returned: judged from the records
@@ -40,14 +55,42 @@ Status ReadManifestRecords(Env* env, const std::string& path,
   }
   if (!s.ok()) return s;  // not absent: what it holds is unknown
   std::unique_ptr<SequentialFile> file(raw);
-  log::ReadErrorReporter reporter;  // damage is skipped
-  log::Reader reader(file.get(), &reporter, /*checksum=*/true, 0);
-  Slice record;
-  std::string scratch;
-  while (reader.ReadRecord(&record, &scratch) && reporter.read_error().ok()) {
-    records->push_back(record.ToString());
+  return ReadRecords(file.get(), records);
+}
+
+// A file's bytes already in memory, read as a SequentialFile.
+class BytesFile : public SequentialFile {
+ public:
+  explicit BytesFile(const Slice& bytes) : rest_(bytes) {}
+
+  Status Read(size_t n, Slice* result, char* scratch) override {
+    n = std::min(n, rest_.size());
+    std::memcpy(scratch, rest_.data(), n);
+    *result = Slice(scratch, n);
+    rest_.remove_prefix(n);
+    return Status::OK();
   }
-  return reporter.read_error();
+
+  Status Skip(uint64_t n) override {
+    rest_.remove_prefix(std::min<uint64_t>(n, rest_.size()));
+    return Status::OK();
+  }
+
+ private:
+  Slice rest_;  // what the next Read returns from
+};
+
+// Whether `records` are LevelDB's version edits: at least one, every one
+// a LevelDB edit, the first naming a comparator, as LevelDB's manifests
+// always begin.
+bool AreLevelDbEdits(const std::vector<std::string>& records) {
+  bool all = !records.empty();
+  for (size_t i = 0; i < records.size() && all; i++) {
+    bool has_comparator;
+    all =
+        IsLevelDbEdit(records[i], &has_comparator) && (i > 0 || has_comparator);
+  }
+  return all;
 }
 
 // Lists `dir` into *names; a directory that is not there (NotFound, and
@@ -96,25 +139,6 @@ Status FindDelsmData(Env* env, const std::string& dbname,
       return Status::OK();
     }
   }
-  return Status::OK();
-}
-
-// Whether the file at `path` holds LevelDB's version edits (*leveldb):
-// at least one record, every one a LevelDB edit, the first naming a
-// comparator, as LevelDB's manifests always begin.
-Status HoldsLevelDbEdits(Env* env, const std::string& path, bool* leveldb) {
-  *leveldb = false;
-  std::vector<std::string> records;
-  bool absent;
-  Status s = ReadManifestRecords(env, path, &records, &absent);
-  if (!s.ok() || absent) return s;
-  bool all = !records.empty();
-  for (size_t i = 0; i < records.size() && all; i++) {
-    bool has_comparator;
-    all =
-        IsLevelDbEdit(records[i], &has_comparator) && (i > 0 || has_comparator);
-  }
-  *leveldb = all;
   return Status::OK();
 }
 
@@ -248,12 +272,7 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
     }
     return Status::OK();
   }
-  bool all_leveldb = !records.empty();
-  for (size_t i = 0; i < records.size() && all_leveldb; i++) {
-    bool has_comparator;
-    all_leveldb =
-        IsLevelDbEdit(records[i], &has_comparator) && (i > 0 || has_comparator);
-  }
+  const bool all_leveldb = AreLevelDbEdits(records);
   if (!leveldb_table.empty() || all_leveldb) {
     *format = DatabaseFormat::kLevelDb;
     *evidence = !leveldb_table.empty()
@@ -301,7 +320,7 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
   // replaced. (DeLSM's MANIFEST-000001 is a new database's, written
   // synced, named by CURRENT only before the database holds anything.)
   if (current_manifest_here && records.empty() &&
-      manifest == DescriptorFileName("", 1).substr(1)) {
+      manifest == LevelDbRepairInstalledManifestName()) {
     std::string moved;
     s = FindDelsmManifestInLost(env, dbname, children, &moved);
     if (!s.ok()) return s;
@@ -325,6 +344,10 @@ std::string LevelDbRepairManifestName() {
   return TempFileName("", 1).substr(1);
 }
 
+std::string LevelDbRepairInstalledManifestName() {
+  return DescriptorFileName("", 1).substr(1);
+}
+
 Status LevelDbRepairManifestLeft(Env* env, const std::string& dbname,
                                  bool* left) {
   *left = false;
@@ -342,7 +365,13 @@ Status LevelDbRepairManifestLeft(Env* env, const std::string& dbname,
     *left = true;
     return Status::OK();
   }
-  return HoldsLevelDbEdits(env, path, left);
+  // The same bytes, read as a manifest.
+  BytesFile file(bytes);
+  std::vector<std::string> records;
+  s = ReadRecords(&file, &records);
+  if (!s.ok()) return s;
+  *left = AreLevelDbEdits(records);
+  return Status::OK();
 }
 
 Status CheckDatabaseFormat(Env* env, const std::string& dbname,

@@ -80,6 +80,11 @@ Status RewrittenByLevelDbError(const std::string& dbname,
 // after (its TempFileName(dbname, 1): 000001.dbtmp).
 std::string LevelDbRepairManifestName();
 
+// The name (no path) LevelDB 1.23's RepairDB renames that manifest to and
+// has CURRENT name: MANIFEST-000001 (its DescriptorFileName(dbname, 1)).
+// DeLSM gives the name only to a new database's first manifest.
+std::string LevelDbRepairInstalledManifestName();
+
 // Sets *left to whether `dbname` holds that file with LevelDB's version
 // edits in it, or empty or zero-filled (LevelDB writes it without a sync,
 // and a power cut can leave it so): LevelDB's RepairDB was cut short

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -95,6 +96,28 @@ class RepairTest : public testing::Test {
       ASSERT_EQ(Value(i), v);
     }
     delete db;
+  }
+
+  // Opens the database and reads keys [0, keys): every key `deleted`
+  // names must be NotFound (counted, so a failure says how many came
+  // back), every other one reads back its value.
+  void CheckNoneBack(int keys, const std::function<bool(int)>& deleted) {
+    DB* raw = nullptr;
+    Status s = delsm::Open(options_, tuning_, dbname_, &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<DB> db(raw);
+    int back = 0;
+    for (int i = 0; i < keys; i++) {
+      std::string v;
+      s = db->Get(ReadOptions(), Key(i), &v);
+      if (deleted(i)) {
+        if (!s.IsNotFound()) back++;
+        continue;
+      }
+      ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
+      ASSERT_EQ(Value(i), v) << Key(i);
+    }
+    EXPECT_EQ(0, back) << "deleted keys brought back by the repair";
   }
 
   TempDir tmp_;
@@ -364,20 +387,7 @@ TEST_F(RepairTest, ReplacedSstsLeftByACrashDoNotBringBackDeletedKeys) {
 
   Status s = RepairDB(dbname_, options_);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  ASSERT_TRUE(delsm::Open(options_, tuning_, dbname_, &db).ok());
-  int back = 0;
-  for (int i = 0; i < kKeys; i++) {
-    std::string v;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    if (i % 7 == 0) {
-      if (!s.IsNotFound()) back++;
-      continue;
-    }
-    ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
-    ASSERT_EQ(Value(i), v) << Key(i);
-  }
-  delete db;
-  EXPECT_EQ(0, back) << "deleted keys brought back by the repair";
+  CheckNoneBack(kKeys, [](int i) { return i % 7 == 0; });
   // What was not merged is kept in lost/, not deleted.
   EXPECT_FALSE(ListDir(dbname_ + "/lost").empty());
 }
@@ -529,21 +539,9 @@ TEST_F(RepairTest, FailedAtItsCommitThenOpensCompactingEverythingThenRepair) {
 
   Status s = RepairDB(dbname_, options_);
   ASSERT_TRUE(s.ok()) << s.ToString();
-  DB* db = nullptr;
-  ASSERT_TRUE(delsm::Open(options_, tuning_, dbname_, &db).ok());
-  int back = 0;
-  for (int i = 0; i < kKeys + 100; i++) {
-    std::string v;
-    s = db->Get(ReadOptions(), Key(i), &v);
-    if (i < kKeys && (i % 7 == 0 || deleted_in_open(i))) {
-      if (!s.IsNotFound()) back++;
-      continue;
-    }
-    ASSERT_TRUE(s.ok()) << Key(i) << ": " << s.ToString();
-    ASSERT_EQ(Value(i), v) << Key(i);
-  }
-  delete db;
-  EXPECT_EQ(0, back) << "deleted keys brought back by the repair";
+  CheckNoneBack(kKeys + 100, [&](int i) {
+    return i < kKeys && (i % 7 == 0 || deleted_in_open(i));
+  });
 }
 
 // A KV file one meta file names, linked under the same name into another
