@@ -120,13 +120,14 @@ bool Intersect(const std::set<uint64_t>& a, const std::set<uint64_t>& b) {
 //  - numbered below `m`: its state is older than `m`'s, and every session
 //    after a commit starts from the committed state or a later one, its
 //    manifest numbered past every number `m` hands out. (A RepairDB or a
-//    conversion numbers its manifest past every manifest it finds, an
-//    Open from the next file number of the manifest it recovers, and a
-//    manifest abandoned in a session gets no record after its successor
-//    is numbered.)
+//    conversion numbers its manifest past every manifest it finds, and an
+//    Open from the next file number of the manifest it recovers.)
 //  - listing live an SST `m` records as replaced: numbers are never
 //    reused, so no manifest written after a commit lists live what that
-//    commit replaced.
+//    commit replaced; and a session whose manifest write failed writes no
+//    record and no manifest after it (VersionSet::LogAndApply), so none
+//    is written on a state that lacks a record of `m` whose earlier
+//    records took effect.
 // Such an `m` is the manifest of a RepairDB, or of an Open, whose switch
 // of CURRENT failed or was killed (a RepairDB's records every old SST as
 // replaced by outputs the next Open removes as dead), which that Open kept

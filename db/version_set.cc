@@ -83,18 +83,15 @@ uint64_t VersionSet::OldestLiveVersion() const {
   return dummy_versions_.next_->number_;
 }
 
-void VersionSet::AbandonManifest() {
-  manifest_.reset();
-  // The next LogAndApply writes a full snapshot to a fresh file.
-  manifest_file_number_ = NewFileNumber();
-}
-
 Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu, bool sync) {
   mu->AssertHeld();
   // Edits are applied strictly one after another: each builds on the
   // version the previous one installed.
   if (manifest_cv_ == nullptr) manifest_cv_.reset(new port::CondVar(mu));
   while (manifest_busy_) manifest_cv_->Wait();
+  // An earlier edit whose write failed may be in the manifest: nothing
+  // after it is committed, not even to a new manifest (see the header).
+  if (!manifest_error_.ok()) return manifest_error_;
   manifest_busy_ = true;
 
   if (edit->has_log_number()) {
@@ -159,8 +156,10 @@ Status VersionSet::LogAndApply(VersionEdit* edit, port::Mutex* mu, bool sync) {
     Log(options_->info_log, "LogAndApply failed: %s", s.ToString().c_str());
     delete v;
     if (io_attempted) {
-      // The manifest may now end in a partial record; never append to it.
-      AbandonManifest();
+      // The manifest may now end in this record, whole or partial: never
+      // append to it, and write no other (see the header).
+      manifest_.reset();
+      manifest_error_ = s;
       // A manifest CURRENT never named is garbage. If switching CURRENT was
       // attempted it may have taken effect, so that file must stay.
       if (!new_manifest.empty() && !current_attempted) {

@@ -46,11 +46,21 @@ class VersionSet {
 
   // Applies `edit` to the current version, makes the result durable in the
   // manifest (a new manifest starting with a full snapshot on the first call
-  // after Recover or after a failure; CURRENT is switched to it once it is
-  // synced) and installs it as current. Fills in the edit's log number, next
-  // file number and last sequence when it does not set them. Releases *mu
-  // while writing; concurrent calls are applied one after another. On error
-  // nothing is installed.
+  // after Recover; CURRENT is switched to it once it is synced) and installs
+  // it as current. Fills in the edit's log number, next file number and last
+  // sequence when it does not set them. Releases *mu while writing;
+  // concurrent calls are applied one after another. On error nothing is
+  // installed.
+  //
+  // A call that fails once its write has begun leaves it unknown whether
+  // its edit committed: the record may be in the manifest, and the next
+  // Recover then applies it. Every later call fails with the same error and
+  // writes nothing. A later record, or a new manifest built on the version
+  // in memory (which lacks the edit), would contradict the manifest that
+  // holds it: its snapshot would list live the SSTs that record replaced,
+  // and RepairDB, finding both, takes a manifest so contradicted for one
+  // that never took effect, and would not read what the earlier records of
+  // that manifest replaced (FindRetiredSsts in db/repair_scan.cc).
   //
   // With sync == false the record is written but not synced (a new manifest
   // is still synced before CURRENT names it): a process crash keeps it, a
@@ -179,8 +189,6 @@ class VersionSet {
   // Encodes the current level structure and compaction pointers as one
   // edit: the first record of a new manifest.
   void EncodeSnapshot(std::string* record);
-  // Closes the manifest so the next LogAndApply starts a new one.
-  void AbandonManifest();
 
   void SetupOtherInputs(Compaction* c);
   // Smallest and largest key over `inputs` (non-empty).
@@ -203,10 +211,13 @@ class VersionSet {
   uint64_t log_number_;
   uint64_t prev_log_number_;
 
-  // The open manifest; null until the first LogAndApply after Recover or
+  // The open manifest; null until the first LogAndApply after Recover, and
   // after a failed write. Used only by the LogAndApply that holds
   // manifest_busy_.
   std::unique_ptr<ManifestWriter> manifest_;
+  // The error of the LogAndApply whose write failed, which every later
+  // call returns; OK until then. Guarded by the DB mutex.
+  Status manifest_error_;
   // True while a LogAndApply is writing with the DB mutex released; others
   // wait on manifest_cv_ (created on first use, bound to the DB mutex).
   bool manifest_busy_;
