@@ -623,6 +623,15 @@ Status LevelDbConvertible(Env* env, const std::string& dbname,
   return Status::OK();
 }
 
+namespace conversion_internal {
+
+Status FinishConversion(const LevelDbConversionOptions& options,
+                        const std::string& dbname) {
+  return Converter(options, dbname).Finish();
+}
+
+}  // namespace conversion_internal
+
 Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
                                const std::string& dbname) {
   Converter converter(options, dbname);

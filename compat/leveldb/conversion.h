@@ -31,6 +31,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "delsm/delsm.h"
 #include "leveldb/options.h"
@@ -140,9 +141,12 @@ Status ConvertLevelDbIfPresent(const LevelDbConversionOptions& options,
 // placed and the repair committed), if CURRENT
 // names a LevelDB manifest that reads (LevelDB uses the directory, or took
 // it back with its own RepairDB), or if every file its PLAN moves to lost/
-// is still in place; then the take-in starts over. Otherwise the take-in
-// was committed, and it finishes step 3 and returns. RepairDB comes here
-// for a take-in's PLAN whatever the directory's format, and DB::Open
+// is still in place; then the take-in starts over. A committed
+// conversion's PLAN (CURRENT names its manifest) is carried out as DB::Open
+// carries it out, and the tables it leaves (LevelDB's RepairDB made them
+// of a WAL the conversion had not replayed) are taken in. Otherwise the
+// take-in was committed, and it finishes step 3 and returns. RepairDB comes
+// here for a take-in's PLAN whatever the directory's format, and DB::Open
 // refuses such a directory (TakeInCutShortError). A take-in that fails
 // before its commit removes the SSTs it made; one that fails after it
 // leaves the PLAN for the next RepairDB.
@@ -173,6 +177,19 @@ enum class StagingState {
 // directory says.
 Status ReadStagingState(Env* env, const std::string& dbname,
                         StagingState* state);
+
+// Sets *unplanned to the first of `tables` (names of LevelDB's tables in
+// `dbname`) that no PLAN in its staging directory accounts for; empty if
+// one accounts for every one. A conversion's PLAN names in its removals
+// every table the directory held when it staged (what its commit leaves
+// beside its manifest until Open removes them); a take-in's moves every
+// table to lost/. Without a PLAN none is accounted for: a table beside
+// DeLSM's manifest is then LevelDB's RepairDB's, made of a WAL. A PLAN
+// that does not decode accounts for every one (whose it is cannot be
+// told). A read of the PLAN that fails otherwise (EIO) is returned.
+Status FindTableNoPlanNames(Env* env, const std::string& dbname,
+                            const std::vector<std::string>& tables,
+                            std::string* unplanned);
 
 // The refusal of `operation` (e.g. "DB::Open") on a database whose
 // take-in (TakeInLevelDbTables) was cut short, its PLAN in the staging

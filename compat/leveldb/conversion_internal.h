@@ -17,6 +17,7 @@ namespace leveldb {
 
 class Env;
 class FileSystem;
+struct LevelDbConversionOptions;
 
 namespace conversion_internal {
 
@@ -36,6 +37,15 @@ Status ReadCurrent(Env* env, const std::string& dbname, std::string* name);
 // whole and DeLSM's.
 Status ReadLiveSsts(Env* env, const std::string& path,
                     std::set<uint64_t>* live);
+
+// Finishes the conversion of `dbname` committed by the PLAN in its staging
+// directory, as DB::Open does (ConvertLevelDbIfPresent), whatever else the
+// directory holds: its SSTs placed, the files the PLAN names removed, then
+// the staging directory. Nothing if the PLAN is not a committed
+// conversion's. For a RepairDB that takes in the tables the conversion
+// did not convert.
+Status FinishConversion(const LevelDbConversionOptions& options,
+                        const std::string& dbname);
 
 // The staging directory <db>/leveldb-conversion/, shared by the conversion
 // (conversion.cc) and the take-in (take_in_tables.cc): SST directories are

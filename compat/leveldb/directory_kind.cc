@@ -181,19 +181,22 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
   std::vector<std::string> children;
   Status s = ListIfPresent(env, dbname, &children);
   if (!s.ok()) return s;  // no directory yet is no error: nothing to judge
-  std::string leveldb_table;
+  std::vector<std::string> leveldb_tables;
   bool has_level_dir = false;
   for (const std::string& child : children) {
     uint64_t number;
     // DeLSM keeps its SSTs as directories inside L<n>/, never here.
-    if (leveldb_table.empty() && ParseLevelDbTableFileName(child, &number)) {
-      leveldb_table = child;
+    if (ParseLevelDbTableFileName(child, &number)) {
+      leveldb_tables.push_back(child);
     }
     FileType type;
     if (ParseFileName(child, &number, &type) && type == kLevelDir) {
       has_level_dir = true;
     }
   }
+  std::sort(leveldb_tables.begin(), leveldb_tables.end());
+  const std::string leveldb_table =
+      leveldb_tables.empty() ? std::string() : leveldb_tables.front();
 
   std::string current;
   s = ReadFileToString(env, CurrentFileName(dbname), &current);
@@ -233,16 +236,25 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
     // manifests there, so the table holds the only copy here of what the
     // WAL held. Read as DeLSM's database, the manifest alone would lose
     // those writes (and hand their sequence numbers out again). DeLSM
-    // leaves a table beside its manifest only with its staging directory
-    // there (a committed conversion's PLAN stays until the last table has
-    // gone; a take-in's moves every table to lost/ before its repair
-    // writes a manifest), whose state Open and RepairDB read.
+    // leaves a table beside its manifest only with a PLAN in its staging
+    // directory that accounts for it (a committed conversion's names the
+    // tables it removes, and stays until they have gone; a take-in's moves
+    // every table to lost/ before its repair writes a manifest), whose
+    // state Open and RepairDB read. A table no PLAN names came after it:
+    // LevelDB's RepairDB made it, of a WAL the conversion had not
+    // replayed yet.
     const bool staging = std::find(children.begin(), children.end(),
                                    kLevelDbConversionDirName) != children.end();
-    if (!leveldb_table.empty() && !staging) {
+    std::string unplanned;
+    s = FindTableNoPlanNames(env, dbname, leveldb_tables, &unplanned);
+    if (!s.ok()) return s;
+    if (!unplanned.empty()) {
       *format = DatabaseFormat::kRewrittenByLevelDb;
-      *evidence = "LevelDB table " + leveldb_table + " beside DeLSM's " +
-                  manifest + ", which CURRENT names";
+      *evidence = "LevelDB table " + unplanned + " beside DeLSM's " + manifest +
+                  ", which CURRENT names" +
+                  (staging ? ", and the staging directory's PLAN does not "
+                             "name it"
+                           : "");
       return Status::OK();
     }
     // Without a table (the WALs held nothing), cut short as it moved the

@@ -29,9 +29,10 @@ enum class DatabaseFormat {
   // keeps no directory, so it saw none of DeLSM's SSTs). Not a LevelDB
   // database to convert: converted, it would lose every SST. Also one
   // through which LevelDB's RepairDB was cut short: a LevelDB table beside
-  // the DeLSM manifest CURRENT names, without a staging directory (where a
-  // committed conversion keeps its PLAN until its tables are gone); or,
-  // without one either, LevelDB's RepairDB's own new manifest
+  // the DeLSM manifest CURRENT names that no PLAN in a staging directory
+  // names (a committed conversion's names the tables it converts, and
+  // stays until they are gone; FindTableNoPlanNames); or, without a
+  // staging directory, LevelDB's RepairDB's own new manifest
   // (LevelDbRepairManifestLeft) beside it and a DeLSM manifest in lost/
   // that the directory does not hold; or CURRENT naming a DeLSM manifest
   // that is in lost/; or CURRENT naming MANIFEST-000001 here, of which

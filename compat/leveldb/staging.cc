@@ -243,4 +243,27 @@ Status ReadStagingState(Env* env, const std::string& dbname,
   return Status::OK();
 }
 
+Status FindTableNoPlanNames(Env* env, const std::string& dbname,
+                            const std::vector<std::string>& tables,
+                            std::string* unplanned) {
+  using Kind = conversion_internal::StagingPlan::Kind;
+  unplanned->clear();
+  if (tables.empty()) return Status::OK();
+  conversion_internal::StagingPlan plan;
+  Status s = conversion_internal::ReadPlan(
+      env, dbname + "/" + kLevelDbConversionDirName, &plan);
+  if (s.IsCorruption()) return Status::OK();
+  if (!s.ok() && !s.IsNotFound()) return s;
+  if (s.ok() && plan.kind == Kind::kTakeIn) return Status::OK();
+  std::set<std::string> planned;
+  if (s.ok()) planned.insert(plan.removals.begin(), plan.removals.end());
+  for (const std::string& table : tables) {
+    if (planned.count(table) == 0) {
+      *unplanned = table;
+      break;
+    }
+  }
+  return Status::OK();
+}
+
 }  // namespace leveldb

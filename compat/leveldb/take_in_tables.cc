@@ -32,6 +32,7 @@ namespace leveldb {
 namespace {
 
 using conversion_internal::ConversionDurability;
+using conversion_internal::FinishConversion;
 using conversion_internal::PlaceStagedSsts;
 using conversion_internal::ReadCurrent;
 using conversion_internal::ReadLiveSsts;
@@ -285,9 +286,10 @@ Status RemoveStagingAfterItsRepair(const LevelDbConversionOptions& o,
 
 // What a take-in or a conversion left in the staging directory `staging`
 // (see conversion.h): removed where it holds only copies; finished, with
-// *finished set, where it is a committed take-in's. A PLAN that does not
-// decode, or a committed conversion's, is left as it is and fails the
-// repair, which has changed nothing.
+// *finished set, where it is a committed take-in's; a committed
+// conversion's is finished as DB::Open finishes it, and the take-in goes
+// on with the tables it leaves. A PLAN that does not decode is left as it
+// is and fails the repair, which has changed nothing.
 Status ResolveStaging(const LevelDbConversionOptions& o,
                       const std::string& dbname, const std::string& staging,
                       bool* finished) {
@@ -339,9 +341,20 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
     std::string current;
     if (ReadCurrent(o.env, dbname, &current).ok() &&
         current == DescriptorFileName("", plan.manifest_number).substr(1)) {
-      return Status::NotSupported(staging,
-                                  "holds a committed conversion's PLAN; left "
-                                  "as it is, RepairDB changed nothing");
+      // Committed, and cut short before it had placed its SSTs and removed
+      // the tables it converted; LevelDB's RepairDB has been here since (it
+      // made a table beside the conversion's manifest of a WAL the
+      // conversion had not replayed, which the PLAN does not name, or moved
+      // that manifest to lost/). Finished first, as DB::Open finishes it:
+      // the tables it leaves, LevelDB's RepairDB's, are taken in next.
+      s = FinishConversion(o, dbname);
+      if (s.ok()) {
+        Log(o.info_log,
+            "RepairDB: finished the committed conversion in %s; taking in "
+            "the LevelDB tables it did not convert\n",
+            staging.c_str());
+      }
+      return s;
     }
     why = "its conversion was not committed (CURRENT names another manifest)";
   } else if (leveldb_current) {

@@ -18,11 +18,16 @@
 //     the only record of the replaced SST; LevelDB's RepairDB, killed
 //     between its moves of the two to lost/ (or cut there by a power cut,
 //     its own manifest, unsynced, left empty), leaves the older in lost/
-//     and the one CURRENT names in place; DeLSM's RepairDB follows.
+//     and the one CURRENT names in place; DeLSM's RepairDB follows;
+//   * DB::Open's conversion of a LevelDB database commits and is cut short
+//     before it places its SSTs; LevelDB's RepairDB makes a table of the
+//     WAL the conversion had not replayed, moves the WAL to lost/ and is
+//     killed before it moves a manifest; DB::Open and RepairDB follow.
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -38,10 +43,12 @@
 #include "db/log_reader.h"
 #include "db/version_edit.h"
 #include "delsm/delsm.h"
+#include "fs/file_system.h"
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/iterator.h"
+#include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
 #include "tests/failed_repair.h"
 #include "tests/leveldb_oracle/killed_repair.h"
@@ -480,6 +487,125 @@ TEST(LifecycleChainTest, LevelDbRepairKilledBetweenTwoManifestMoves) {
 
 TEST(LifecycleChainTest, PowerCutBetweenTwoManifestMovesOfLevelDbsRepair) {
   ExpectRepairAfterLevelDbRepairKilledBetweenTwoManifestMoves(true);
+}
+
+// A LevelDB database whose last writes are only in its WAL. DB::Open's
+// conversion commits (CURRENT names its manifest) and is cut short before
+// it places its SSTs (EIO renaming the first out of the staging
+// directory), leaving its PLAN, LevelDB's tables and the WAL, which the
+// conversion had not replayed yet. LevelDB's RepairDB then makes a table
+// of the WAL, moves the WAL to lost/, and is killed at its first move of
+// a manifest: that table, which the PLAN does not name, is the only copy
+// of the WAL's writes. DB::Open must not open the directory without them
+// (it refuses, or opens with every write), and RepairDB brings them back.
+TEST(LifecycleChainTest, LevelDbRepairKilledAfterAConversionCutShort) {
+#if defined(__x86_64__) && defined(LEVELDB_ORACLE)
+  delsm_test::TempDir tmp("delsm_lifecycle_chain");
+  const std::string dbname = tmp.path() + "/db";
+  const delsm_test::OracleRun made = delsm_test::RunOracle(
+      {"create", dbname}, delsm_test::OracleTableAndWalCommands(100, 150, 100),
+      tmp.path() + "/create");
+  ASSERT_TRUE(made.ok) << made.err;
+  // What `fill` wrote (a dump would open the database with LevelDB, which
+  // makes a table of the WAL).
+  Contents leveldb_view;
+  for (unsigned i = 0; i < 150; i++) {
+    leveldb_view[delsm_test::OracleFillKey(i)] =
+        delsm_test::OracleFillValue(i, 100);
+  }
+  {
+    FaultInjectionFileSystem fs(FileSystem::Default());
+    fs.FailNth(FsOp::kRename, 1, EIO);
+    DB* raw = nullptr;
+    const Status s = OpenWithFileSystem(
+        Options(), delsm_test::ManualCompactionOnly(), dbname, &fs, &raw);
+    delete raw;
+    ASSERT_FALSE(s.ok()) << "the conversion's first placing did not fail";
+    ASSERT_TRUE(fs.Fired());
+  }
+  DatabaseFormat format;
+  std::string evidence;
+  ASSERT_TRUE(
+      DetectDatabaseFormat(Env::Default(), dbname, &format, &evidence).ok());
+  ASSERT_EQ(DatabaseFormat::kDelsm, format) << "the conversion did not commit";
+  ASSERT_TRUE(Env::Default()->FileExists(dbname + "/leveldb-conversion/PLAN"));
+
+  std::string why;
+  ASSERT_TRUE(KillLevelDbRepairAtFirstManifestMove(dbname, &why)) << why;
+  bool wal_in_lost = false;
+  for (const std::string& name : delsm_test::ListDir(dbname + "/lost")) {
+    wal_in_lost |= delsm_test::EndsWith(name, ".log");
+  }
+  ASSERT_TRUE(wal_in_lost) << "LevelDB's RepairDB moved no WAL to lost/";
+
+  DB* raw = nullptr;
+  const Status opened =
+      delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
+  if (opened.ok()) {
+    std::unique_ptr<DB> db(raw);
+    EXPECT_EQ("", Difference(leveldb_view, Scan(db.get())))
+        << "DB::Open returned OK";
+  } else {
+    EXPECT_TRUE(opened.IsCorruption()) << opened.ToString();
+  }
+  const Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Difference(leveldb_view, ScanDelsm(dbname)))
+      << "after DeLSM's RepairDB";
+#else
+  FAIL() << "needs the LevelDB oracle and x86-64 system call registers";
+#endif
+}
+
+// An empty 000001.dbtmp beside a DeLSM database that a RepairDB has run on
+// (the manifests it replaced are in lost/, which the directory no longer
+// holds): what a power cut leaves of LevelDB's RepairDB's own manifest,
+// and of the CURRENT switch of a new DeLSM database made before that
+// repair (DeLSM's NewDB names its manifest MANIFEST-000001 and writes
+// 000001.dbtmp; a RepairDB that commits there does not remove it). Open
+// cannot tell the two apart and refuses, changing nothing; RepairDB takes
+// the manifests in lost/ back, moves the file to lost/, and keeps every
+// key, no deleted key back.
+TEST(LifecycleChainTest, EmptyDbtmpBesideARepairedDatabase) {
+  delsm_test::TempDir tmp("delsm_lifecycle_chain");
+  const std::string dbname = tmp.path() + "/db";
+  ASSERT_NO_FATAL_FAILURE(WriteDelsmDatabase(dbname));
+  Status s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  bool moved = false;
+  for (const auto& m : Manifests(dbname + "/lost")) {
+    moved |= !Env::Default()->FileExists(dbname + "/" + m.second);
+  }
+  ASSERT_TRUE(moved) << "the repair left no manifest in lost/";
+  {
+    DB* raw = nullptr;
+    s = delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname,
+                    &raw);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    std::unique_ptr<DB> db(raw);
+    db->CompactRange(nullptr, nullptr);
+    EXPECT_EQ("", Difference(Written(), Scan(db.get())));
+  }
+  const std::string dbtmp = dbname + "/" + LevelDbRepairManifestName();
+  ASSERT_FALSE(Env::Default()->FileExists(dbtmp));
+  ASSERT_TRUE(WriteStringToFile(Env::Default(), "", dbtmp).ok());
+
+  const auto before = delsm_test::TreeSnapshot(dbname);
+  DB* raw = nullptr;
+  const Status opened =
+      delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
+  delete raw;
+  EXPECT_TRUE(opened.IsCorruption()) << opened.ToString();
+  EXPECT_TRUE(before == delsm_test::TreeSnapshot(dbname))
+      << "the refused Open changed the directory";
+
+  s = RepairDB(dbname, Options());
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_FALSE(Env::Default()->FileExists(dbtmp));
+  EXPECT_EQ("", Difference(Written(), ScanDelsm(dbname)))
+      << "after DeLSM's RepairDB";
+  EXPECT_EQ("", Difference(Written(), ScanDelsm(dbname)))
+      << "after DeLSM's RepairDB and an Open";
 }
 
 }  // namespace
