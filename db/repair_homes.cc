@@ -23,7 +23,15 @@ RepairHomes::Key RepairHomes::KeyOf(const MetaIndexEntry& entry) {
 Status RepairHomes::Find(uint64_t* next_number) {
   std::vector<std::string> homes;
   Status s = fs_->ListDirectory(homes_.root(), &homes);
-  if (s.IsNotFound()) return Status::OK();  // no values/
+  if (s.IsNotFound()) {
+    // No values/ only if a lookup agrees: a listing that fails otherwise
+    // (or a lookup that cannot tell) leaves every home unknown, and a
+    // repair that went on would take their values for lost.
+    bool exists = true;
+    Status probe = fs_->Probe(homes_.root(), &exists);
+    if (probe.ok() && !exists) return Status::OK();
+    return probe.ok() ? s : probe;
+  }
   if (!s.ok()) return s;
   for (const std::string& h : homes) {
     uint64_t home;
