@@ -26,6 +26,7 @@
 #include "db/write_batch_internal.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
+#include "fs/list_if_present.h"
 #include "leveldb/write_batch.h"
 #include "table/key_codec.h"
 #include "table/sst_dir.h"
@@ -160,11 +161,11 @@ Status DBImpl::Recover(VersionEdit* edit, bool* save_manifest,
     mark_used(dirs, &ParseSstDirName);
   }
   // So do homes (a crash may leave one whose SST directory is gone): a new
-  // flush's home must not exist yet. Only a values/ that is not there
-  // (NotFound) has none.
+  // flush's home must not exist yet. Only a values/ that is not there has
+  // none.
   std::vector<std::string> homes;
-  s = fs_->ListDirectory(homes_->root(), &homes);
-  if (s.IsNotFound()) s = Status::OK();
+  bool no_homes;
+  s = ListDirectoryIfPresent(fs_, homes_->root(), &homes, &no_homes);
   if (!s.ok()) return s;
   mark_used(homes, &ParseHomeDirName);
   *closed_cleanly = marker_valid && !unknown_numbers;
@@ -489,10 +490,11 @@ bool DBImpl::AllKvFilesPresent(const FileMetaData& f) {
                                    ? SstDirName(dbname_, 0, f.dir)
                                    : homes_->root() + "/" + HomeDirName(where);
       std::vector<std::string> names;
-      Status s = fs_->ListDirectory(path, &names);
+      bool absent;
       // Only a directory that is not there says its files are gone; any
       // other error proves nothing.
-      if (!s.ok() && !s.IsNotFound()) break;
+      Status s = ListDirectoryIfPresent(fs_, path, &names, &absent);
+      if (!s.ok()) break;
       it =
           listed
               .emplace(where, std::set<std::string>(names.begin(), names.end()))

@@ -2,6 +2,7 @@
 #include "db/repair_homes.h"
 
 #include "fs/file_system.h"
+#include "fs/list_if_present.h"
 #include "leveldb/env.h"
 #include "port/port.h"
 #include "table/key_codec.h"
@@ -22,17 +23,11 @@ RepairHomes::Key RepairHomes::KeyOf(const MetaIndexEntry& entry) {
 
 Status RepairHomes::Find(uint64_t* next_number) {
   std::vector<std::string> homes;
-  Status s = fs_->ListDirectory(homes_.root(), &homes);
-  if (s.IsNotFound()) {
-    // No values/ only if a lookup agrees: a listing that fails otherwise
-    // (or a lookup that cannot tell) leaves every home unknown, and a
-    // repair that went on would take their values for lost.
-    bool exists = true;
-    Status probe = fs_->Probe(homes_.root(), &exists);
-    if (probe.ok() && !exists) return Status::OK();
-    return probe.ok() ? s : probe;
-  }
-  if (!s.ok()) return s;
+  // A values/ that cannot be told absent leaves every home unknown: a
+  // repair that went on would take their values for lost.
+  bool absent;
+  Status s = ListDirectoryIfPresent(fs_, homes_.root(), &homes, &absent);
+  if (!s.ok() || absent) return s;
   for (const std::string& h : homes) {
     uint64_t home;
     if (!ParseHomeDirName(h, &home)) continue;
