@@ -183,14 +183,19 @@ void ExpectSessionWrites(DB* db) {
   EXPECT_EQ(0, back) << "of the 50 deleted keys, read back by a scan";
 }
 
+// RunSession in `tmp`'s database, through a fault-injecting Env that is
+// gone when it returns; the database's path in *dbname.
+void RunSessionIn(const TempDir& tmp, std::string* dbname) {
+  *dbname = tmp.path() + "/db";
+  FaultInjectionEnv env(Env::Default(), tmp.path() + "/shadow");
+  RunSession(*dbname, &env);
+}
+
 TEST(CommitAfterFailedCommitTest, RepairKeepsDeletedKeysDeleted) {
   TempDir tmp("delsm_failed_commit");
-  const std::string dbname = tmp.path() + "/db";
-  {
-    FaultInjectionEnv env(Env::Default(), tmp.path() + "/shadow");
-    RunSession(dbname, &env);
-    if (HasFatalFailure()) return;
-  }
+  std::string dbname;
+  RunSessionIn(tmp, &dbname);
+  if (HasFatalFailure()) return;
   Options options;
   ASSERT_OK(RepairDB(dbname, options));
   DB* db = nullptr;
@@ -201,12 +206,9 @@ TEST(CommitAfterFailedCommitTest, RepairKeepsDeletedKeysDeleted) {
 
 TEST(CommitAfterFailedCommitTest, OpenKeepsDeletedKeysDeleted) {
   TempDir tmp("delsm_failed_commit");
-  const std::string dbname = tmp.path() + "/db";
-  {
-    FaultInjectionEnv env(Env::Default(), tmp.path() + "/shadow");
-    RunSession(dbname, &env);
-    if (HasFatalFailure()) return;
-  }
+  std::string dbname;
+  RunSessionIn(tmp, &dbname);
+  if (HasFatalFailure()) return;
   Options options;
   DB* db = nullptr;
   ASSERT_OK(delsm::Open(options, TestTuning(), dbname, &db));
