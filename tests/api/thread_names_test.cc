@@ -119,23 +119,28 @@ TEST(ThreadNamesTest, CompactionAndRemovalRunUnderTheBatchPolicy) {
                           dir.path() + "/db", &raw)
                   .ok());
   std::unique_ptr<DB> db(raw);
-  // Each thread sets its policy as it starts, which may be just after Open
-  // returns.
+  // Each thread names itself and sets its policy as it starts, which may be
+  // just after Open returns: wait until every thread has done both (a
+  // thread not yet named carries the test's name and is not seen at all).
   const std::set<int> batch = {SCHED_BATCH};
+  const std::set<int> other = {SCHED_OTHER};
   const char* const kBackground[] = {"delsm-compact", "delsm-remove"};
+  const char* const kWaitedFor[] = {"delsm-flush", "delsm-sync",
+                                    "delsm-readahead"};
   std::map<std::string, std::set<int>> policies;
   for (int tries = 0; tries < 1000; tries++) {
     policies = ThreadPolicies();
     bool all = true;
     for (const char* name : kBackground) all = all && policies[name] == batch;
+    for (const char* name : kWaitedFor) all = all && !policies[name].empty();
     if (all) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   for (const char* name : kBackground) {
     EXPECT_EQ(batch, policies[name]) << name;
   }
-  for (const char* name : {"delsm-flush", "delsm-sync", "delsm-readahead"}) {
-    EXPECT_EQ(std::set<int>{SCHED_OTHER}, policies[name]) << name;
+  for (const char* name : kWaitedFor) {
+    EXPECT_EQ(other, policies[name]) << name;
   }
   EXPECT_EQ(SCHED_OTHER, sched_getscheduler(0)) << "the caller's thread";
 }
