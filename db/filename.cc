@@ -35,10 +35,14 @@ std::string LogFileName(const std::string& dbname, uint64_t number) {
 }
 
 std::string DescriptorFileName(const std::string& dbname, uint64_t number) {
+  return dbname + "/" + DescriptorName(number);
+}
+
+std::string DescriptorName(uint64_t number) {
   char buf[48];
-  std::snprintf(buf, sizeof(buf), "/MANIFEST-%06llu",
+  std::snprintf(buf, sizeof(buf), "MANIFEST-%06llu",
                 static_cast<unsigned long long>(number));
-  return dbname + buf;
+  return buf;
 }
 
 std::string CurrentFileName(const std::string& dbname) {
@@ -133,11 +137,9 @@ bool ParseSstDirName(const std::string& name, uint64_t* number) {
 
 Status SetCurrentFile(Env* env, const std::string& dbname,
                       uint64_t descriptor_number) {
-  const std::string manifest = DescriptorFileName(dbname, descriptor_number);
-  Slice contents(manifest);
-  contents.remove_prefix(dbname.size() + 1);  // Just "MANIFEST-nnnnnn".
   const std::string tmp = TempFileName(dbname, descriptor_number);
-  Status s = WriteStringToFileSync(env, contents.ToString() + "\n", tmp);
+  Status s =
+      WriteStringToFileSync(env, DescriptorName(descriptor_number) + "\n", tmp);
   if (s.ok()) s = env->RenameFile(tmp, CurrentFileName(dbname));
   if (!s.ok()) env->RemoveFile(tmp);  // Best effort; the error is s.
   return s;

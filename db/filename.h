@@ -29,6 +29,9 @@ enum FileType {
 
 std::string LogFileName(const std::string& dbname, uint64_t number);
 std::string DescriptorFileName(const std::string& dbname, uint64_t number);
+// "MANIFEST-nnnnnn" without a path: the manifest's entry in the database
+// directory, and what CURRENT holds when it names that manifest.
+std::string DescriptorName(uint64_t number);
 std::string CurrentFileName(const std::string& dbname);
 std::string LockFileName(const std::string& dbname);
 std::string TempFileName(const std::string& dbname, uint64_t number);

@@ -312,7 +312,7 @@ Status Repairer::PutAwayOldFiles() {
       options_.info_log));
   for (uint64_t n : logs_) note(PutAwayEnvFile(LogFileName("", n).substr(1)));
   for (const std::string& m : manifests_) {
-    if (m != DescriptorFileName("", new_manifest_).substr(1)) {
+    if (m != DescriptorName(new_manifest_)) {
       note(PutAwayEnvFile(m));
     }
   }

@@ -459,7 +459,7 @@ Status Converter::Finish() {
   std::string current;
   s = ReadCurrent(o_.env, dbname_, &current);
   if (!s.ok()) return s;
-  if (current != DescriptorFileName("", plan.manifest_number).substr(1)) {
+  if (current != DescriptorName(plan.manifest_number)) {
     Log(o_.info_log,
         "LevelDB conversion: %s holds a plan for a manifest CURRENT does "
         "not name; left alone\n",

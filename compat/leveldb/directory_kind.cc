@@ -356,9 +356,7 @@ std::string LevelDbRepairManifestName() {
   return TempFileName("", 1).substr(1);
 }
 
-std::string LevelDbRepairInstalledManifestName() {
-  return DescriptorFileName("", 1).substr(1);
-}
+std::string LevelDbRepairInstalledManifestName() { return DescriptorName(1); }
 
 Status LevelDbRepairManifestLeft(Env* env, const std::string& dbname,
                                  bool* left) {

@@ -340,7 +340,7 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
     // then LevelDB's files are untouched.
     std::string current;
     if (ReadCurrent(o.env, dbname, &current).ok() &&
-        current == DescriptorFileName("", plan.manifest_number).substr(1)) {
+        current == DescriptorName(plan.manifest_number)) {
       // Committed, and cut short before it had placed its SSTs and removed
       // the tables it converted; LevelDB's RepairDB has been here since (it
       // made a table beside the conversion's manifest of a WAL the
