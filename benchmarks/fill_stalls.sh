@@ -10,24 +10,29 @@
 # speed.
 #
 #   sudo bash benchmarks/fill_stalls.sh [--num N] [--value-size B]
-#       [--out DIR] [delsm|leveldb|NAME=FLAGS]
+#       [--benchmarks LIST] [--out DIR] [delsm|leveldb|NAME=FLAGS]
 #
-# Defaults: 1M keys of 4 KiB, delsm. Environment: BIN_DIR (default
+# Defaults: 1M keys of 4 KiB, fillrandom, delsm. With several stages
+# (e.g. writedeleteread) db_bench runs each on a thread of its own; the
+# report follows the one that ran longest, and timehist (kept in OUT) has
+# the others. Environment: BIN_DIR (default
 # build-release/benchmarks), LOOP_SIZE (default 32G), MKFS_OPTIONS.
 # Needs root and perf (linux-perf). OUT keeps db_bench's output, the LOG,
-# perf's sched.data and the report (report.txt).
+# perf's sched.data, its timehist (timehist.txt) and the report (report.txt).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 num=1000000
 value_size=4096
+benchmarks=fillrandom
 out=out/fill-stalls-$(date +%Y%m%d-%H%M%S)
 engine=delsm
 while [ $# -gt 0 ]; do
   case "$1" in
     --num) num=$2; shift 2 ;;
     --value-size) value_size=$2; shift 2 ;;
+    --benchmarks) benchmarks=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
-    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) echo "fill_stalls: unknown option $1" >&2; exit 2 ;;
     *) engine=$1; shift ;;
   esac
@@ -46,7 +51,7 @@ loop_image_mount fill-stalls
 # The shell records its pid, which db_bench keeps by exec.
 perf sched record -g -o "$out/sched.data" -- \
   sh -c 'echo $$ > "$0"; exec "$@"' "$out/pid" \
-  "$engine_binary" --benchmarks=fillrandom --num="$num" --value_size="$value_size" \
+  "$engine_binary" --benchmarks="$benchmarks" --num="$num" --value_size="$value_size" \
   --bloom_bits=10 --histogram=1 "${engine_flags[@]}" --db="$mnt/db" \
   > "$out/db_bench.out" 2> "$out/perf.err"
 [ -f "$mnt/db/LOG" ] && cp "$mnt/db/LOG" "$out/LOG"
@@ -55,6 +60,6 @@ pid=$(cat "$out/pid")
   grep -E 'micros/op|^Percentiles|^Min:' "$out/db_bench.out" || true
   echo
   perf sched timehist -i "$out/sched.data" -p "$pid" -g --state 2>/dev/null |
-    python3 benchmarks/fill_stalls.py
+    tee "$out/timehist.txt" | python3 benchmarks/fill_stalls.py
 } | tee "$out/report.txt"
 echo "fill_stalls: outputs in $out"
