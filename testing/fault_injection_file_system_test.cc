@@ -6,6 +6,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "db/dbformat.h"
 #include "gtest/gtest.h"
@@ -109,6 +110,36 @@ TEST_F(FaultInjectionTest, FailsExactlyTheNthCall) {
   fs_.FailNth(FsOp::kUnlink, 1, ENOENT);
   EXPECT_TRUE(dir->Unlink("one").IsNotFound());
   EXPECT_TRUE(dir->Unlink("one").ok());
+}
+
+// A fault on one exact path fails the listing of that directory only: not
+// the listing of a directory below it, whose path contains its own, and
+// not the lookup, which still finds it.
+TEST_F(FaultInjectionTest, PathIsFailsOneDirectoryOnly) {
+  const std::string outer = root_ + "/outer";
+  const std::string inner = outer + "/inner";
+  ASSERT_TRUE(fs_.CreateDir(outer, false).ok());
+  ASSERT_TRUE(fs_.CreateDir(inner, false).ok());
+  FaultSpec spec;
+  spec.err = ENOENT;
+  spec.sticky = true;
+  spec.path_is = outer;
+  fs_.Arm(FsOp::kReaddir, spec);
+  std::vector<std::string> names;
+  EXPECT_TRUE(fs_.ListDirectory(inner, &names).ok());
+  EXPECT_FALSE(fs_.Fired());
+  Status s = fs_.ListDirectory(outer, &names);
+  EXPECT_TRUE(s.IsNotFound()) << s.ToString();
+  EXPECT_NE(s.ToString().find(outer), std::string::npos) << s.ToString();
+  EXPECT_TRUE(fs_.ListDirectory(outer, &names).IsNotFound());
+  EXPECT_EQ(fs_.Failures(), 2u);
+  EXPECT_EQ(fs_.Matches(), 2u);
+  bool exists = false;
+  ASSERT_TRUE(fs_.Probe(outer, &exists).ok());
+  EXPECT_TRUE(exists);
+  fs_.Disarm();
+  ASSERT_TRUE(fs_.ListDirectory(outer, &names).ok());
+  EXPECT_EQ(names, std::vector<std::string>({"inner"}));
 }
 
 // Every single failure during a build either leaves both directories

@@ -57,6 +57,7 @@ FaultDecision FaultPlanCore::Decide(int kind, const std::string& path) {
         path.find(spec_.path_contains) == std::string::npos) {
       return d;
     }
+    if (!spec_.path_is.empty() && path != spec_.path_is) return d;
     matches_++;
     if (!active_) {
       if (remaining_ == 0 || --remaining_ != 0) return d;

@@ -13,7 +13,9 @@
 //   kDone     the call takes effect, then reports the error (data written
 //             but fsync failed; close failed after releasing the file).
 // A path filter restricts counting towards n (and failing) to calls whose
-// path contains a given string; every call is still counted per kind. A
+// path contains a given string, or is exactly a given path (one directory,
+// not the entries below it, whose paths contain its own); every call is
+// still counted per kind. A
 // hook, if given, runs in the failing call's thread before the call goes
 // on to fail: a test holds the call there until whatever it wants the
 // failure to meet (another thread's step) has happened.
@@ -41,6 +43,7 @@ struct FaultSpec {
   bool sticky = false;  // and so does every matching call after it
   FaultEffect effect = FaultEffect::kNothing;
   std::string path_contains;  // empty: every path matches
+  std::string path_is;        // non-empty: only this exact path matches
   // Run by each failing call before it fails, without the plan's lock
   // held; empty: none.
   std::function<void()> before_failing;
