@@ -482,7 +482,9 @@ class DBImpl : public DB {
   // unlinked, a crashed flush's values, the values of L0 SSTs replaced by
   // a WAL replay; any other name is left alone) and every home no live
   // entry names. Nothing is removed if a live meta file cannot be read.
-  void RemoveUnreferencedValues() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
+  // Returns whether the sweep finished (values/ absent included); if not,
+  // left_for_open_sweep_ is set.
+  bool RemoveUnreferencedValues() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
   // The path of SST directory `dir` at whichever level holds it, or empty.
   // Asks the file system: called without mutex_.
   std::string FindSstDir(uint64_t dir, int* level) LOCKS_EXCLUDED(mutex_);
@@ -699,6 +701,9 @@ class DBImpl : public DB {
   // finish. A Close with it set writes no clean-close marker
   // (WriteCleanCloseMarker), so the next Open sweeps.
   bool left_for_open_sweep_ GUARDED_BY(mutex_) = false;
+  // Nonzero when this Open's sweep of homes did not finish: dead SST
+  // directories numbered below it are not removed this session (Open).
+  uint64_t kept_for_values_sweep_ GUARDED_BY(mutex_) = 0;
   // RemoveObsoleteFiles calls working without mutex_, each by the number
   // it was given as it began (removal_passes_begun_ counts them).
   std::set<uint64_t> removals_in_flight_ GUARDED_BY(mutex_);

@@ -648,8 +648,22 @@ Status DBImpl::Open(const char* env_spec) {
     // sweep of the live directories: until their replaced meta files are
     // gone, it is RepairDB's only record that they were replaced (the
     // manifest this Open wrote holds no history).
-    if (sweep) RemoveUnreferencedValues();
-    if (sweep) RemoveUnownedDirEntries();
+    // A sweep of homes that did not finish leaves values no live entry
+    // names; the meta files that may name them (replaced SSTs' in live
+    // directories, and every SST directory numbered before this Open,
+    // which may hold such a file or die holding one) stay until an Open's
+    // sweep of homes has removed those values, or RepairDB, finding any
+    // meta file lost, takes them back by their names.
+    if (sweep && !RemoveUnreferencedValues()) {
+      const uint64_t fence = versions_->NewFileNumber();
+      versions_->ReuseFileNumber(fence);
+      kept_for_values_sweep_ = fence;
+      Log(options_.info_log,
+          "Homes not swept: keeping every SST directory numbered below "
+          "#%llu and every replaced meta file for the next open\n",
+          static_cast<unsigned long long>(fence));
+    }
+    if (sweep && kept_for_values_sweep_ == 0) RemoveUnownedDirEntries();
     RemoveObsoleteFiles();
     CheckInodeHeadroom();
     s = StartBackgroundThreads();

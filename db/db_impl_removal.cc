@@ -45,6 +45,7 @@
 #include "db/table_cache.h"
 #include "db/version_set.h"
 #include "fs/file_system.h"
+#include "fs/list_if_present.h"
 #include "table/key_codec.h"
 #include "table/meta_file.h"
 #include "table/sst_dir.h"
@@ -151,6 +152,7 @@ void DBImpl::RemoveObsoleteFiles() {
   // Older manifests, removed last (below).
   std::vector<std::string> manifests_to_delete;
   std::vector<std::pair<uint64_t, std::string>> dirs_to_delete;
+  bool kept_dead_dir = false;
   for (const std::string& child : children) {
     uint64_t number;
     FileType type;
@@ -184,9 +186,18 @@ void DBImpl::RemoveObsoleteFiles() {
     const std::string level_dir = LevelDirName(dbname_, level);
     for (const std::string& d : level_children[level]) {
       uint64_t number;
-      if (ParseSstDirName(d, &number) && number < fence &&
-          !live.Contains(number) && held_dirs.count(number) == 0 &&
-          dirs_being_removed_.insert(number).second) {
+      if (!ParseSstDirName(d, &number) || number >= fence ||
+          live.Contains(number) || held_dirs.count(number) > 0) {
+        continue;
+      }
+      if (number < kept_for_values_sweep_) {
+        // It may hold a meta file naming a value the open sweep of homes
+        // could not remove (RemoveUnreferencedValues): kept, with the
+        // older manifests, for the next open.
+        kept_dead_dir = true;
+        continue;
+      }
+      if (dirs_being_removed_.insert(number).second) {
         dirs_to_delete.push_back({number, level_dir + "/" + d});
       }
     }
@@ -202,7 +213,7 @@ void DBImpl::RemoveObsoleteFiles() {
   // version uses them, and a number is never used again, so nothing looks
   // them up meanwhile.
   for (uint64_t number : unused_ssts) table_cache_->Evict(number);
-  bool dead_dir_failed = !levels_listed;
+  bool dead_dir_failed = !levels_listed || kept_dead_dir;
   std::vector<uint64_t> homes_failed;
   RemoveDiscardedHomes(discarded_homes, &homes_failed, &unlinked,
                        &dirs_removed);
@@ -585,13 +596,13 @@ std::vector<HomeValue> DBImpl::RemoveDeadValues(
     }
     for (size_t i = 0; i < home.second.size(); i++) {
       if (s.ok()) {
-        s = dir->Unlink(home.second[i]->name);
+        // Gone already (an earlier attempt got it) only where a lookup
+        // agrees: a value left while it leaves the queue releases the meta
+        // files naming it, and RepairDB takes an unnamed value back.
+        bool removed = false;
+        s = UnlinkUnlessGone(dir.get(), home.second[i]->name, &removed);
         if (s.ok()) {
-          (*unlinked)++;
-          continue;
-        }
-        if (s.IsNotFound()) {
-          s = Status::OK();  // an earlier attempt got it
+          if (removed) (*unlinked)++;
           continue;
         }
         Log(options_.info_log,
@@ -715,19 +726,22 @@ static Status ForEachHomeEntry(Version* v, TableCache* cache, Fn fn) {
   return Status::OK();
 }
 
-void DBImpl::RemoveUnreferencedValues() {
+bool DBImpl::RemoveUnreferencedValues() {
   mutex_.AssertHeld();
   const std::string& root = homes_->root();
   std::vector<std::string> homes;
-  Status s = fs_->ListDirectory(root, &homes);
-  if (s.IsNotFound()) return;  // no values/: none to sweep
-  if (!s.ok() || homes.empty()) {
-    if (!s.ok()) {
-      left_for_open_sweep_ = true;  // not swept: the next open tries
-      Log(options_.info_log, "Sweeping %s: %s\n", root.c_str(),
-          s.ToString().c_str());
-    }
-    return;
+  // Only a values/ that is not there has none to sweep: a listing that
+  // fails with ENOENT while it is there, taken for its absence, would leave
+  // the sweep owed unmarked, and the Close would vouch for a database
+  // holding the values no entry names.
+  bool absent;
+  Status s = ListDirectoryIfPresent(fs_, root, &homes, &absent);
+  if (s.ok() && (absent || homes.empty())) return true;
+  if (!s.ok()) {
+    left_for_open_sweep_ = true;  // not swept: the next open tries
+    Log(options_.info_log, "Sweeping %s: %s\n", root.c_str(),
+        s.ToString().c_str());
+    return false;
   }
   // The files live entries name, by home. A meta file that cannot be read
   // could name any of them: then nothing is swept (its reads report the
@@ -745,7 +759,7 @@ void DBImpl::RemoveUnreferencedValues() {
     left_for_open_sweep_ = true;
     Log(options_.info_log, "Not sweeping %s: %s\n", root.c_str(),
         s.ToString().c_str());
-    return;
+    return false;
   }
   uint64_t unlinked = 0, dirs_removed = 0;
   for (const std::string& name : homes) {
@@ -773,9 +787,12 @@ void DBImpl::RemoveUnreferencedValues() {
                                    &compressed)) {
           continue;
         }
-        s = dir->Unlink(files[i]);
-        if (s.ok()) unlinked++;
-        if (s.IsNotFound()) s = Status::OK();
+        // Gone already only where a lookup agrees (UnlinkUnlessGone): a
+        // value left while the sweep counts as finished outlives the meta
+        // files that name it.
+        bool removed = false;
+        s = UnlinkUnlessGone(dir.get(), files[i], &removed);
+        if (removed) unlinked++;
       }
     }
     if (!s.ok()) {
@@ -794,6 +811,7 @@ void DBImpl::RemoveUnreferencedValues() {
   }
   dentry_stats_.unlinks += unlinked;
   dentry_stats_.dirs_removed += dirs_removed;
+  return s.ok();
 }
 
 }  // namespace leveldb

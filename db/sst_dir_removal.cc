@@ -14,18 +14,33 @@ namespace leveldb {
 
 namespace {
 
-// Unlinks `name`; a name already gone counts as removed.
+// Unlinks `name`; a name already gone counts as removed (UnlinkUnlessGone).
 Status UnlinkIfPresent(Directory* dir, const std::string& name,
                        uint64_t* unlinked) {
-  Status s = dir->Unlink(name);
-  if (s.ok()) {
-    if (unlinked != nullptr) ++*unlinked;
-    return s;
-  }
-  return s.IsNotFound() ? Status::OK() : s;
+  bool removed = false;
+  Status s = UnlinkUnlessGone(dir, name, &removed);
+  if (removed && unlinked != nullptr) ++*unlinked;
+  return s;
 }
 
 }  // namespace
+
+Status UnlinkUnlessGone(Directory* dir, const std::string& name,
+                        bool* unlinked) {
+  *unlinked = false;
+  Status s = dir->Unlink(name);
+  if (s.ok()) {
+    *unlinked = true;
+    return s;
+  }
+  if (!s.IsNotFound()) return s;
+  KvFileInfo info;
+  Status there = dir->Stat(name, &info);
+  if (there.IsNotFound()) return Status::OK();
+  if (!there.ok()) return there;
+  return Status::IOError(dir->path() + "/" + name,
+                         "the unlink reported it missing, and it is there");
+}
 
 std::vector<std::string> KvFileNamesOf(const MetaIndex& index) {
   std::vector<std::string> names;
@@ -193,7 +208,14 @@ Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
   if (!s.ok() || !exists) return s;
   std::unique_ptr<Directory> dir;
   s = fs->OpenDirectory(path, &dir);
-  if (s.IsNotFound()) return Status::OK();  // gone since the lookup
+  if (s.IsNotFound()) {
+    // Gone since the lookup, if a second lookup agrees: one that still
+    // finds it leaves the directory, and what it holds, unknown.
+    Status again = fs->Probe(path, &exists);
+    if (!again.ok()) return again;
+    if (!exists) return Status::OK();
+    return Status::IOError(path, "found, and does not open: " + s.ToString());
+  }
   if (!s.ok()) return s;
   std::vector<std::string> names;
   s = dir->List(&names);

@@ -30,6 +30,16 @@ struct SstInDir {
 // The names of the KV files `index` refers to.
 std::vector<std::string> KvFileNamesOf(const MetaIndex& index);
 
+// Unlinks `name` from `dir`, setting *unlinked to whether this call removed
+// it. A name already gone is OK with *unlinked false, but only where a
+// lookup (Directory::Stat) agrees with the unlink's NotFound: an unlink that
+// fails with ENOENT while the entry is there has changed nothing, and a
+// caller told it is gone would go on to what may only follow its removal
+// (the meta file after the KV files it names, the meta files after the
+// dead values they name). Then, and on any other failure, an error.
+Status UnlinkUnlessGone(Directory* dir, const std::string& name,
+                        bool* unlinked);
+
 // Unlink from `dir` every KV file that `retired` names and none of `live`
 // does (their key ranges should cover the retired one's), then the retired
 // SST's meta and LONGKEYS files. Missing names are not errors.
@@ -60,8 +70,10 @@ Status RemoveUnownedEntries(Directory* dir,
 
 // Unlink every entry of the directory at `path`, meta and LONGKEYS files
 // last (cut short, it leaves no KV file without the meta files of its
-// directory), then remove it. A missing directory (ENOENT) is not an
-// error; one whose lookup fails otherwise (FileSystem::Probe: EIO) is.
+// directory), then remove it. A missing directory (ENOENT, and Probe
+// agrees) is not an error; one whose lookup fails otherwise
+// (FileSystem::Probe: EIO), or that does not open while Probe finds it,
+// is.
 // *unlinked (if non-null) is increased by the number of entries unlinked.
 Status RemoveSstDirectory(FileSystem* fs, const std::string& path,
                           uint64_t* unlinked);

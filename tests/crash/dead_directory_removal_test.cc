@@ -13,10 +13,13 @@
 //
 // The SST directories live in a memory Env's FileSystem wrapped in the
 // fault-injecting one: it lists a directory in byte order, so "META" comes
-// before the KV files of lowercase keys, on every machine.
+// before the KV files of lowercase keys, on every machine. A removal that
+// meets an unlink or an opening failing with ENOENT while the entry is
+// there must not take the entry for removed.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <memory>
 #include <string>
 #include <vector>
@@ -223,6 +226,57 @@ TEST_F(DeadDirectoryRemovalTest,
   EXPECT_EQ("", Check()) << "after RepairDB";
 }
 
+// As above, but the dead directory holding the puts is there for every
+// lookup while every opening of it fails with ENOENT (a directory entry
+// that stats but does not open). The removal cannot tell that it is gone
+// (a lookup a moment ago found it), so the previous manifest must stay:
+// taken for "gone since the lookup", the directory counted as removed,
+// and the pass removed that manifest, the only record that its SST was
+// replaced, while the directory stayed.
+TEST_F(DeadDirectoryRemovalTest,
+       OpenKeepsThePreviousManifestWhileADeadDirDoesNotOpen) {
+  FaultSpec every_unlink;
+  every_unlink.sticky = true;
+  ASSERT_EQ("", BuildAndCompact(every_unlink));
+  std::vector<std::string> dead;
+  ASSERT_TRUE(fs_.ListDirectory(std::string(kDbName) + "/L0", &dead).ok());
+  std::sort(dead.begin(), dead.end());
+  ASSERT_EQ(2u, dead.size());
+  const std::string puts = std::string(kDbName) + "/L0/" + dead[0];
+  {
+    FaultSpec opening;
+    opening.err = ENOENT;
+    opening.sticky = true;
+    opening.path_contains = puts;
+    fs_.Arm(FsOp::kOpen, opening);
+    std::unique_ptr<DB> db;
+    Status s = Open(&db);
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_TRUE(
+        static_cast<DBImpl*>(db.get())->TEST_WaitForBackgroundWork().ok());
+    db.reset();
+    ASSERT_TRUE(fs_.Fired()) << "the dead directory was not opened";
+    fs_.Disarm();
+  }
+  bool exists = false;
+  ASSERT_TRUE(fs_.Probe(puts, &exists).ok());
+  ASSERT_TRUE(exists);
+  std::string current;
+  ASSERT_TRUE(
+      ReadFileToString(env_.get(), CurrentFileName(kDbName), &current).ok());
+  ASSERT_FALSE(current.empty());
+  current.pop_back();  // its newline
+  const std::string manifest = std::string(kDbName) + "/" + current;
+  std::string bytes;
+  ASSERT_TRUE(ReadFileToString(env_.get(), manifest, &bytes).ok());
+  ASSERT_FALSE(bytes.empty());
+  bytes[bytes.size() / 2] ^= 0x40;  // its record's checksum no longer holds
+  ASSERT_TRUE(WriteStringToFile(env_.get(), bytes, manifest).ok());
+  Status s = Repair();
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ("", Check()) << "after RepairDB";
+}
+
 // As above, but the Open's removal pass cannot list L0 (EIO): it does not
 // know the dead directories are there and has not removed them. The
 // previous manifest, the only record that their SSTs were replaced, must
@@ -294,6 +348,52 @@ TEST_F(DeadDirectoryRemovalTest, RepairAfterRetiredSstRemovalCutShort) {
       from_nth.sticky = true;
       from_nth.path_contains = std::string(kDbName) + "/L1/";
       fs_.Arm(FsOp::kUnlink, from_nth);
+      s = impl->TEST_CompactRange(0, nullptr, nullptr);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+    const bool cut = fs_.Fired();
+    fs_.Disarm();
+    if (!cut) break;  // the removal made fewer unlinks
+    cuts++;
+    Status s = Repair();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ("", Check()) << "after RepairDB";
+  }
+  // The deleted keys' KV files, then META.
+  EXPECT_LE(kKeys / kEvery + 1, cuts);
+}
+
+// The same retired SST, its removal meeting one unlink that fails with
+// ENOENT though the file is there (the unlink changed nothing), at each of
+// its unlinks in turn. Taken for "removed already", the removal went on
+// and unlinked META after it, leaving a dropped put's KV file that no meta
+// file names, which RepairDB takes back by its name.
+TEST_F(DeadDirectoryRemovalTest, RetiredSstRemovalTakesNoFailedUnlinkForDone) {
+  int cuts = 0;
+  for (uint64_t nth = 1; nth < 100; nth++) {
+    SCOPED_TRACE("ENOENT at unlink " + std::to_string(nth));
+    ASSERT_TRUE(DestroyDB(kDbName, DbOptions()).ok());
+    {
+      std::unique_ptr<DB> db;
+      Status s = Open(&db);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      DBImpl* impl = static_cast<DBImpl*>(db.get());
+      for (int i = 0; i < kKeys && s.ok(); i++) {
+        s = db->Put(WriteOptions(), Key(i), Value(i));
+      }
+      if (s.ok()) s = impl->TEST_FlushMemTable();
+      if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+      for (int i = 0; i < kKeys && s.ok(); i += kEvery) {
+        s = db->Delete(WriteOptions(), Key(i));
+      }
+      if (s.ok()) s = impl->TEST_FlushMemTable();
+      if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      FaultSpec at_nth;
+      at_nth.nth = nth;
+      at_nth.err = ENOENT;
+      at_nth.path_contains = std::string(kDbName) + "/L1/";
+      fs_.Arm(FsOp::kUnlink, at_nth);
       s = impl->TEST_CompactRange(0, nullptr, nullptr);
       ASSERT_TRUE(s.ok()) << s.ToString();
     }

@@ -15,6 +15,10 @@
 // - RepairDB keeps the values in homes, also when a meta file is lost;
 // - a database written in the default mode, reopened in this one and back,
 //   holds both kinds of entry and reads right throughout;
+// - an Open whose listing of values/ for its sweep fails (ENOENT with the
+//   directory there, or EIO), or an unlink of a dropped value failing with
+//   ENOENT, leaves no dropped value behind without a meta file naming it,
+//   for a RepairDB to take back by its name;
 // - GetApproximateSizes counts values in homes.
 // The crash and power-loss suites run with the mode on as well (the ctest
 // entries *_values_stay_put, tests/CMakeLists.txt).
@@ -23,13 +27,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <random>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "db/db_impl.h"
@@ -38,7 +45,9 @@
 #include "leveldb/iterator.h"
 #include "leveldb/options.h"
 #include "leveldb/write_batch.h"
+#include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
+#include "tests/forwarding_file_system.h"
 #include "tests/orphan_check.h"
 #include "tests/sigkill_child.h"
 #include "tests/test_support.h"
@@ -454,6 +463,215 @@ TEST(ValuesStayPutTest, RepairDoesNotBringBackValuesACompactionDropped) {
     }
   }
   EXPECT_EQ(15u, lost_values);
+}
+
+// Fails the `nth` OpenDirectory (so the nth listing) of exactly `path`
+// with `error`; every other call passes through.
+class ListingFails : public delsm_test::ForwardingFileSystem {
+ public:
+  ListingFails(std::string path, int nth, Status error)
+      : path_(std::move(path)), nth_(nth), error_(std::move(error)) {}
+
+  Status OpenDirectory(const std::string& path,
+                       std::unique_ptr<leveldb::Directory>* result) override {
+    if (path == path_) {
+      std::lock_guard<std::mutex> l(mu_);
+      if (++calls_ == nth_) {
+        failed_++;
+        return error_;
+      }
+    }
+    return ForwardingFileSystem::OpenDirectory(path, result);
+  }
+
+  int failed() {
+    std::lock_guard<std::mutex> l(mu_);
+    return failed_;
+  }
+
+ private:
+  const std::string path_;
+  const int nth_;
+  const Status error_;
+  std::mutex mu_;
+  int calls_ = 0;
+  int failed_ = 0;
+};
+
+// The state RepairDoesNotBringBackValuesACompactionDropped starts from (a
+// compaction that dropped 15 deleted keys and their values committed, the
+// values still in their home), then an Open on `fs` that writes keys 1000
+// to 1009 and flushes them into an L0 SST of their own, then a Close.
+void KilledAfterTheCommitThenOpenOn(const std::string& dbname,
+                                    leveldb::FileSystem* fs) {
+  ASSERT_EQ("", delsm_test::RunChildThatKillsItself(
+                    "ValuesStayPutCrash.Child",
+                    {{"STAYPUT_DB", dbname}, {"STAYPUT_DELETE", "1"}}));
+  ASSERT_EQ(100u, HomeFiles(dbname).size());
+  DB* raw = nullptr;
+  ASSERT_OK(
+      leveldb::OpenWithFileSystem(DbOptions(), InFiles(), dbname, fs, &raw));
+  std::unique_ptr<DB> db(raw);
+  for (int i = 1000; i < 1010; i++) {
+    ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
+  }
+  ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+  ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+}
+
+// Removes the meta file of the newest SST directory in L0 (the SST of
+// keys 1000 to 1009), as a lost directory entry or a damaged disk loses
+// it: RepairDB then takes back by their names the values in homes that no
+// meta file names.
+void LoseTheMetaFileOfTheL0Sst(const std::string& dbname) {
+  const std::vector<std::string> dirs = ListDir(dbname + "/L0");  // sorted
+  ASSERT_FALSE(dirs.empty());
+  const std::string meta = dbname + "/L0/" + dirs.back() + "/META";
+  ASSERT_EQ(0, unlink(meta.c_str())) << meta;
+}
+
+// What the database holds then: every key of the child but the 15 it
+// deleted, and keys 1000 to 1009, each with its first value.
+Model KeysNotDeleted() {
+  Model model;
+  for (int i = 0; i < 100; i++) {
+    if (i % 7 != 0) model[Key(i)] = Value(i, 1);
+  }
+  for (int i = 1000; i < 1010; i++) model[Key(i)] = Value(i, 1);
+  return model;
+}
+
+// An Open whose sweep of homes cannot list values/ (ENOENT, while the
+// directory is there; the listing Recover numbers homes by succeeds) must
+// not take it for absent: the 15 dropped values stay for a later Open to
+// sweep, and until one has, the Close writes no clean-close marker. Taken
+// for absent, nothing marks the sweep as owed: the Close vouches for a
+// database that holds them, no later Open sweeps, and the meta files that
+// named them are gone (that Open's sweep of SST directories removed them),
+// so a RepairDB that finds any meta file lost takes them back by their
+// names, and the deleted keys with them.
+TEST(ValuesStayPutTest, ValuesDirectoryListedAsAbsentIsSweptLater) {
+  IgnoreEnvironmentTuning();
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  ListingFails fs(
+      dbname + "/values", 2,
+      Status::NotFound(dbname + "/values", "No such file or directory"));
+  ASSERT_NO_FATAL_FAILURE(KilledAfterTheCommitThenOpenOn(dbname, &fs));
+  ASSERT_GT(fs.failed(), 0) << "the sweep never listed values/";
+  {
+    std::unique_ptr<DB> db;
+    ASSERT_OK(OpenInFiles(dbname, &db));
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname))
+        << "the dropped values outlived the next Open";
+  }
+  ASSERT_NO_FATAL_FAILURE(LoseTheMetaFileOfTheL0Sst(dbname));
+  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db));
+  CheckAgainst(db.get(), KeysNotDeleted(), 1010, nullptr, "repaired");
+}
+
+// The same Open with the sweep's listing of values/ failing with EIO: the
+// sweep is owed, and the meta files that name the dropped values (the
+// replaced SSTs' in live directories, and dead directories) must stay
+// until it has run. Removed first, they leave values no meta file names,
+// which a RepairDB run before the next Open takes back by their names
+// once any meta file is lost.
+TEST(ValuesStayPutTest, UnlistableValuesDirectoryKeepsTheMetaFilesNamingThem) {
+  IgnoreEnvironmentTuning();
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  ListingFails fs(dbname + "/values", 2,
+                  Status::IOError(dbname + "/values", "Input/output error"));
+  ASSERT_NO_FATAL_FAILURE(KilledAfterTheCommitThenOpenOn(dbname, &fs));
+  ASSERT_GT(fs.failed(), 0) << "the sweep never listed values/";
+  ASSERT_NO_FATAL_FAILURE(LoseTheMetaFileOfTheL0Sst(dbname));
+  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db));
+  CheckAgainst(db.get(), KeysNotDeleted(), 1010, nullptr, "repaired");
+}
+
+// A compaction drops 15 deleted keys with their values, and every unlink
+// in values/ fails with ENOENT though the files are there (the unlinks
+// change nothing) until the Close. The values must stay queued, holding
+// the meta files that name them (the compaction's inputs). Taken for
+// "unlinked already", they left the queue, those meta files went, the
+// Close wrote its marker (so no Open sweeps them), and a RepairDB that
+// finds any meta file lost takes them back by their names, and the
+// deleted keys with them.
+TEST(ValuesStayPutTest, DeadValueUnlinkFailingWithEnoentIsNotDone) {
+  IgnoreEnvironmentTuning();
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  leveldb::FaultInjectionFileSystem fs(leveldb::FileSystem::Default());
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(
+        leveldb::OpenWithFileSystem(DbOptions(), InFiles(), dbname, &fs, &raw));
+    std::unique_ptr<DB> db(raw);
+    ASSERT_NO_FATAL_FAILURE(PutAndFlush(db.get(), 100));
+    db->CompactRange(nullptr, nullptr);
+    for (int i = 0; i < 100; i += 7) {
+      ASSERT_OK(db->Delete(leveldb::WriteOptions(), Key(i)));
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    leveldb::FaultSpec spec;
+    spec.err = ENOENT;
+    spec.sticky = true;
+    spec.path_contains = dbname + "/values/";
+    fs.Arm(leveldb::FsOp::kUnlink, spec);
+    db->CompactRange(nullptr, nullptr);
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    ASSERT_TRUE(fs.Fired()) << "no value was unlinked";
+    for (int i = 1000; i < 1010; i++) {
+      ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  }
+  fs.Disarm();
+  // The dropped values are all still there.
+  ASSERT_EQ(110u, HomeFiles(dbname).size());
+  ASSERT_NO_FATAL_FAILURE(LoseTheMetaFileOfTheL0Sst(dbname));
+  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db));
+  CheckAgainst(db.get(), KeysNotDeleted(), 1010, nullptr, "repaired");
+}
+
+// The Open of KilledAfterTheCommitThenOpenOn with every unlink in values/
+// failing with ENOENT though the files are there, until its Close: its
+// sweep of homes has not removed the 15 dropped values, and the meta
+// files that name them must stay. Taken for "removed already", the sweep
+// counted as finished, the sweep of SST directories removed those meta
+// files, and the Close wrote its marker.
+TEST(ValuesStayPutTest, SweptValueUnlinkFailingWithEnoentIsNotDone) {
+  IgnoreEnvironmentTuning();
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  leveldb::FaultInjectionFileSystem fs(leveldb::FileSystem::Default());
+  leveldb::FaultSpec spec;
+  spec.err = ENOENT;
+  spec.sticky = true;
+  spec.path_contains = dbname + "/values/";
+  fs.Arm(leveldb::FsOp::kUnlink, spec);
+  ASSERT_NO_FATAL_FAILURE(KilledAfterTheCommitThenOpenOn(dbname, &fs));
+  ASSERT_TRUE(fs.Fired()) << "the sweep unlinked no value";
+  fs.Disarm();
+  ASSERT_EQ(110u, HomeFiles(dbname).size());
+  ASSERT_NO_FATAL_FAILURE(LoseTheMetaFileOfTheL0Sst(dbname));
+  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db));
+  CheckAgainst(db.get(), KeysNotDeleted(), 1010, nullptr, "repaired");
 }
 
 TEST(ValuesStayPutTest, RepairKeepsValuesInHomes) {
