@@ -126,6 +126,54 @@ class DeadDirectoryRemovalTest : public testing::Test {
 
   Status Repair() { return RepairDBWithFileSystem(kDbName, DbOptions(), &fs_); }
 
+  // L1's only SST is the target of a compaction that replaces it by a new
+  // SST in the same directory without the deleted keys' puts; the removal
+  // of the retired one unlinks those puts' KV files, then META. For each
+  // of those unlinks in turn, on a fresh database: `fault` (its nth set to
+  // that unlink, its path to L1) meets the removal, then RepairDB must
+  // give exactly the writes. Every unlink must have been reached.
+  void CutRetiredSstRemovalThenRepair(FaultSpec fault,
+                                      const std::string& what) {
+    int cuts = 0;
+    fault.path_contains = std::string(kDbName) + "/L1/";
+    for (uint64_t nth = 1; nth < 100; nth++) {
+      SCOPED_TRACE(what + std::to_string(nth));
+      ASSERT_TRUE(DestroyDB(kDbName, DbOptions()).ok());
+      {
+        std::unique_ptr<DB> db;
+        Status s = Open(&db);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        DBImpl* impl = static_cast<DBImpl*>(db.get());
+        for (int i = 0; i < kKeys && s.ok(); i++) {
+          s = db->Put(WriteOptions(), Key(i), Value(i));
+        }
+        if (s.ok()) s = impl->TEST_FlushMemTable();
+        if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+        for (int i = 0; i < kKeys && s.ok(); i += kEvery) {
+          s = db->Delete(WriteOptions(), Key(i));
+        }
+        if (s.ok()) s = impl->TEST_FlushMemTable();
+        // The flush's removal pass ended: only the compaction's meets the
+        // fault.
+        if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
+        ASSERT_TRUE(s.ok()) << s.ToString();
+        fault.nth = nth;
+        fs_.Arm(FsOp::kUnlink, fault);
+        s = impl->TEST_CompactRange(0, nullptr, nullptr);
+        ASSERT_TRUE(s.ok()) << s.ToString();
+      }
+      const bool cut = fs_.Fired();
+      fs_.Disarm();
+      if (!cut) break;  // the removal made fewer unlinks
+      cuts++;
+      Status s = Repair();
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      ASSERT_EQ("", Check()) << "after RepairDB";
+    }
+    // The deleted keys' KV files, then META.
+    EXPECT_LE(kKeys / kEvery + 1, cuts);
+  }
+
   std::unique_ptr<Env> env_;
   FaultInjectionFileSystem fs_;
 };
@@ -321,46 +369,9 @@ TEST_F(DeadDirectoryRemovalTest,
 // same), META must still name the KV files left, or RepairDB takes them
 // back by their names.
 TEST_F(DeadDirectoryRemovalTest, RepairAfterRetiredSstRemovalCutShort) {
-  int cuts = 0;
-  for (uint64_t nth = 1; nth < 100; nth++) {
-    SCOPED_TRACE("cut at unlink " + std::to_string(nth));
-    ASSERT_TRUE(DestroyDB(kDbName, DbOptions()).ok());
-    {
-      std::unique_ptr<DB> db;
-      Status s = Open(&db);
-      ASSERT_TRUE(s.ok()) << s.ToString();
-      DBImpl* impl = static_cast<DBImpl*>(db.get());
-      for (int i = 0; i < kKeys && s.ok(); i++) {
-        s = db->Put(WriteOptions(), Key(i), Value(i));
-      }
-      if (s.ok()) s = impl->TEST_FlushMemTable();
-      if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
-      for (int i = 0; i < kKeys && s.ok(); i += kEvery) {
-        s = db->Delete(WriteOptions(), Key(i));
-      }
-      if (s.ok()) s = impl->TEST_FlushMemTable();
-      // The flush's removal pass ended: only the compaction's meets the
-      // fault.
-      if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
-      ASSERT_TRUE(s.ok()) << s.ToString();
-      FaultSpec from_nth;
-      from_nth.nth = nth;
-      from_nth.sticky = true;
-      from_nth.path_contains = std::string(kDbName) + "/L1/";
-      fs_.Arm(FsOp::kUnlink, from_nth);
-      s = impl->TEST_CompactRange(0, nullptr, nullptr);
-      ASSERT_TRUE(s.ok()) << s.ToString();
-    }
-    const bool cut = fs_.Fired();
-    fs_.Disarm();
-    if (!cut) break;  // the removal made fewer unlinks
-    cuts++;
-    Status s = Repair();
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    ASSERT_EQ("", Check()) << "after RepairDB";
-  }
-  // The deleted keys' KV files, then META.
-  EXPECT_LE(kKeys / kEvery + 1, cuts);
+  FaultSpec from_nth;  // EIO from the nth unlink on
+  from_nth.sticky = true;
+  CutRetiredSstRemovalThenRepair(from_nth, "cut at unlink ");
 }
 
 // The same retired SST, its removal meeting one unlink that fails with
@@ -369,44 +380,9 @@ TEST_F(DeadDirectoryRemovalTest, RepairAfterRetiredSstRemovalCutShort) {
 // and unlinked META after it, leaving a dropped put's KV file that no meta
 // file names, which RepairDB takes back by its name.
 TEST_F(DeadDirectoryRemovalTest, RetiredSstRemovalTakesNoFailedUnlinkForDone) {
-  int cuts = 0;
-  for (uint64_t nth = 1; nth < 100; nth++) {
-    SCOPED_TRACE("ENOENT at unlink " + std::to_string(nth));
-    ASSERT_TRUE(DestroyDB(kDbName, DbOptions()).ok());
-    {
-      std::unique_ptr<DB> db;
-      Status s = Open(&db);
-      ASSERT_TRUE(s.ok()) << s.ToString();
-      DBImpl* impl = static_cast<DBImpl*>(db.get());
-      for (int i = 0; i < kKeys && s.ok(); i++) {
-        s = db->Put(WriteOptions(), Key(i), Value(i));
-      }
-      if (s.ok()) s = impl->TEST_FlushMemTable();
-      if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
-      for (int i = 0; i < kKeys && s.ok(); i += kEvery) {
-        s = db->Delete(WriteOptions(), Key(i));
-      }
-      if (s.ok()) s = impl->TEST_FlushMemTable();
-      if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
-      ASSERT_TRUE(s.ok()) << s.ToString();
-      FaultSpec at_nth;
-      at_nth.nth = nth;
-      at_nth.err = ENOENT;
-      at_nth.path_contains = std::string(kDbName) + "/L1/";
-      fs_.Arm(FsOp::kUnlink, at_nth);
-      s = impl->TEST_CompactRange(0, nullptr, nullptr);
-      ASSERT_TRUE(s.ok()) << s.ToString();
-    }
-    const bool cut = fs_.Fired();
-    fs_.Disarm();
-    if (!cut) break;  // the removal made fewer unlinks
-    cuts++;
-    Status s = Repair();
-    ASSERT_TRUE(s.ok()) << s.ToString();
-    ASSERT_EQ("", Check()) << "after RepairDB";
-  }
-  // The deleted keys' KV files, then META.
-  EXPECT_LE(kKeys / kEvery + 1, cuts);
+  FaultSpec at_nth;  // ENOENT at the nth unlink alone
+  at_nth.err = ENOENT;
+  CutRetiredSstRemovalThenRepair(at_nth, "ENOENT at unlink ");
 }
 
 }  // namespace

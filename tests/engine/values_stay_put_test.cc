@@ -541,6 +541,17 @@ Model KeysNotDeleted() {
   return model;
 }
 
+// Loses the L0 SST's meta file (LoseTheMetaFileOfTheL0Sst), runs RepairDB
+// and checks that the database holds KeysNotDeleted(): no value that no
+// meta file names may bring a deleted key back.
+void LoseAMetaFileThenRepairAndCheck(const std::string& dbname) {
+  ASSERT_NO_FATAL_FAILURE(LoseTheMetaFileOfTheL0Sst(dbname));
+  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
+  std::unique_ptr<DB> db;
+  ASSERT_OK(OpenInFiles(dbname, &db));
+  CheckAgainst(db.get(), KeysNotDeleted(), 1010, nullptr, "repaired");
+}
+
 // An Open whose sweep of homes cannot list values/ (ENOENT, while the
 // directory is there; the listing Recover numbers homes by succeeds) must
 // not take it for absent: the 15 dropped values stay for a later Open to
@@ -567,11 +578,7 @@ TEST(ValuesStayPutTest, ValuesDirectoryListedAsAbsentIsSweptLater) {
     EXPECT_EQ("", delsm_test::FindOrphans(db.get(), dbname))
         << "the dropped values outlived the next Open";
   }
-  ASSERT_NO_FATAL_FAILURE(LoseTheMetaFileOfTheL0Sst(dbname));
-  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
-  std::unique_ptr<DB> db;
-  ASSERT_OK(OpenInFiles(dbname, &db));
-  CheckAgainst(db.get(), KeysNotDeleted(), 1010, nullptr, "repaired");
+  LoseAMetaFileThenRepairAndCheck(dbname);
 }
 
 // The same Open with the sweep's listing of values/ failing with EIO: the
@@ -589,11 +596,7 @@ TEST(ValuesStayPutTest, UnlistableValuesDirectoryKeepsTheMetaFilesNamingThem) {
                   Status::IOError(dbname + "/values", "Input/output error"));
   ASSERT_NO_FATAL_FAILURE(KilledAfterTheCommitThenOpenOn(dbname, &fs));
   ASSERT_GT(fs.failed(), 0) << "the sweep never listed values/";
-  ASSERT_NO_FATAL_FAILURE(LoseTheMetaFileOfTheL0Sst(dbname));
-  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
-  std::unique_ptr<DB> db;
-  ASSERT_OK(OpenInFiles(dbname, &db));
-  CheckAgainst(db.get(), KeysNotDeleted(), 1010, nullptr, "repaired");
+  LoseAMetaFileThenRepairAndCheck(dbname);
 }
 
 // A compaction drops 15 deleted keys with their values, and every unlink
@@ -639,11 +642,7 @@ TEST(ValuesStayPutTest, DeadValueUnlinkFailingWithEnoentIsNotDone) {
   fs.Disarm();
   // The dropped values are all still there.
   ASSERT_EQ(110u, HomeFiles(dbname).size());
-  ASSERT_NO_FATAL_FAILURE(LoseTheMetaFileOfTheL0Sst(dbname));
-  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
-  std::unique_ptr<DB> db;
-  ASSERT_OK(OpenInFiles(dbname, &db));
-  CheckAgainst(db.get(), KeysNotDeleted(), 1010, nullptr, "repaired");
+  LoseAMetaFileThenRepairAndCheck(dbname);
 }
 
 // The Open of KilledAfterTheCommitThenOpenOn with every unlink in values/
@@ -667,11 +666,7 @@ TEST(ValuesStayPutTest, SweptValueUnlinkFailingWithEnoentIsNotDone) {
   ASSERT_TRUE(fs.Fired()) << "the sweep unlinked no value";
   fs.Disarm();
   ASSERT_EQ(110u, HomeFiles(dbname).size());
-  ASSERT_NO_FATAL_FAILURE(LoseTheMetaFileOfTheL0Sst(dbname));
-  ASSERT_OK(leveldb::RepairDB(dbname, DbOptions()));
-  std::unique_ptr<DB> db;
-  ASSERT_OK(OpenInFiles(dbname, &db));
-  CheckAgainst(db.get(), KeysNotDeleted(), 1010, nullptr, "repaired");
+  LoseAMetaFileThenRepairAndCheck(dbname);
 }
 
 TEST(ValuesStayPutTest, RepairKeepsValuesInHomes) {
