@@ -655,8 +655,7 @@ Status DBImpl::Open(const char* env_spec) {
     // sweep of homes has removed those values, or RepairDB, finding any
     // meta file lost, takes them back by their names.
     if (sweep && !RemoveUnreferencedValues()) {
-      const uint64_t fence = versions_->NewFileNumber();
-      versions_->ReuseFileNumber(fence);
+      const uint64_t fence = versions_->NextFileNumber();
       kept_for_values_sweep_ = fence;
       Log(options_.info_log,
           "Homes not swept: keeping every SST directory numbered below "

@@ -82,6 +82,9 @@ class VersionSet {
 
   uint64_t ManifestFileNumber() const { return manifest_file_number_; }
   uint64_t NewFileNumber() { return next_file_number_++; }
+  // The number NewFileNumber would hand out next: no file numbered at or
+  // above it exists yet.
+  uint64_t NextFileNumber() const { return next_file_number_; }
   // Gives back `file_number` if it was the last one handed out and went
   // unused, so numbers stay dense.
   void ReuseFileNumber(uint64_t file_number) {
