@@ -421,7 +421,7 @@ class DBImpl : public DB {
   // removed). A directory whose meta files cannot be read is left alone
   // (its reads report the damage).
   void RemoveUnownedDirEntries() EXCLUSIVE_LOCKS_REQUIRED(mutex_);
-  // Values that stay put (db_impl_removal.cc). KV files in homes whose
+  // Values that stay put (db_impl_dead_values.cc). KV files in homes whose
   // entries a compaction dropped, with the number of the version that
   // compaction installed: no version from before it may still be read
   // when they are unlinked (a pinned older version may hold the entry in
