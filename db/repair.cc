@@ -240,7 +240,15 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
   } else if (format == DatabaseFormat::kLevelDb ||
              staging != StagingState::kAbsent) {
     bool convert = true;
-    if (format == DatabaseFormat::kLevelDb) {
+    if (staging == StagingState::kTakeIn) {
+      // A taking in of LevelDB's tables cut short (its PLAN in the staging
+      // directory) is judged, and finished or removed, by TakeInTables
+      // alone, whatever the directory looks like. A LevelDB database that
+      // converts may hold one: LevelDB's RepairDB, run after the take-in's
+      // commit, writes a manifest of the tables left in place, without
+      // those the take-in moved to lost/, whose only copy here is staged.
+      convert = false;
+    } else if (format == DatabaseFormat::kLevelDb) {
       // A LevelDB database that cannot be converted as it is (a damaged or
       // missing manifest, a missing table) is repaired as LevelDB's
       // RepairDB repairs it: from its tables and WALs alone.
@@ -249,16 +257,13 @@ Status RepairDBWithFileSystem(const std::string& dbname, const Options& options,
                              &why);
       if (!s.ok()) return s;
     } else {
-      // A taking in of LevelDB's tables cut short after its commit (its
-      // PLAN in the staging directory, LevelDB's manifest and perhaps
-      // every table in lost/) is finished by TakeInTables, not by Open;
-      // so is a staging directory without a PLAN in a directory that is
-      // not DeLSM's (a take-in killed between the removal of its PLAN and
-      // of the directory): a committed conversion that Open must finish
-      // leaves CURRENT naming its DeLSM manifest.
-      convert = staging != StagingState::kTakeIn &&
-                (staging != StagingState::kNoPlan ||
-                 format == DatabaseFormat::kDelsm);
+      // A staging directory without a PLAN in a directory that is not
+      // DeLSM's is resolved by TakeInTables, not by Open (a take-in killed
+      // between the removal of its PLAN and of the directory): a committed
+      // conversion that Open must finish leaves CURRENT naming its DeLSM
+      // manifest.
+      convert =
+          staging != StagingState::kNoPlan || format == DatabaseFormat::kDelsm;
     }
     if (convert) {
       Options open_options = options;

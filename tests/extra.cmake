@@ -66,7 +66,8 @@ set(DELSM_ORACLE_TESTS leveldb_format_test leveldb_conversion_crash_test
   leveldb_repair_replaced_sst_test
   repair_meta_group_test leveldb_table_repair_test leveldb_take_in_kill_test
   stat_failure_test open_format_race_test earlier_database_test
-  lost_file_test leveldb_convertible_error_test lifecycle_chain_test)
+  lost_file_test leveldb_convertible_error_test lifecycle_chain_test
+  leveldb_repair_plan_chain_test)
 if(DELSM_DEBIAN_LEVELDB)
   add_executable(leveldb_oracle
     ${CMAKE_CURRENT_SOURCE_DIR}/leveldb_oracle/leveldb_oracle.cc)

@@ -109,7 +109,10 @@ Status ReadLiveSsts(Env* env, const std::string& path,
 namespace {
 
 using conversion_internal::ConversionDurability;
+using conversion_internal::IsPlannedFile;
+using conversion_internal::MoveToLost;
 using conversion_internal::PlaceStagedSsts;
+using conversion_internal::PlannedFile;
 using conversion_internal::ReadCurrent;
 using conversion_internal::ReadLiveSsts;
 using conversion_internal::ReadPlan;
@@ -173,6 +176,8 @@ class Converter {
   // Everything before the commit: SST directories, manifest, PLAN, synced.
   Status Stage(const std::string& leveldb_manifest);
 
+  // Adds dbname/`name` to the PLAN's removals, with its identity.
+  Status PlanRemoval(const std::string& name);
   Status ConvertTable(const LevelDbTableInfo& table);
   Status FinishSst(int level, SstDirBuilder* builder, uint64_t number);
   Status WriteManifest(uint64_t number);
@@ -190,6 +195,15 @@ class Converter {
   uint64_t manifests_bound_ = 0;
   uint64_t entries_ = 0, deletions_ = 0, snappy_blocks_ = 0;
 };
+
+Status Converter::PlanRemoval(const std::string& name) {
+  conversion_internal::PlannedFile f;
+  f.name = name;
+  f.identified = true;
+  plan_.removals.push_back(f);
+  return conversion_internal::ReadFileIdentity(o_.env, dbname_ + "/" + name,
+                                               &plan_.removals.back().identity);
+}
 
 Status Converter::FinishSst(int level, SstDirBuilder* builder,
                             uint64_t number) {
@@ -227,7 +241,8 @@ Status Converter::ConvertTable(const LevelDbTableInfo& table) {
   std::unique_ptr<LevelDbTableReader> reader;
   s = LevelDbTableReader::Open(file.get(), size, fname, &reader);
   if (!s.ok()) return s;
-  plan_.removals.push_back(fname.substr(dbname_.size() + 1));
+  s = PlanRemoval(fname.substr(dbname_.size() + 1));
+  if (!s.ok()) return s;
 
   const Comparator* ucmp = o_.user_comparator;
   uint64_t number =
@@ -334,13 +349,23 @@ Status Converter::Convert(const std::string& leveldb_manifest) {
   // outside the database.
   s = CheckNotALink(o_.fs, staging_);
   if (!s.ok()) return s;
-  // A conversion, or a taking in of LevelDB's tables by RepairDB, cut
-  // short before its commit left a staging directory. Its SSTs are copies:
-  // CURRENT names a LevelDB manifest that reads, which neither leaves in
-  // place past its commit (a conversion switches CURRENT, a take-in moves
-  // the manifest to lost/ first); and LevelDB, which opens the directory,
-  // may have changed it since they were made.
+  // A conversion cut short before its commit left a staging directory. Its
+  // SSTs are copies: CURRENT names a LevelDB manifest that reads, which a
+  // conversion does not leave in place past its commit (it switches
+  // CURRENT); and LevelDB, which opens the directory, may have changed it
+  // since they were made. A take-in's PLAN proves no such thing: its
+  // commit moves LevelDB's manifest (or, where CURRENT was lost, a table)
+  // to lost/, and LevelDB's RepairDB may have made a new manifest since,
+  // of the tables left in place, without those the take-in moved, whose
+  // only copy here is staged. Only RepairDB judges and finishes a take-in
+  // (ResolveStaging in take_in_tables.cc): refused, nothing changed.
   if (o_.env->FileExists(staging_)) {
+    StagingPlan found;
+    s = ReadPlan(o_.env, staging_, &found);
+    if (s.ok() && found.kind == StagingPlan::Kind::kTakeIn) {
+      return TakeInCutShortError(dbname_, "DB::Open");
+    }
+    if (!s.ok() && !s.IsNotFound() && !s.IsCorruption()) return s;
     s = RemoveStaging(o_.env, o_.fs, staging_);
     if (!s.ok()) return s;
     Log(o_.info_log, "LevelDB conversion: removed an earlier attempt's %s\n",
@@ -403,7 +428,8 @@ Status Converter::Stage(const std::string& leveldb_manifest) {
     s = ConvertTable(table);
     if (!s.ok()) return s;
   }
-  plan_.removals.push_back(leveldb_manifest);
+  s = PlanRemoval(leveldb_manifest);
+  if (!s.ok()) return s;
   // Tables the manifest does not list are LevelDB's obsolete files (a
   // compaction abandoned at close leaves its output; LevelDB's own next
   // open deletes them). They go with LevelDB's other files after the
@@ -419,7 +445,8 @@ Status Converter::Stage(const std::string& leveldb_manifest) {
           "LevelDB conversion: %s is not in LevelDB's manifest (obsolete); "
           "removed after the commit\n",
           name.c_str());
-      plan_.removals.push_back(name);
+      s = PlanRemoval(name);
+      if (!s.ok()) return s;
     }
   }
   plan_.manifest_number = state_.next_file++;
@@ -495,17 +522,49 @@ Status Converter::Finish() {
   s = o_.env->GetChildren(dbname_, &children);
   if (!s.ok()) return s;
   const std::set<std::string> listed(children.begin(), children.end());
-  for (const std::string& name : plan.removals) {
-    if (listed.count(name) == 0) continue;  // removed already
-    s = o_.env->RemoveFile(dbname_ + "/" + name);
+  // A file under a name the PLAN removes is the one it converted only if
+  // it is of the identity the PLAN records. LevelDB's RepairDB numbers the
+  // table it makes of a WAL past every file it finds but the manifests, so
+  // it can make one under the name of a table removed here before a crash:
+  // the only copy of what the WAL held. Such a file is left in place; with
+  // the PLAN gone, a table beside DeLSM's manifest has the directory judged
+  // rewritten by LevelDB's RepairDB (Open refuses it, RepairDB takes the
+  // table in). A PLAN of the previous format records no identity: what it
+  // names goes to lost/, not removed on its name alone.
+  size_t removed = 0, kept = 0, to_lost = 0;
+  for (const PlannedFile& file : plan.removals) {
+    bool planned;
+    s = IsPlannedFile(o_.env, dbname_, listed, file, &planned);
+    if (!s.ok()) return s;
+    if (!planned) {
+      if (listed.count(file.name) > 0) {
+        kept++;
+        Log(o_.info_log,
+            "LevelDB conversion: %s is not the file the PLAN removes (another "
+            "size or checksum); left in place\n",
+            file.name.c_str());
+      }
+      continue;  // removed already, or not the PLAN's
+    }
+    if (plan.identified) {
+      s = o_.env->RemoveFile(dbname_ + "/" + file.name);
+      removed++;
+    } else {
+      s = MoveToLost(o_.env, o_.fs, dbname_, file.name, "");
+      to_lost++;
+    }
+    if (!s.ok()) return s;
+  }
+  if (to_lost > 0) {
+    s = MakeDirectoriesDurable(o_.fs, mode, {dbname_ + "/lost", dbname_});
     if (!s.ok()) return s;
   }
   s = RemoveFinishedStaging(o_.env, o_.fs, mode, dbname_, staging_);
   if (s.ok()) {
     Log(o_.info_log,
         "LevelDB conversion: done; %zu SSTs placed, %zu LevelDB files "
-        "removed\n",
-        plan.moves.size(), plan.removals.size());
+        "removed, %zu moved to lost/, %zu left in place\n",
+        plan.moves.size(), removed, to_lost, kept);
   }
   return s;
 }

@@ -52,20 +52,88 @@ Status FinishConversion(const LevelDbConversionOptions& options,
 // built there, then a PLAN says what is done once committed. Defined in
 // staging.cc.
 
+// What tells one of LevelDB's files from another under the same name: its
+// size and the crc32c of all its bytes. LevelDB's RepairDB numbers the
+// table it makes of a WAL past every file it finds but the manifests, so
+// a file it makes can take the name of one a PLAN names, which the
+// conversion or the take-in has removed or moved since.
+struct FileIdentity {
+  uint64_t size = 0;
+  uint32_t crc = 0;
+  bool operator==(const FileIdentity& o) const {
+    return size == o.size && crc == o.crc;
+  }
+};
+
+// Reads the whole file at `path` into *identity. Any error reading it is
+// returned as it is (NotFound for a file that is not there).
+Status ReadFileIdentity(Env* env, const std::string& path,
+                        FileIdentity* identity);
+
+// One of LevelDB's files a PLAN removes or moves to lost/.
+struct PlannedFile {
+  std::string name;  // in the database directory, no path
+  // False in a PLAN of the previous format, which names files by name
+  // alone; then `identity` and `lost_name` are unset.
+  bool identified = false;
+  FileIdentity identity;
+  // Take-in: the name in lost/ its move gives it (leveldb-<name>, or
+  // leveldb-<name>.<k> if that was taken when the PLAN was written).
+  std::string lost_name;
+};
+
+// Sets *match to whether dbname/`file.name` is the file `file` names: for
+// an identified one, a file of its identity; otherwise any file of its
+// name. `listed` is the directory's listing: a name it lacks is not there.
+// A read that fails (EIO) fails: whose the file is cannot be told.
+Status IsPlannedFile(Env* env, const std::string& dbname,
+                     const std::set<std::string>& listed,
+                     const PlannedFile& file, bool* match);
+
 // What a conversion or a take-in does once committed, as stored in PLAN.
 struct StagingPlan {
   enum class Kind { kConversion, kTakeIn };
   Kind kind = Kind::kConversion;
+  // Whether every PlannedFile is identified: true for a PLAN this build
+  // writes, false for one of the previous format (a database staged by an
+  // earlier build), whose files are named by name alone.
+  bool identified = true;
   // Conversion: the DeLSM manifest CURRENT is switched to (the commit).
   uint64_t manifest_number = 0;
   // Both: the staged SSTs, renamed into their level directories.
   std::vector<std::pair<int, uint64_t>> moves;  // level, SST number
   // Conversion: LevelDB's files removed after the commit.
-  std::vector<std::string> removals;
+  std::vector<PlannedFile> removals;
   // Take-in: LevelDB's files moved to lost/, in this order; the first
-  // move is the commit.
-  std::vector<std::string> to_lost;
+  // move is the commit. A name may be there twice, with two identities:
+  // a take-in carried on (take_in_tables.cc) takes in a file LevelDB's
+  // RepairDB made under the name of one it had moved.
+  std::vector<PlannedFile> to_lost;
 };
+
+// The names of `files`, in order.
+std::vector<std::string> PlannedNames(const std::vector<PlannedFile>& files);
+
+// Gives each file of `files` without a lost_name one that neither lost/'s
+// listing (of dbname/lost; none if there is no lost/) nor another of
+// `files` holds: leveldb-<name>, else leveldb-<name>.1, .2, ... A listing
+// that fails otherwise than on absence (EIO) fails.
+Status ChooseLostNames(Env* env, const std::string& dbname,
+                       std::vector<PlannedFile>* files);
+
+// Moves dbname/`name` to dbname/lost/`lost_name`, or, if `lost_name` is
+// empty, to lost/leveldb-<name> (.1, .2, ... if taken). Nothing in lost/
+// is replaced: a name lost/'s listing holds is taken, and a `lost_name`
+// taken fails the move (Corruption). lost/ is made or found through `fs`,
+// which refuses a symbolic link there.
+Status MoveToLost(Env* env, FileSystem* fs, const std::string& dbname,
+                  const std::string& name, const std::string& lost_name);
+
+// The names in dbname/lost/ (none if there is no such directory: the
+// listing fails with NotFound and it is not there). A listing that fails
+// otherwise (EIO) fails, whatever FileExists says.
+Status ListLost(Env* env, const std::string& dbname,
+                std::vector<std::string>* names);
 
 // Where SST `number` is staged: <staging>/NNNNNN.sst.
 std::string StagedSstPath(const std::string& staging, uint64_t number);

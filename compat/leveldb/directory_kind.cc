@@ -398,16 +398,21 @@ Status CheckDatabaseFormat(Env* env, const std::string& dbname,
     if (!s.ok()) return s;
   }
   // RepairDB's taking in of LevelDB's tables, cut short: only RepairDB
-  // finishes it (or removes it, in a LevelDB database the conversion
-  // removes it from). A LevelDB database must not be pointed to LevelDB's
+  // judges whether it committed, and finishes it or removes it. That holds
+  // in a LevelDB database that converts too: LevelDB's RepairDB, run after
+  // the take-in's commit, makes a new manifest of the tables left in
+  // place, without those the take-in moved to lost/, whose only copy here
+  // is staged. A LevelDB database must not be pointed to LevelDB's
   // RepairDB once the take-in has moved some of its files to lost/.
-  if (!convertible) {
-    StagingState staging;
-    s = ReadStagingState(env, dbname, &staging);
-    if (!s.ok()) return s;
-    if (staging == StagingState::kTakeIn) {
-      return TakeInCutShortError(dbname, operation);
-    }
+  // In a LevelDB database that converts, a read of the PLAN that fails
+  // (a staging directory that is a link to a file: ENOTDIR) is left to the
+  // conversion, which refuses a link first and then reads the PLAN itself,
+  // under the LOCK, refusing a take-in's alike.
+  StagingState staging;
+  s = ReadStagingState(env, dbname, &staging);
+  if (!s.ok() && !convertible) return s;
+  if (s.ok() && staging == StagingState::kTakeIn) {
+    return TakeInCutShortError(dbname, operation);
   }
   switch (format) {
     case DatabaseFormat::kLevelDb: {

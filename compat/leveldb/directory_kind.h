@@ -63,7 +63,10 @@ Status DetectDatabaseFormat(Env* env, const std::string& dbname,
 // "DB::Open"): a pre-release DeLSM database, LevelDB tables without a
 // readable LevelDB manifest, or a LevelDB database written with another
 // comparator; and for kRewrittenByLevelDb the Corruption of
-// RewrittenByLevelDbError. Reads only; changes nothing.
+// RewrittenByLevelDbError. A directory holding a take-in's PLAN, whatever
+// its format (a LevelDB database that converts too), is refused with
+// TakeInCutShortError (compat/leveldb/conversion.h). Reads only; changes
+// nothing.
 Status CheckDatabaseFormat(Env* env, const std::string& dbname,
                            const Comparator* comparator,
                            const std::string& operation);

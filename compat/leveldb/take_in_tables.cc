@@ -18,6 +18,7 @@
 #include "db/log_read_error.h"
 #include "db/log_reader.h"
 #include "db/manifest_numbers.h"
+#include "db/sst_dir_removal.h"
 #include "db/version_edit.h"
 #include "fs/durability.h"
 #include "fs/file_system.h"
@@ -31,9 +32,15 @@ namespace leveldb {
 
 namespace {
 
+using conversion_internal::ChooseLostNames;
 using conversion_internal::ConversionDurability;
 using conversion_internal::FinishConversion;
+using conversion_internal::IsPlannedFile;
+using conversion_internal::ListLost;
+using conversion_internal::MoveToLost;
 using conversion_internal::PlaceStagedSsts;
+using conversion_internal::PlannedFile;
+using conversion_internal::PlannedNames;
 using conversion_internal::ReadCurrent;
 using conversion_internal::ReadLiveSsts;
 using conversion_internal::ReadPlan;
@@ -43,50 +50,11 @@ using conversion_internal::StagedSstPath;
 using conversion_internal::StagingPlan;
 using conversion_internal::WritePlan;
 
-// Moves dbname/`name` to lost/leveldb-<name> (a suffix .1, .2, ... if that
-// is taken: nothing in lost/ is replaced, as the rename would replace it).
-// A name is taken if lost/'s listing holds it, which fails the move if it
-// cannot be read: a lookup of the name itself (FileExists, access(2))
-// answers no on any error (EIO), and a name taken for free on that would
-// lose what lost/ held there. lost/ is made or found through `fs`, which
-// refuses a symbolic link there: the rename would move the file out of
-// the database.
-Status MoveToLost(Env* env, FileSystem* fs, const std::string& dbname,
-                  const std::string& name) {
-  const std::string lost = dbname + "/lost";
-  Status s = fs->CreateDir(lost, true);
-  if (!s.ok()) return s;
-  env->CreateDir(lost);  // the Env's own (a memory Env's); may exist
-  std::vector<std::string> listed;
-  s = env->GetChildren(lost, &listed);
-  if (!s.ok()) return s;
-  const std::set<std::string> taken(listed.begin(), listed.end());
-  std::string to = "leveldb-" + name;
-  for (int i = 1; taken.count(to) > 0; i++) {
-    to = "leveldb-" + name + "." + std::to_string(i);
-  }
-  return env->RenameFile(dbname + "/" + name, lost + "/" + to);
-}
-
 // Damage, or a file that is not there (NotFound, and no longer listed):
 // what a reader may take for "nothing to read". Any other error (EIO,
 // EMFILE, ENOENT for a file that is there) is not.
 bool DamagedOrAbsent(Env* env, const Status& s, const std::string& path) {
   return s.IsCorruption() || (s.IsNotFound() && !env->FileExists(path));
-}
-
-// The names in dbname/lost/ (none if there is no such directory: the
-// listing fails with NotFound and it is not there). A listing that fails
-// otherwise (EIO) fails, whatever FileExists says (access(2) answers false
-// on any error): taken for no lost/, it would hide DeLSM's manifests
-// there, whose record of replaced SSTs the repair needs.
-Status ListLost(Env* env, const std::string& dbname,
-                std::vector<std::string>* names) {
-  names->clear();
-  const std::string lost = dbname + "/lost";
-  Status s = env->GetChildren(lost, names);
-  if (s.IsNotFound() && !env->FileExists(lost)) return Status::OK();
-  return s;
 }
 
 // Whether CURRENT names a manifest that reads as LevelDB's (*readable;
@@ -107,41 +75,82 @@ Status ReadLevelDbCurrent(Env* env, const std::string& dbname, bool* readable,
   return Status::OK();
 }
 
-// Sets *in_place to the LevelDB files a take-in's `plan` moves to lost/
-// that are still in `dbname`, as its listing names them; fails if it
-// cannot be listed. A name the listing lacks is not there: moved by the
-// take-in, the only one to move it. A lookup of each name (FileExists,
-// access(2)) would answer no on any error (EIO on a damaged inode), and a
-// table taken for moved made an uncommitted take-in look committed (the
-// other tables then went to lost/ with no SST made of them) and was left
-// in place beside the SST made of it. These are the Env's files (a memory
-// Env's are not in its FileSystem), so FileSystem::Probe cannot be asked:
-// the Env's listing is its answer, as for MoveToLost's free names.
-Status ListInPlace(Env* env, const std::string& dbname, const StagingPlan& plan,
-                   std::set<std::string>* in_place) {
-  in_place->clear();
+// Sets (*in_place)[i] to whether the file `plan.to_lost[i]` names is
+// still in `dbname` (IsPlannedFile: a file of its identity under its name;
+// in a PLAN of the previous format, any file of its name); fails if that
+// cannot be told. A name the directory's listing lacks is not there:
+// moved by the take-in, the only one to move it. A lookup of each name
+// (FileExists, access(2)) would answer no on any error (EIO on a damaged
+// inode), and a table taken for moved made an uncommitted take-in look
+// committed (the other tables then went to lost/ with no SST made of
+// them) and was left in place beside the SST made of it. These are the
+// Env's files (a memory Env's are not in its FileSystem), so
+// FileSystem::Probe cannot be asked: the Env's listing is its answer, as
+// for MoveToLost's free names.
+Status FindInPlace(Env* env, const std::string& dbname, const StagingPlan& plan,
+                   std::vector<bool>* in_place) {
+  in_place->assign(plan.to_lost.size(), false);
   std::vector<std::string> children;
   Status s = env->GetChildren(dbname, &children);
   if (!s.ok()) return s;
   const std::set<std::string> listed(children.begin(), children.end());
-  for (const std::string& name : plan.to_lost) {
-    if (listed.count(name) > 0) in_place->insert(name);
+  for (size_t i = 0; i < plan.to_lost.size(); i++) {
+    bool here;
+    s = IsPlannedFile(env, dbname, listed, plan.to_lost[i], &here);
+    if (!s.ok()) return s;
+    (*in_place)[i] = here;
   }
   return Status::OK();
 }
 
-// Whether every LevelDB file a take-in's `plan` moves to lost/ is still in
-// `dbname` (*all): then its commit, the first of those moves, has not been
-// made. Fails if that cannot be told (ListInPlace).
-Status AllInPlace(Env* env, const std::string& dbname, const StagingPlan& plan,
-                  bool* all) {
-  std::set<std::string> in_place;
-  Status s = ListInPlace(env, dbname, plan, &in_place);
-  *all = s.ok();
-  for (const std::string& name : plan.to_lost) {
-    if (in_place.count(name) == 0) *all = false;
+// What says whether a take-in's commit, the move of the first file its
+// PLAN names to lost/, was made.
+enum class TakeInCommit {
+  kMade,     // that file is in lost/ under the name the PLAN gives it
+  kNotMade,  // it is in place (and not in lost/)
+  kUnknown,  // neither: see ResolveStaging
+};
+
+// Sets *commit for the take-in of `plan`. In a PLAN that records each
+// file's identity and name in lost/: kMade if lost/'s listing holds that
+// name and the file there is of the first file's identity (the take-in
+// alone gives a file that name, the rename is atomic, and it is durable
+// before anything else moves); else kNotMade if the first file is in
+// place, of its identity; else kUnknown. A file of LevelDB's under the
+// first one's name with another identity is not the first one: LevelDB's
+// RepairDB numbers the table it makes of a WAL past every file it finds
+// but the manifests, so it can make one under the name of a table moved
+// to lost/. In a PLAN of the previous format (names alone): kNotMade if
+// every file it moves to lost/ is in place, else kUnknown. A read that
+// fails (EIO) fails.
+Status JudgeTakeInCommit(Env* env, const std::string& dbname,
+                         const StagingPlan& plan, TakeInCommit* commit) {
+  *commit = TakeInCommit::kUnknown;
+  const PlannedFile& first = plan.to_lost.front();
+  if (plan.identified) {
+    std::vector<std::string> lost;
+    Status s = ListLost(env, dbname, &lost);
+    if (!s.ok()) return s;
+    const std::set<std::string> lost_listed(lost.begin(), lost.end());
+    PlannedFile moved = first;
+    moved.name = first.lost_name;
+    bool in_lost;
+    s = IsPlannedFile(env, dbname + "/lost", lost_listed, moved, &in_lost);
+    if (!s.ok()) return s;
+    if (in_lost) {
+      *commit = TakeInCommit::kMade;
+      return Status::OK();
+    }
   }
-  return s;
+  std::vector<bool> in_place;
+  Status s = FindInPlace(env, dbname, plan, &in_place);
+  if (!s.ok()) return s;
+  bool not_made = in_place.front();
+  if (!plan.identified) {
+    for (bool here : in_place) not_made = not_made && here;
+  }
+  if (not_made) *commit = TakeInCommit::kNotMade;
+  return Status::OK();
 }
 
 Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
@@ -184,23 +193,48 @@ Status FinishTakeIn(const LevelDbConversionOptions& o,
                     const StagingPlan& plan) {
   const delsm::Durability mode = ConversionDurability(o.durability);
   std::vector<std::string> moved_in = {dbname, dbname + "/lost"};
-  std::set<std::string> in_place;
-  Status s = ListInPlace(o.env, dbname, plan, &in_place);
+  std::vector<bool> in_place;
+  Status s = FindInPlace(o.env, dbname, plan, &in_place);
   if (!s.ok()) return s;
+  std::vector<std::string> children;
+  s = o.env->GetChildren(dbname, &children);
+  if (!s.ok()) return s;
+  const std::set<std::string> listed(children.begin(), children.end());
+  std::set<std::string> moved_names;
   bool moved = false;
-  for (const std::string& name : plan.to_lost) {
-    if (in_place.count(name) == 0) continue;  // moved already
-    s = MoveToLost(o.env, o.fs, dbname, name);
+  for (size_t i = 0; i < plan.to_lost.size(); i++) {
+    const PlannedFile& file = plan.to_lost[i];
+    if (moved_names.count(file.name) > 0) continue;
+    if (!in_place[i]) {
+      // Moved already; or, in place under its name but of another
+      // identity, not the file the PLAN moves: LevelDB's RepairDB made it
+      // since. It stays, the only copy of what it holds; a take-in
+      // carried on takes it in (ResolveStaging).
+      bool other = listed.count(file.name) > 0;
+      for (size_t j = 0; other && j < plan.to_lost.size(); j++) {
+        other = !(in_place[j] && plan.to_lost[j].name == file.name);
+      }
+      if (other) {
+        Log(o.info_log,
+            "RepairDB: %s is not the file the take-in's PLAN moves to lost/ "
+            "(another size or checksum); left in place\n",
+            file.name.c_str());
+      }
+      continue;
+    }
+    s = MoveToLost(o.env, o.fs, dbname, file.name,
+                   plan.identified ? file.lost_name : std::string());
     // The first move is the commit, durable before anything else moves: a
     // power loss that undid it but kept a later move, or an SST placed in
     // L0/, would leave a directory ResolveStaging takes for uncommitted.
     if (s.ok() && !moved) s = MakeDirectoriesDurable(o.fs, mode, moved_in);
     if (!s.ok()) return s;
     moved = true;
+    moved_names.insert(file.name);
   }
   // Committed: LevelDB can no longer use the directory, nor delete DeLSM's
   // manifests brought back into it.
-  s = RestoreDelsmManifests(o, dbname, plan.to_lost);
+  s = RestoreDelsmManifests(o, dbname, PlannedNames(plan.to_lost));
   if (!s.ok()) return s;
   if (!o.fs->Exists(moved_in.back())) moved_in.pop_back();  // none moved
   s = MakeDirectoriesDurable(o.fs, mode, moved_in);
@@ -246,8 +280,8 @@ Status RepairCommitted(const LevelDbConversionOptions& o,
     return DamagedOrAbsent(o.env, s, CurrentFileName(dbname)) ? Status::OK()
                                                               : s;
   }
-  if (std::find(plan.to_lost.begin(), plan.to_lost.end(), current) !=
-      plan.to_lost.end()) {
+  const std::vector<std::string> names = PlannedNames(plan.to_lost);
+  if (std::find(names.begin(), names.end(), current) != names.end()) {
     return Status::OK();
   }
   const std::string path = dbname + "/" + current;
@@ -285,15 +319,20 @@ Status RemoveStagingAfterItsRepair(const LevelDbConversionOptions& o,
 }
 
 // What a take-in or a conversion left in the staging directory `staging`
-// (see conversion.h): removed where it holds only copies; finished, with
-// *finished set, where it is a committed take-in's; a committed
+// (see conversion.h): removed where it holds only copies; a committed
+// take-in's is finished, and then, if its PLAN records each file's
+// identity, handed back in *carried with *carry_on set, for the take-in to
+// go on with the LevelDB files left in place (LevelDB's RepairDB may have
+// made tables since, of WALs, under names the PLAN names too); one of the
+// previous format is finished, with *finished set. A committed
 // conversion's is finished as DB::Open finishes it, and the take-in goes
 // on with the tables it leaves. A PLAN that does not decode is left as it
 // is and fails the repair, which has changed nothing.
 Status ResolveStaging(const LevelDbConversionOptions& o,
                       const std::string& dbname, const std::string& staging,
-                      bool* finished) {
+                      bool* finished, StagingPlan* carried, bool* carry_on) {
   *finished = false;
+  *carry_on = false;
   // Absent only on ENOENT (Probe): access(2), behind FileExists, answers
   // no on any error (EIO), and a committed take-in's staging directory
   // taken for none had RepairDB repair without the SSTs staged there and
@@ -320,9 +359,9 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
   bool leveldb_current = false;
   s = ReadLevelDbCurrent(o.env, dbname, &leveldb_current, &manifest, &state);
   if (!s.ok()) return s;
-  bool all_in_place = false;
+  TakeInCommit commit = TakeInCommit::kUnknown;
   if (has_plan && plan.kind == StagingPlan::Kind::kTakeIn) {
-    s = AllInPlace(o.env, dbname, plan, &all_in_place);
+    s = JudgeTakeInCommit(o.env, dbname, plan, &commit);
     if (!s.ok()) return s;
   }
   // What proves that the SSTs staged here are only copies (of tables still
@@ -357,24 +396,41 @@ Status ResolveStaging(const LevelDbConversionOptions& o,
       return s;
     }
     why = "its conversion was not committed (CURRENT names another manifest)";
+  } else if (commit == TakeInCommit::kMade) {
+    // The first file the PLAN moves is in lost/ under the name the PLAN
+    // gives it: committed, whatever LevelDB's RepairDB has made since (a
+    // new manifest that reads, of the tables left in place, without those
+    // the take-in moved; a table under the name of one it moved).
+  } else if (commit == TakeInCommit::kNotMade) {
+    // The commit is the first file's move to lost/, durable before
+    // anything else moves (FinishTakeIn): it is still in place.
+    why = plan.identified
+              ? "the first LevelDB file its PLAN moves to lost/ is still in "
+                "place"
+              : "every LevelDB file its PLAN moves to lost/ is still in place";
   } else if (leveldb_current) {
-    // The take-in's commit moves LevelDB's manifest to lost/ first: with
-    // one in place that reads, LevelDB opens the directory (or took it
-    // back with its own RepairDB), and may have deleted keys and
-    // compacted them away since these copies were made.
+    // Neither in lost/ nor in place (or a PLAN of the previous format,
+    // which records no name in lost/): the take-in's commit moves
+    // LevelDB's manifest to lost/ first, and with one in place that reads,
+    // LevelDB opens the directory (its open deletes the older manifest a
+    // PLAN named first), and may have deleted keys and compacted them away
+    // since these copies were made.
     why = "CURRENT names a LevelDB manifest that reads";
-  } else if (all_in_place) {
-    // Without one, the commit is the first table's move to lost/, durable
-    // before anything else moves (FinishTakeIn).
-    why = "every LevelDB file its PLAN moves to lost/ is still in place";
   }
   if (why == nullptr) {
     Log(o.info_log,
         "RepairDB: %s holds a committed taking in of LevelDB's tables; "
         "finishing it\n",
         staging.c_str());
-    *finished = true;
-    return FinishTakeIn(o, dbname, staging, plan);
+    s = FinishTakeIn(o, dbname, staging, plan);
+    if (!s.ok()) return s;
+    if (plan.identified) {
+      *carried = plan;
+      *carry_on = true;
+    } else {
+      *finished = true;
+    }
+    return s;
   }
   s = RemoveStaging(o.env, o.fs, staging);
   if (s.ok()) {
@@ -585,6 +641,37 @@ Status RestoreDelsmManifests(const LevelDbConversionOptions& o,
   return Status::OK();
 }
 
+// Removes from the staging directory of a committed take-in, finished
+// (FinishTakeIn), what its PLAN does not name: SST directories and a
+// PLAN.new. What proves them copies: a PLAN names every SST staged before
+// it was written, and a take-in carried on stages its SSTs before it
+// rewrites the PLAN (through PLAN.new) and moves the files they are made
+// of to lost/ only after; one cut short before that rewrite left SSTs of
+// files still in place, which the take-in carried on here stages again.
+Status RemoveUnplannedStaged(const LevelDbConversionOptions& o,
+                             const std::string& staging,
+                             const StagingPlan& plan) {
+  std::set<uint64_t> planned;
+  for (const auto& move : plan.moves) planned.insert(move.second);
+  std::vector<std::string> children;
+  Status s = o.fs->ListDirectory(staging, &children);
+  if (!s.ok()) return s;
+  for (const std::string& child : children) {
+    uint64_t number;
+    if (ParseSstDirName(child, &number) && planned.count(number) == 0) {
+      s = RemoveSstDirectory(o.fs, staging + "/" + child, nullptr);
+    } else if (IsStagingPlanFileName(child) && child != "PLAN") {
+      s = o.env->RemoveFile(staging + "/" + child);
+    } else {
+      continue;
+    }
+    if (!s.ok()) return s;
+    Log(o.info_log, "RepairDB: removed %s/%s, which the PLAN does not name\n",
+        staging.c_str(), child.c_str());
+  }
+  return Status::OK();
+}
+
 // TakeInLevelDbTables with the LOCK held.
 Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
                                  const std::string& dbname) {
@@ -596,9 +683,22 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   Status s = CheckNotALink(o.fs, dbname + "/lost");
   if (s.ok()) s = CheckNotALink(o.fs, staging);
   if (!s.ok()) return s;
-  bool finished;
-  s = ResolveStaging(o, dbname, staging, &finished);
+  // A committed take-in found there is finished, and, if its PLAN records
+  // each file's identity, carried on here: the LevelDB files left in place
+  // (LevelDB's RepairDB, run since, may have made tables of WALs, some
+  // under names the PLAN moves) are taken in under the same PLAN, which
+  // the take-in rewrites with them added. Its commit stays the first
+  // file's move, made: the PLAN must stay until the repair that follows
+  // has committed (EndLevelDbTakeIn), so a second take-in cannot start
+  // beside it.
+  bool finished = false, carried = false;
+  StagingPlan plan;
+  s = ResolveStaging(o, dbname, staging, &finished, &plan, &carried);
   if (!s.ok() || finished) return s;
+  if (carried) {
+    s = RemoveUnplannedStaged(o, staging, plan);
+    if (!s.ok()) return s;
+  }
 
   std::vector<std::string> children;
   s = env->GetChildren(dbname, &children);
@@ -620,21 +720,30 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   if (leveldb_manifest) {
     if (!state.comparator.empty() &&
         state.comparator != o.user_comparator->Name()) {
-      return Status::NotSupported(dbname + "/" + manifest,
-                                  "LevelDB's manifest names comparator '" +
-                                      state.comparator + "', repaired with '" +
-                                      o.user_comparator->Name() +
-                                      "'; RepairDB changed nothing");
+      return Status::NotSupported(
+          dbname + "/" + manifest,
+          "LevelDB's manifest names comparator '" + state.comparator +
+              "', repaired with '" + o.user_comparator->Name() +
+              (carried ? "'; the committed take-in's PLAN stays"
+                       : "'; RepairDB changed nothing"));
     }
     next = std::max(next, state.next_file);
   }
   // LevelDB's files go to lost/ after the SSTs (not deleted; what repair
   // cannot use is kept for the user, as both engines' repairs keep it);
-  // its manifest first: that move is the commit.
-  StagingPlan plan;
+  // its manifest first: that move is the commit (of a take-in carried on,
+  // the PLAN's first file's, made).
   plan.kind = StagingPlan::Kind::kTakeIn;
-  if (leveldb_manifest) plan.to_lost.push_back(manifest);
-  plan.to_lost.insert(plan.to_lost.end(), tables.begin(), tables.end());
+  plan.identified = true;
+  const size_t first_new = plan.to_lost.size();
+  auto add = [&plan](const std::string& name) {
+    PlannedFile f;
+    f.name = name;
+    f.identified = true;
+    plan.to_lost.push_back(f);
+  };
+  if (leveldb_manifest) add(manifest);
+  for (const std::string& table : tables) add(table);
   // The new manifest LevelDB's RepairDB left where it was cut short
   // (LevelDbRepairManifestLeft) goes to lost/ last: it names only tables
   // taken in here, and left in place it would keep the directory judged
@@ -643,12 +752,12 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
   bool repair_manifest = false;
   s = LevelDbRepairManifestLeft(env, dbname, &repair_manifest);
   if (!s.ok()) return s;
-  if (plan.to_lost.empty()) {
+  if (plan.to_lost.size() == first_new) {
     // Nothing to take in: no commit. DeLSM's manifests come back first,
     // so that a kill before the move leaves them beside it, in place.
-    s = RestoreDelsmManifests(o, dbname, {});
+    s = RestoreDelsmManifests(o, dbname, PlannedNames(plan.to_lost));
     if (s.ok() && repair_manifest) {
-      s = MoveToLost(env, o.fs, dbname, LevelDbRepairManifestName());
+      s = MoveToLost(env, o.fs, dbname, LevelDbRepairManifestName(), "");
       if (s.ok()) {
         s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability),
                                    {dbname, dbname + "/lost"});
@@ -656,26 +765,48 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
     }
     return s;
   }
-  if (repair_manifest) plan.to_lost.push_back(LevelDbRepairManifestName());
+  if (repair_manifest) add(LevelDbRepairManifestName());
+  // What tells each file from another LevelDB may make under its name
+  // later (its size and checksum), and the name it takes in lost/: read
+  // before the take-in stages anything, so a failure here changes nothing.
+  for (size_t i = first_new; i < plan.to_lost.size(); i++) {
+    PlannedFile& f = plan.to_lost[i];
+    s = conversion_internal::ReadFileIdentity(env, dbname + "/" + f.name,
+                                              &f.identity);
+    if (!s.ok()) return s;
+  }
+  s = ChooseLostNames(env, dbname, &plan.to_lost);
+  if (!s.ok()) return s;
 
   // Every table becomes an SST in the staging directory. Until the commit
   // each is a copy of a table still in place: a failure removes them all.
   // Left behind, they would make the directory DeLSM's data beside
   // LevelDB's tables to the next RepairDB, which would merge them with
   // whatever LevelDB (which ignores them) has since deleted or compacted
-  // away.
-  s = o.fs->CreateDir(staging, false);
+  // away. A take-in carried on removes only the SSTs it staged, and only
+  // before it rewrites the PLAN: the PLAN names the others, and, once
+  // rewritten, these.
+  if (!carried) s = o.fs->CreateDir(staging, false);
   if (!s.ok()) return s;
+  std::vector<std::string> durable;
   auto undo = [&](const Status& error) {
-    Status removed = RemoveStaging(env, o.fs, staging);
+    Status removed;
+    if (carried) {
+      for (size_t i = 0; removed.ok() && i < durable.size(); i++) {
+        removed = RemoveSstDirectory(o.fs, durable[i], nullptr);
+      }
+    } else {
+      removed = RemoveStaging(env, o.fs, staging);
+    }
     if (!removed.ok()) {
-      Log(o.info_log, "RepairDB: could not remove %s (%s) after: %s\n",
+      Log(o.info_log,
+          "RepairDB: could not remove what %s stages (%s) after: "
+          "%s\n",
           staging.c_str(), removed.ToString().c_str(),
           error.ToString().c_str());
     }
     return error;
   };
-  std::vector<std::string> durable;
   for (const std::string& name : tables) {
     uint64_t built;
     s = StageTable(o, dbname, staging, name, &next, &built);
@@ -691,11 +822,12 @@ Status TakeInLevelDbTablesLocked(const LevelDbConversionOptions& o,
     s = MakeDirectoriesDurable(o.fs, ConversionDurability(o.durability),
                                durable);
   }
-  if (!s.ok()) return undo(s);
+  if (!s.ok()) return carried ? s : undo(s);
   s = FinishTakeIn(o, dbname, staging, plan);
-  bool all_in_place = false;
-  if (!s.ok() && AllInPlace(env, dbname, plan, &all_in_place).ok() &&
-      all_in_place) {
+  TakeInCommit commit = TakeInCommit::kUnknown;
+  if (!s.ok() && !carried &&
+      JudgeTakeInCommit(env, dbname, plan, &commit).ok() &&
+      commit == TakeInCommit::kNotMade) {
     return undo(s);  // failed at the commit: nothing moved
   }
   return s;  // committed, or that cannot be told: the next RepairDB resolves

@@ -22,15 +22,9 @@
 //   * DB::Open's conversion of a LevelDB database commits and is cut short
 //     before it places its SSTs; LevelDB's RepairDB makes a table of the
 //     WAL the conversion had not replayed, moves the WAL to lost/ and is
-//     killed before it moves a manifest; DB::Open and RepairDB follow;
-//   * the same conversion cut short after it removed LevelDB's tables,
-//     where LevelDB's RepairDB gives the table it makes of the WAL the
-//     name of one the conversion removed, which the PLAN names;
-//   * RepairDB's taking in of LevelDB's tables committed (the tables moved
-//     to lost/) and cut short before it placed its SSTs; LevelDB's
-//     RepairDB makes a database of what is left in place (or, killed,
-//     leaves a table of the WAL under the name of one the take-in moved);
-//     DB::Open and RepairDB follow.
+//     killed before it moves a manifest; DB::Open and RepairDB follow.
+// Chains where LevelDB's RepairDB makes a file under a name a staging PLAN
+// names are in leveldb_repair_plan_chain_test.cc.
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -56,7 +50,6 @@
 #include "leveldb/db.h"
 #include "leveldb/env.h"
 #include "leveldb/iterator.h"
-#include "testing/fault_injection_env.h"
 #include "testing/fault_injection_file_system.h"
 #include "tests/db_options.h"
 #include "tests/failed_repair.h"
@@ -393,23 +386,6 @@ TEST(LifecycleChainTest, UncommittedRepairManifestBroughtBackSetsNothingAside) {
       << "after DeLSM's RepairDB";
 }
 
-#if defined(__x86_64__) && defined(LEVELDB_ORACLE)
-// Runs Debian's LevelDB RepairDB on `dbname` and kills it at the entry of
-// its first rename of a manifest (WriteDescriptor's moves of every manifest
-// to lost/, after it made tables of the WALs, moved them to lost/ and wrote
-// its own manifest as 000001.dbtmp). False, with *why, if it ended or the
-// tracing failed before that call.
-bool KillLevelDbRepairAtFirstManifestMove(const std::string& dbname,
-                                          std::string* why) {
-  return delsm_test::KillLevelDbRepairAtRename(
-      dbname,
-      [](const std::string& from, const std::string&) {
-        return from.find("/MANIFEST-") != std::string::npos;
-      },
-      why);
-}
-#endif
-
 // A compaction committed and was killed before it removed what it
 // replaced (its unlinks fail here, as a kill after the commit leaves
 // them); the next Open's sweep of L1 fails too (EIO), so the replaced
@@ -443,7 +419,8 @@ void ExpectRepairAfterLevelDbRepairKilledBetweenTwoManifestMoves(
   ASSERT_EQ(delsm_manifests.rbegin()->first, CurrentManifestNumber(dbname));
 
   std::string why;
-  ASSERT_TRUE(KillLevelDbRepairAtFirstManifestMove(dbname, &why)) << why;
+  ASSERT_TRUE(delsm_test::KillLevelDbRepairAtFirstManifestMove(dbname, &why))
+      << why;
   ASSERT_TRUE(Env::Default()->FileExists(dbname + "/" + current));
   if (Env::Default()->FileExists(dbname + "/" + older)) {
     ASSERT_TRUE(
@@ -540,7 +517,8 @@ TEST(LifecycleChainTest, LevelDbRepairKilledAfterAConversionCutShort) {
   ASSERT_TRUE(Env::Default()->FileExists(dbname + "/leveldb-conversion/PLAN"));
 
   std::string why;
-  ASSERT_TRUE(KillLevelDbRepairAtFirstManifestMove(dbname, &why)) << why;
+  ASSERT_TRUE(delsm_test::KillLevelDbRepairAtFirstManifestMove(dbname, &why))
+      << why;
   bool wal_in_lost = false;
   for (const std::string& name : delsm_test::ListDir(dbname + "/lost")) {
     wal_in_lost |= delsm_test::EndsWith(name, ".log");
@@ -557,242 +535,6 @@ TEST(LifecycleChainTest, LevelDbRepairKilledAfterAConversionCutShort) {
   } else {
     EXPECT_TRUE(opened.IsCorruption()) << opened.ToString();
   }
-  const Status s = RepairDB(dbname, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ("", Difference(leveldb_view, ScanDelsm(dbname)))
-      << "after DeLSM's RepairDB";
-#else
-  FAIL() << "needs the LevelDB oracle and x86-64 system call registers";
-#endif
-}
-
-// DB::Open's conversion of a LevelDB database whose only table is numbered
-// just past its WAL (LevelDB numbers the WAL of a memtable switch before
-// the table of the memtable it replaces) commits and is cut short after it
-// removed that table: its removal of LevelDB's manifest, the next file its
-// PLAN names, fails (EIO). The WAL is not replayed yet. LevelDB's RepairDB
-// numbers the table it makes of the WAL past every file it finds but the
-// manifests, so under the name of the table the conversion removed, which
-// the PLAN names; it moves the WAL to lost/ and is killed at its first
-// move of a manifest. That table is the only copy of the WAL's writes in
-// the directory. DB::Open must not remove it as the conversion's table (it
-// refuses, or opens with every write), and RepairDB must keep every write.
-// DISABLED: a known-open finding (tests/RELIABILITY.md, "Known-open
-// findings"): a PLAN names LevelDB's files by name alone, and LevelDB's
-// RepairDB can make a file of its own under a planned name.
-TEST(LifecycleChainTest,
-     DISABLED_LevelDbRepairTableUnderANameTheConversionRemoved) {
-#if defined(__x86_64__) && defined(LEVELDB_ORACLE)
-  delsm_test::TempDir tmp("delsm_lifecycle_chain");
-  const std::string dbname = tmp.path() + "/db";
-  const delsm_test::OracleRun made = delsm_test::RunOracle(
-      {"create", dbname}, delsm_test::OracleTableAndWalCommands(100, 150, 100),
-      tmp.path() + "/create");
-  ASSERT_TRUE(made.ok) << made.err;
-  Contents leveldb_view;
-  for (unsigned i = 0; i < 150; i++) {
-    leveldb_view[delsm_test::OracleFillKey(i)] =
-        delsm_test::OracleFillValue(i, 100);
-  }
-  std::string current;
-  ASSERT_TRUE(
-      ReadFileToString(Env::Default(), dbname + "/CURRENT", &current).ok());
-  ASSERT_TRUE(!current.empty() && current.back() == '\n');
-  const std::string leveldb_manifest = current.substr(0, current.size() - 1);
-  std::set<std::string> tables;
-  for (const std::string& name : delsm_test::ListDir(dbname)) {
-    if (delsm_test::EndsWith(name, ".ldb")) tables.insert(name);
-  }
-  ASSERT_FALSE(tables.empty());
-  {
-    FaultInjectionEnv env(Env::Default(), tmp.path() + "/shadow");
-    FaultSpec spec;
-    spec.err = EIO;
-    spec.path_contains = "/" + leveldb_manifest;
-    env.Arm(EnvOp::kRemove, spec);
-    Options options;
-    options.env = &env;
-    DB* raw = nullptr;
-    const Status s =
-        delsm::Open(options, delsm_test::ManualCompactionOnly(), dbname, &raw);
-    delete raw;
-    ASSERT_FALSE(s.ok()) << "the conversion's removal of " << leveldb_manifest
-                         << " did not fail";
-    ASSERT_TRUE(env.Fired());
-  }
-  DatabaseFormat format;
-  std::string evidence;
-  ASSERT_TRUE(
-      DetectDatabaseFormat(Env::Default(), dbname, &format, &evidence).ok());
-  ASSERT_EQ(DatabaseFormat::kDelsm, format) << "the conversion did not commit";
-  ASSERT_TRUE(Env::Default()->FileExists(dbname + "/leveldb-conversion/PLAN"));
-  for (const std::string& table : tables) {
-    ASSERT_FALSE(Env::Default()->FileExists(dbname + "/" + table))
-        << "the conversion did not remove " << table;
-  }
-
-  std::string why;
-  ASSERT_TRUE(KillLevelDbRepairAtFirstManifestMove(dbname, &why)) << why;
-  bool reused = false;
-  for (const std::string& name : delsm_test::ListDir(dbname)) {
-    reused |= tables.count(name) > 0;
-  }
-  ASSERT_TRUE(reused) << "LevelDB's RepairDB named its table otherwise";
-  bool wal_in_lost = false;
-  for (const std::string& name : delsm_test::ListDir(dbname + "/lost")) {
-    wal_in_lost |= delsm_test::EndsWith(name, ".log");
-  }
-  ASSERT_TRUE(wal_in_lost) << "LevelDB's RepairDB moved no WAL to lost/";
-  const std::string copy = tmp.path() + "/repair-copy";
-  ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
-
-  DB* raw = nullptr;
-  const Status opened =
-      delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
-  if (opened.ok()) {
-    std::unique_ptr<DB> db(raw);
-    EXPECT_EQ("", Difference(leveldb_view, Scan(db.get())))
-        << "DB::Open returned OK";
-  } else {
-    EXPECT_TRUE(opened.IsCorruption()) << opened.ToString();
-  }
-  const Status s = RepairDB(copy, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ("", Difference(leveldb_view, ScanDelsm(copy)))
-      << "after DeLSM's RepairDB";
-#else
-  FAIL() << "needs the LevelDB oracle and x86-64 system call registers";
-#endif
-}
-
-// A LevelDB database whose CURRENT is lost, every write in its one table
-// (its WAL holds nothing). RepairDB takes the table in (the conversion
-// needs CURRENT): it stages an SST of it, commits by moving the table to
-// lost/, and fails placing the SST (EIO on the rename out of the staging
-// directory), its PLAN kept. The staged SST is the only copy of the
-// table's writes the database directory holds. LevelDB cannot open the
-// directory (no CURRENT); its RepairDB makes a database of what it finds
-// in place, none of those writes (the table is in lost/), and a CURRENT
-// naming its manifest. DB::Open and RepairDB must not take the staged SST
-// for a copy of a table still in place and remove it: they refuse, or
-// keep every write.
-// DISABLED: a known-open finding (tests/RELIABILITY.md, "Known-open
-// findings"): a PLAN names LevelDB's files by name alone, and LevelDB's
-// RepairDB can make a file of its own under a planned name.
-TEST(LifecycleChainTest,
-     DISABLED_LevelDbRepairAfterATakeInCutShortBeforeItPlaced) {
-#if defined(LEVELDB_ORACLE)
-  delsm_test::TempDir tmp("delsm_lifecycle_chain");
-  const std::string dbname = tmp.path() + "/db";
-  const delsm_test::OracleRun made = delsm_test::RunOracle(
-      {"create", dbname}, "fill 0 100 100\nflush\n", tmp.path() + "/create");
-  ASSERT_TRUE(made.ok) << made.err;
-  Contents leveldb_view;
-  for (unsigned i = 0; i < 100; i++) {
-    leveldb_view[delsm_test::OracleFillKey(i)] =
-        delsm_test::OracleFillValue(i, 100);
-  }
-  ASSERT_TRUE(Env::Default()->RemoveFile(dbname + "/CURRENT").ok());
-  std::set<std::string> tables;
-  for (const std::string& name : delsm_test::ListDir(dbname)) {
-    if (delsm_test::EndsWith(name, ".ldb")) tables.insert(name);
-  }
-  ASSERT_FALSE(tables.empty());
-  {
-    FaultInjectionFileSystem fs(FileSystem::Default());
-    fs.FailNth(FsOp::kRename, 1, EIO);
-    const Status s = RepairDBWithFileSystem(dbname, Options(), &fs);
-    ASSERT_FALSE(s.ok()) << "the take-in's placing did not fail";
-    ASSERT_TRUE(fs.Fired());
-  }
-  ASSERT_TRUE(Env::Default()->FileExists(dbname + "/leveldb-conversion/PLAN"));
-  for (const std::string& table : tables) {
-    ASSERT_FALSE(Env::Default()->FileExists(dbname + "/" + table))
-        << "the take-in did not move " << table << " to lost/";
-  }
-  bool staged = false;
-  for (const std::string& name :
-       delsm_test::ListDir(dbname + "/leveldb-conversion")) {
-    staged |= delsm_test::EndsWith(name, ".sst");
-  }
-  ASSERT_TRUE(staged) << "no SST left in the staging directory";
-
-  const delsm_test::OracleRun repaired = delsm_test::RunOracle(
-      {"repair", dbname}, "", tmp.path() + "/leveldb-repair");
-  ASSERT_TRUE(repaired.ok) << repaired.err;
-  const std::string copy = tmp.path() + "/repair-copy";
-  ASSERT_EQ("", delsm_test::CopyTree(dbname, copy));
-
-  DB* raw = nullptr;
-  const Status opened =
-      delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
-  if (opened.ok()) {
-    std::unique_ptr<DB> db(raw);
-    EXPECT_EQ("", Difference(leveldb_view, Scan(db.get())))
-        << "DB::Open returned OK";
-  } else {
-    EXPECT_TRUE(opened.IsCorruption()) << opened.ToString();
-  }
-  const Status s = RepairDB(copy, Options());
-  ASSERT_TRUE(s.ok()) << s.ToString();
-  EXPECT_EQ("", Difference(leveldb_view, ScanDelsm(copy)))
-      << "after DeLSM's RepairDB";
-#else
-  FAIL() << "needs the LevelDB oracle";
-#endif
-}
-
-// The take-in of LevelDbRepairAfterATakeInCutShortBeforeItPlaced, on a
-// database whose WAL holds writes too: the table is numbered just past
-// the WAL. LevelDB's RepairDB numbers the table it makes of the WAL past
-// every file it finds but the manifests, so under the name of the table
-// the take-in moved to lost/, which its PLAN names; it moves the WAL to
-// lost/ and is killed at its first move of a manifest (no CURRENT yet).
-// The table in place is not the one the PLAN moves: the take-in has
-// committed, and its staged SST is the only copy of the first table's
-// writes in the directory. RepairDB must keep every write.
-// DISABLED: a known-open finding (tests/RELIABILITY.md, "Known-open
-// findings"): a PLAN names LevelDB's files by name alone, and LevelDB's
-// RepairDB can make a file of its own under a planned name.
-TEST(LifecycleChainTest, DISABLED_LevelDbRepairTableUnderANameTheTakeInMoved) {
-#if defined(__x86_64__) && defined(LEVELDB_ORACLE)
-  delsm_test::TempDir tmp("delsm_lifecycle_chain");
-  const std::string dbname = tmp.path() + "/db";
-  const delsm_test::OracleRun made = delsm_test::RunOracle(
-      {"create", dbname}, delsm_test::OracleTableAndWalCommands(100, 150, 100),
-      tmp.path() + "/create");
-  ASSERT_TRUE(made.ok) << made.err;
-  Contents leveldb_view;
-  for (unsigned i = 0; i < 150; i++) {
-    leveldb_view[delsm_test::OracleFillKey(i)] =
-        delsm_test::OracleFillValue(i, 100);
-  }
-  ASSERT_TRUE(Env::Default()->RemoveFile(dbname + "/CURRENT").ok());
-  std::set<std::string> tables;
-  for (const std::string& name : delsm_test::ListDir(dbname)) {
-    if (delsm_test::EndsWith(name, ".ldb")) tables.insert(name);
-  }
-  ASSERT_FALSE(tables.empty());
-  {
-    FaultInjectionFileSystem fs(FileSystem::Default());
-    fs.FailNth(FsOp::kRename, 1, EIO);
-    const Status s = RepairDBWithFileSystem(dbname, Options(), &fs);
-    ASSERT_FALSE(s.ok()) << "the take-in's placing did not fail";
-    ASSERT_TRUE(fs.Fired());
-  }
-  for (const std::string& table : tables) {
-    ASSERT_FALSE(Env::Default()->FileExists(dbname + "/" + table))
-        << "the take-in did not move " << table << " to lost/";
-  }
-
-  std::string why;
-  ASSERT_TRUE(KillLevelDbRepairAtFirstManifestMove(dbname, &why)) << why;
-  bool reused = false;
-  for (const std::string& name : delsm_test::ListDir(dbname)) {
-    reused |= tables.count(name) > 0;
-  }
-  ASSERT_TRUE(reused) << "LevelDB's RepairDB named its table otherwise";
-
   const Status s = RepairDB(dbname, Options());
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ("", Difference(leveldb_view, ScanDelsm(dbname)))

@@ -115,6 +115,21 @@ inline bool KillLevelDbRepairAtRename(
   }
 }
 
+// Runs Debian's LevelDB RepairDB on `dbname` and kills it at the entry of
+// its first rename of a manifest (WriteDescriptor's moves of every manifest
+// to lost/, after it made tables of the WALs, moved them to lost/ and wrote
+// its own manifest as 000001.dbtmp). False, with *why, if it ended or the
+// tracing failed before that call.
+inline bool KillLevelDbRepairAtFirstManifestMove(const std::string& dbname,
+                                                 std::string* why) {
+  return KillLevelDbRepairAtRename(
+      dbname,
+      [](const std::string& from, const std::string&) {
+        return from.find("/MANIFEST-") != std::string::npos;
+      },
+      why);
+}
+
 }  // namespace delsm_test
 
 #endif  // defined(__x86_64__) && defined(LEVELDB_ORACLE)
