@@ -112,8 +112,19 @@ std::vector<HomeValue> DBImpl::RemoveDeadValues(
     std::shared_ptr<Directory> dir;
     s = homes_->Get(home.first, &dir);
     if (s.IsNotFound()) {
-      s = Status::OK();  // the home went with its last value before
-      continue;
+      // The home went with its last value before, where a lookup agrees: a
+      // home that does not open (ENOENT) while it is there holds its values
+      // still, which leave the queue only once unlinked (as below).
+      const std::string path = homes_->PathOf(home.first);
+      bool exists = true;
+      s = fs_->Probe(path, &exists);
+      if (s.ok() && !exists) continue;
+      if (s.ok()) s = Status::IOError(path, "found, and does not open");
+    }
+    if (!s.ok()) {
+      Log(options_.info_log,
+          "Removing dead values of home %s: %s; tried again later\n",
+          homes_->PathOf(home.first).c_str(), s.ToString().c_str());
     }
     for (size_t i = 0; i < home.second.size(); i++) {
       if (s.ok()) {

@@ -439,11 +439,25 @@ std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
     } else {
       std::unique_ptr<SstDir> old;
       s = SstDir::OpenWhole(sst_options_, path, old_meta, &old);
-      if (s.IsNotFound() && fs_->Exists(path)) {
-        // Its meta file goes last (RemoveRetiredSst): an earlier attempt
-        // finished the removal. (A directory renamed by a trivial move
-        // meanwhile is found at its new level by the next attempt.)
-        continue;
+      if (s.IsNotFound()) {
+        // Its meta file goes last (RemoveRetiredSst): gone, an earlier
+        // attempt finished the removal, but only where a lookup of it
+        // agrees. A meta file or directory that does not open (ENOENT)
+        // while it is there holds the SST still: dropped from the queue,
+        // it would outlive a Close that writes the clean-close marker. (A
+        // directory renamed by a trivial move meanwhile does not open here
+        // and is found at its new level by the next attempt.)
+        std::unique_ptr<Directory> dir;
+        Status there = fs_->OpenDirectory(path, &dir);
+        if (there.ok()) {
+          KvFileInfo info;
+          there = dir->Stat(old_meta, &info);
+          if (there.IsNotFound()) continue;
+          s = there.ok()
+                  ? Status::IOError(path + "/" + old_meta,
+                                    "found, and does not open: " + s.ToString())
+                  : there;
+        }
       }
       if (s.ok()) {
         PinnedSsts live(table_cache_.get());

@@ -276,8 +276,11 @@ bool DentryCompaction::Abandon() {
       continue;
     }
     for (const std::string& name : out.added_names) {
-      Status s = dir->Unlink(name);
-      if (!s.ok() && !s.IsNotFound()) clean = false;
+      // Gone already only where a lookup agrees (UnlinkUnlessGone): a meta
+      // file left while the undo counts as clean is never swept, and
+      // RepairDB merges it.
+      bool unlinked;
+      if (!UnlinkUnlessGone(dir.get(), name, &unlinked).ok()) clean = false;
     }
   }
   outputs_.clear();

@@ -322,15 +322,21 @@ Status SstDirBuilder::Finish() {
 
 bool SstDirBuilder::Abandon() {
   // Everything named in added_names_ and home_names_ was (or may have
-  // been) made here; a name already gone counts as removed. A removal that
-  // fails leaves an orphan for the open sweep, and the result says so.
-  // The home goes first: while the SST directory is there, its number
-  // stays marked as used at the next open.
+  // been) made here; a name already gone counts as removed, where a lookup
+  // agrees (as in db/sst_dir_removal.h's UnlinkUnlessGone): in a directory
+  // that lives on, a meta file left while the undo counts as clean is
+  // never swept. A removal that fails leaves an orphan for the open sweep,
+  // and the result says so. The home goes first: while the SST directory
+  // is there, its number stays marked as used at the next open.
   bool clean = !undo_failed_;
-  auto gone = [](const Status& s) { return s.ok() || s.IsNotFound(); };
+  auto removed = [](Directory* dir, const std::string& name) {
+    const Status s = dir->Unlink(name);
+    KvFileInfo info;
+    return s.ok() || (s.IsNotFound() && dir->Stat(name, &info).IsNotFound());
+  };
   if (home_dir_ != nullptr) {
     for (const std::string& name : home_names_) {
-      if (!gone(home_dir_->Unlink(name))) clean = false;
+      if (!removed(home_dir_.get(), name)) clean = false;
     }
     home_names_.clear();
     home_dir_.reset();
@@ -339,7 +345,7 @@ bool SstDirBuilder::Abandon() {
   }
   if (dir_ == nullptr) return clean;
   for (const std::string& name : added_names_) {
-    if (!gone(dir_->Unlink(name))) clean = false;
+    if (!removed(dir_.get(), name)) clean = false;
   }
   added_names_.clear();
   dir_.reset();

@@ -15,7 +15,9 @@
 // fault-injecting one: it lists a directory in byte order, so "META" comes
 // before the KV files of lowercase keys, on every machine. A removal that
 // meets an unlink or an opening failing with ENOENT while the entry is
-// there must not take the entry for removed.
+// there must not take the entry for removed; nor must the undo of a
+// compaction abandoned before its commit, which unlinks the meta files it
+// added to a directory that lives on.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -51,6 +53,9 @@ bool Deleted(int i) { return i % kEvery == 0; }
 std::string Value(int i) {
   return "v" + std::to_string(i) + std::string(3000, 'x');
 }
+
+// Small enough to be stored inline, in the meta file.
+std::string SmallValue(int i) { return "s" + std::to_string(i); }
 
 const char kDbName[] = "/dead_dir_db";
 
@@ -172,6 +177,111 @@ class DeadDirectoryRemovalTest : public testing::Test {
     }
     // The deleted keys' KV files, then META.
     EXPECT_LE(kKeys / kEvery + 1, cuts);
+  }
+
+  // A compaction into a directory that lives on, abandoned after it wrote
+  // its new meta file, whose undo meets an unlink of that file failing
+  // with ENOENT though it is there. The database: every key put (inline
+  // values) and compacted into L1; every kEvery-th deleted and flushed;
+  // the compaction of L0 into L1's SST, into its directory, cut (EMFILE:
+  // a manual compaction reports it, no background error) once its
+  // META-<n> is written: by the write of that file, which reaches it whole
+  // (`at_sync` false), or by the sync of the directory after it; the cut
+  // arms the failing unlinks of any META-<n>. Then key 1 is deleted and the
+  // compaction run again (it drops that put with its tombstone), and the
+  // database closed, opened and closed again: an Open after a clean Close
+  // sweeps nothing and removes the manifest written before. Then the
+  // manifest that Open wrote is damaged (read whole, it lets RepairDB
+  // leave the meta file out as one no commit added), and RepairDB must
+  // give exactly the writes. Returns "" or what failed.
+  std::string AbandonedOutputThenRepair(bool at_sync) {
+    {
+      std::unique_ptr<DB> db;
+      Status s = Open(&db);
+      if (!s.ok()) return "open: " + s.ToString();
+      DBImpl* impl = static_cast<DBImpl*>(db.get());
+      for (int i = 0; i < kKeys && s.ok(); i++) {
+        s = db->Put(WriteOptions(), Key(i), SmallValue(i));
+      }
+      if (s.ok()) s = impl->TEST_FlushMemTable();
+      if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+      for (int i = 0; i < kKeys && s.ok(); i += kEvery) {
+        s = db->Delete(WriteOptions(), Key(i));
+      }
+      if (s.ok()) s = impl->TEST_FlushMemTable();
+      if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
+      if (!s.ok()) return "build: " + s.ToString();
+      std::vector<std::string> l1;
+      s = fs_.ListDirectory(std::string(kDbName) + "/L1", &l1);
+      if (!s.ok() || l1.size() != 1) return "L1 does not hold one directory";
+      FaultSpec cut;
+      uint32_t kinds;
+      if (at_sync) {
+        kinds = FaultInjectionFileSystem::Bit(FsOp::kFsync) |
+                FaultInjectionFileSystem::Bit(FsOp::kSyncfs);
+        cut.path_is = std::string(kDbName) + "/L1/" + l1[0];
+      } else {
+        kinds = FaultInjectionFileSystem::Bit(FsOp::kWrite);
+        cut.path_contains = "/META-";
+        cut.effect = FaultEffect::kDone;
+      }
+      bool cut_met = false;
+      cut.err = EMFILE;
+      cut.before_failing = [this, &cut_met] {
+        cut_met = true;
+        FaultSpec undo;
+        undo.err = ENOENT;
+        undo.sticky = true;
+        undo.path_contains = "/META-";
+        fs_.Arm(FsOp::kUnlink, undo);
+      };
+      fs_.ArmKinds(kinds, cut);
+      s = impl->TEST_CompactRange(0, nullptr, nullptr);
+      const bool undo_met = fs_.Fired();
+      fs_.Disarm();
+      if (!cut_met) return "the compaction was not cut";
+      if (s.ok()) return "the cut compaction succeeded";
+      if (!undo_met) return "the undo unlinked no meta file";
+      s = db->Delete(WriteOptions(), Key(1));
+      if (s.ok()) s = impl->TEST_FlushMemTable();
+      if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+      if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
+      if (!s.ok()) return "compaction: " + s.ToString();
+    }
+    {
+      std::unique_ptr<DB> db;
+      Status s = Open(&db);
+      if (!s.ok()) return "reopen: " + s.ToString();
+    }
+    std::string current;
+    Status s = ReadFileToString(env_.get(), CurrentFileName(kDbName), &current);
+    if (!s.ok() || current.empty()) return "CURRENT: " + s.ToString();
+    current.pop_back();  // its newline
+    const std::string manifest = std::string(kDbName) + "/" + current;
+    std::string bytes;
+    s = ReadFileToString(env_.get(), manifest, &bytes);
+    if (!s.ok() || bytes.empty()) return "manifest: " + s.ToString();
+    bytes[bytes.size() / 2] ^= 0x40;  // its record's checksum no longer holds
+    s = WriteStringToFile(env_.get(), bytes, manifest);
+    if (!s.ok()) return "manifest: " + s.ToString();
+    s = Repair();
+    if (!s.ok()) return "repair: " + s.ToString();
+    std::unique_ptr<DB> db;
+    s = Open(&db);
+    if (!s.ok()) return "open after repair: " + s.ToString();
+    for (int i = 0; i < kKeys; i++) {
+      std::string v;
+      s = db->Get(ReadOptions(), Key(i), &v);
+      if (Deleted(i) || i == 1) {
+        if (!s.IsNotFound()) {
+          return "deleted key " + Key(i) + " came back" +
+                 (s.ok() ? "" : ": " + s.ToString());
+        }
+      } else if (!s.ok() || v != SmallValue(i)) {
+        return Key(i) + ": " + (s.ok() ? "wrong value" : s.ToString());
+      }
+    }
+    return "";
   }
 
   std::unique_ptr<Env> env_;
@@ -383,6 +493,76 @@ TEST_F(DeadDirectoryRemovalTest, RetiredSstRemovalTakesNoFailedUnlinkForDone) {
   FaultSpec at_nth;  // ENOENT at the nth unlink alone
   at_nth.err = ENOENT;
   CutRetiredSstRemovalThenRepair(at_nth, "ENOENT at unlink ");
+}
+
+// The same retired SST, its META failing to open with ENOENT though it is
+// there, at each opening in turn from the compaction on. Its removal must
+// not take that for the mark of an earlier attempt that finished (META
+// goes last): taken so, the SST left the queue with its META and the
+// dropped puts' KV files still in the directory, the Close wrote its
+// marker, the next Open (not sweeping) removed the manifest recording the
+// SST as replaced, and RepairDB merged it.
+TEST_F(DeadDirectoryRemovalTest, RetiredSstWhoseMetaDoesNotOpenIsNotRemoved) {
+  int cuts = 0;
+  for (uint64_t nth = 1; nth < 10; nth++) {
+    SCOPED_TRACE("ENOENT at opening " + std::to_string(nth));
+    ASSERT_TRUE(DestroyDB(kDbName, DbOptions()).ok());
+    {
+      std::unique_ptr<DB> db;
+      Status s = Open(&db);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      DBImpl* impl = static_cast<DBImpl*>(db.get());
+      for (int i = 0; i < kKeys && s.ok(); i++) {
+        s = db->Put(WriteOptions(), Key(i), Value(i));
+      }
+      if (s.ok()) s = impl->TEST_FlushMemTable();
+      if (s.ok()) s = impl->TEST_CompactRange(0, nullptr, nullptr);
+      for (int i = 0; i < kKeys && s.ok(); i += kEvery) {
+        s = db->Delete(WriteOptions(), Key(i));
+      }
+      if (s.ok()) s = impl->TEST_FlushMemTable();
+      if (s.ok()) s = impl->TEST_WaitForBackgroundWork();
+      ASSERT_TRUE(s.ok()) << s.ToString();
+      std::vector<std::string> l1;
+      ASSERT_TRUE(fs_.ListDirectory(std::string(kDbName) + "/L1", &l1).ok());
+      ASSERT_EQ(1u, l1.size());
+      FaultSpec opening;
+      opening.err = ENOENT;
+      opening.nth = nth;
+      opening.path_is = std::string(kDbName) + "/L1/" + l1[0] + "/META";
+      fs_.Arm(FsOp::kOpen, opening);
+      // It may meet the compaction's own reading of its input instead.
+      impl->TEST_CompactRange(0, nullptr, nullptr);
+    }
+    const bool cut = fs_.Fired();
+    fs_.Disarm();
+    if (!cut) break;  // fewer openings
+    cuts++;
+    {
+      // An Open and a Close after a clean one: no sweep, and the manifest
+      // written before is removed.
+      std::unique_ptr<DB> db;
+      Status s = Open(&db);
+      ASSERT_TRUE(s.ok()) << s.ToString();
+    }
+    Status s = Repair();
+    ASSERT_TRUE(s.ok()) << s.ToString();
+    ASSERT_EQ("", Check()) << "after RepairDB";
+  }
+  EXPECT_LE(1, cuts);
+}
+
+// The compaction's SST builder undoes its own output (SstDirBuilder::
+// Abandon): the meta file's write failed.
+TEST_F(DeadDirectoryRemovalTest,
+       AbandonedMetaFileWriteTakesNoFailedUnlinkForDone) {
+  EXPECT_EQ("", AbandonedOutputThenRepair(/*at_sync=*/false));
+}
+
+// The compaction undoes its finished outputs (DentryCompaction::Abandon):
+// the sync of their directory failed.
+TEST_F(DeadDirectoryRemovalTest, AbandonedOutputTakesNoFailedUnlinkForDone) {
+  EXPECT_EQ("", AbandonedOutputThenRepair(/*at_sync=*/true));
 }
 
 }  // namespace

@@ -16,9 +16,9 @@
 // - a database written in the default mode, reopened in this one and back,
 //   holds both kinds of entry and reads right throughout;
 // - an Open whose listing of values/ for its sweep fails (ENOENT with the
-//   directory there, or EIO), or an unlink of a dropped value failing with
-//   ENOENT, leaves no dropped value behind without a meta file naming it,
-//   for a RepairDB to take back by its name;
+//   directory there, or EIO), or an unlink of a dropped value or the
+//   opening of its home failing with ENOENT, leaves no dropped value behind
+//   without a meta file naming it, for a RepairDB to take back by its name;
 // - GetApproximateSizes counts values in homes.
 // The crash and power-loss suites run with the mode on as well (the ctest
 // entries *_values_stay_put, tests/CMakeLists.txt).
@@ -642,6 +642,49 @@ TEST(ValuesStayPutTest, DeadValueUnlinkFailingWithEnoentIsNotDone) {
   fs.Disarm();
   // The dropped values are all still there.
   ASSERT_EQ(110u, HomeFiles(dbname).size());
+  LoseAMetaFileThenRepairAndCheck(dbname);
+}
+
+// The dead values of DeadValueUnlinkFailingWithEnoentIsNotDone, their
+// homes failing to open with ENOENT though they are there (a lookup finds
+// them) during the compaction's removal. The values must stay queued, as
+// when their unlinks fail, until a later removal gets them: taken for
+// homes that went with their last values, they left the queue with every
+// one of them still there, the meta files naming them went, and nothing
+// was left for the Close to report.
+TEST(ValuesStayPutTest, DeadValuesOfAHomeThatDoesNotOpenAreNotGone) {
+  IgnoreEnvironmentTuning();
+  TempDir tmp("delsm_stayput");
+  ASSERT_FALSE(tmp.path().empty());
+  const std::string dbname = tmp.path() + "/db";
+  leveldb::FaultInjectionFileSystem fs(leveldb::FileSystem::Default());
+  {
+    DB* raw = nullptr;
+    ASSERT_OK(
+        leveldb::OpenWithFileSystem(DbOptions(), InFiles(), dbname, &fs, &raw));
+    std::unique_ptr<DB> db(raw);
+    ASSERT_NO_FATAL_FAILURE(PutAndFlush(db.get(), 100));
+    db->CompactRange(nullptr, nullptr);
+    for (int i = 0; i < 100; i += 7) {
+      ASSERT_OK(db->Delete(leveldb::WriteOptions(), Key(i)));
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    leveldb::FaultSpec spec;
+    spec.err = ENOENT;
+    spec.sticky = true;
+    spec.path_contains = dbname + "/values/";
+    fs.Arm(leveldb::FsOp::kOpen, spec);
+    db->CompactRange(nullptr, nullptr);
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+    ASSERT_TRUE(fs.Fired()) << "no home was opened";
+    fs.Disarm();
+    for (int i = 1000; i < 1010; i++) {
+      ASSERT_OK(db->Put(leveldb::WriteOptions(), Key(i), Value(i, 1)));
+    }
+    ASSERT_OK(Impl(db.get())->TEST_FlushMemTable());
+    ASSERT_OK(Impl(db.get())->TEST_WaitForBackgroundWork());
+  }
   LoseAMetaFileThenRepairAndCheck(dbname);
 }
 
