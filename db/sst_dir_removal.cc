@@ -25,23 +25,6 @@ Status UnlinkIfPresent(Directory* dir, const std::string& name,
 
 }  // namespace
 
-Status UnlinkUnlessGone(Directory* dir, const std::string& name,
-                        bool* unlinked) {
-  *unlinked = false;
-  Status s = dir->Unlink(name);
-  if (s.ok()) {
-    *unlinked = true;
-    return s;
-  }
-  if (!s.IsNotFound()) return s;
-  KvFileInfo info;
-  Status there = dir->Stat(name, &info);
-  if (there.IsNotFound()) return Status::OK();
-  if (!there.ok()) return there;
-  return Status::IOError(dir->path() + "/" + name,
-                         "the unlink reported it missing, and it is there");
-}
-
 std::vector<std::string> KvFileNamesOf(const MetaIndex& index) {
   std::vector<std::string> names;
   for (const MetaIndexEntry& e : index.entries) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fs/unlink_unless_gone.h"
 #include "leveldb/status.h"
 
 namespace leveldb {
@@ -29,16 +30,6 @@ struct SstInDir {
 
 // The names of the KV files `index` refers to.
 std::vector<std::string> KvFileNamesOf(const MetaIndex& index);
-
-// Unlinks `name` from `dir`, setting *unlinked to whether this call removed
-// it. A name already gone is OK with *unlinked false, but only where a
-// lookup (Directory::Stat) agrees with the unlink's NotFound: an unlink that
-// fails with ENOENT while the entry is there has changed nothing, and a
-// caller told it is gone would go on to what may only follow its removal
-// (the meta file after the KV files it names, the meta files after the
-// dead values they name). Then, and on any other failure, an error.
-Status UnlinkUnlessGone(Directory* dir, const std::string& name,
-                        bool* unlinked);
 
 // Unlink from `dir` every KV file that `retired` names and none of `live`
 // does (their key ranges should cover the retired one's), then the retired

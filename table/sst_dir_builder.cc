@@ -9,6 +9,7 @@
 
 #include "db/dbformat.h"
 #include "fs/file_system.h"
+#include "fs/unlink_unless_gone.h"
 #include "table/home_dirs.h"
 #include "table/key_codec.h"
 #include "table/kv_value.h"
@@ -323,16 +324,15 @@ Status SstDirBuilder::Finish() {
 bool SstDirBuilder::Abandon() {
   // Everything named in added_names_ and home_names_ was (or may have
   // been) made here; a name already gone counts as removed, where a lookup
-  // agrees (as in db/sst_dir_removal.h's UnlinkUnlessGone): in a directory
-  // that lives on, a meta file left while the undo counts as clean is
-  // never swept. A removal that fails leaves an orphan for the open sweep,
-  // and the result says so. The home goes first: while the SST directory
-  // is there, its number stays marked as used at the next open.
+  // agrees (UnlinkUnlessGone): in a directory that lives on, a meta file
+  // left while the undo counts as clean is never swept. A removal that
+  // fails leaves an orphan for the open sweep, and the result says so. The
+  // home goes first: while the SST directory is there, its number stays
+  // marked as used at the next open.
   bool clean = !undo_failed_;
   auto removed = [](Directory* dir, const std::string& name) {
-    const Status s = dir->Unlink(name);
-    KvFileInfo info;
-    return s.ok() || (s.IsNotFound() && dir->Stat(name, &info).IsNotFound());
+    bool unlinked;
+    return UnlinkUnlessGone(dir, name, &unlinked).ok();
   };
   if (home_dir_ != nullptr) {
     for (const std::string& name : home_names_) {
