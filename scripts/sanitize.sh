@@ -64,8 +64,11 @@ count() { if [ -z "$results" ]; then echo 0; else grep -cE "$1" <<<"$results" ||
 total=$(count '.')
 passed=$(count ' Passed ')
 skipped=$(count '\*\*\*Skipped')
-failed=$((total - passed - skipped))
-echo "sanitize $mode: $total tests run, $passed passed, $failed failed," \
-  "$skipped skipped; build $((built - start))s, ctest $((end - built))s" \
-  "(log: $log)"
+# A DISABLED_ test gets a result line ("***Not Run (Disabled)") but does
+# not run: counted apart, not as a failure.
+disabled=$(count 'Not Run \(Disabled\)')
+failed=$((total - passed - skipped - disabled))
+echo "sanitize $mode: $total tests listed, $passed passed, $failed failed," \
+  "$skipped skipped, $disabled disabled; build $((built - start))s," \
+  "ctest $((end - built))s (log: $log)"
 exit "$rc"
