@@ -428,9 +428,19 @@ std::vector<DBImpl::RetiredSst> DBImpl::RemoveRetiredSsts(
       // every value it names is inline, in a home, or a tombstone. So no
       // KV file of the directory is its to unlink, and the meta file
       // (named by this SST's number, which no live SST has) is all there
-      // is to remove; its index need not be read.
+      // is to remove; its index need not be read. A trivial move may
+      // rename the directory meanwhile (only a directory holding a retired
+      // SST's KV files is kept in place, HoldsRetiredKvFiles): opened
+      // movable, one that works by path (past the descriptor budget) looks
+      // for it at the other levels, where an unlink's ENOENT at the old
+      // path, confirmed by a lookup there, would take the meta file for
+      // gone while it lives on in the moved directory.
+      std::vector<std::string> moved_to;
+      for (int l = 0; l < config::kNumLevels; l++) {
+        if (l != level) moved_to.push_back(SstDirName(dbname_, l, r.sst.dir));
+      }
       std::unique_ptr<Directory> dir;
-      s = fs_->OpenDirectory(path, &dir);
+      s = fs_->OpenMovableDirectory(path, moved_to, &dir);
       if (s.ok()) {
         s = RemoveMetaOnlySst(dir.get(), old_meta,
                               LongKeysFileName(r.sst.number, r.sst.dir),
