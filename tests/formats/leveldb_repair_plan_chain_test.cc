@@ -29,6 +29,7 @@
 #include "leveldb/iterator.h"
 #include "testing/fault_injection_env.h"
 #include "testing/fault_injection_file_system.h"
+#include "tests/db_contents.h"
 #include "tests/db_options.h"
 #include "tests/leveldb_oracle/killed_repair.h"
 #include "tests/leveldb_oracle/oracle.h"
@@ -39,55 +40,10 @@
 namespace leveldb {
 namespace {
 
-using Contents = std::map<std::string, std::string>;
-
-Contents Scan(DB* db) {
-  Contents c;
-  std::unique_ptr<Iterator> it(db->NewIterator(ReadOptions()));
-  for (it->SeekToFirst(); it->Valid(); it->Next()) {
-    c[it->key().ToString()] = it->value().ToString();
-  }
-  EXPECT_TRUE(it->status().ok()) << it->status().ToString();
-  return c;
-}
-
-// Opens the DeLSM database at `dbname` and reads every key.
-Contents ScanDelsm(const std::string& dbname) {
-  DB* raw = nullptr;
-  Status s =
-      delsm::Open(Options(), delsm_test::ManualCompactionOnly(), dbname, &raw);
-  EXPECT_TRUE(s.ok()) << s.ToString();
-  if (!s.ok()) return Contents();
-  std::unique_ptr<DB> db(raw);
-  return Scan(db.get());
-}
-
-// The keys of `want` that `got` lacks or reads otherwise, and those `got`
-// holds that `want` does not: "" if they are equal.
-std::string Difference(const Contents& want, const Contents& got) {
-  int missing = 0, wrong = 0, extra = 0;
-  std::string first;
-  for (const auto& e : want) {
-    auto it = got.find(e.first);
-    if (it == got.end()) {
-      missing++;
-      if (first.empty()) first = e.first + " missing";
-    } else if (it->second != e.second) {
-      wrong++;
-      if (first.empty()) first = e.first + " has another value";
-    }
-  }
-  for (const auto& e : got) {
-    if (want.count(e.first) == 0) {
-      extra++;
-      if (first.empty()) first = e.first + " came back";
-    }
-  }
-  if (missing + wrong + extra == 0) return "";
-  return std::to_string(missing) + " of " + std::to_string(want.size()) +
-         " keys missing, " + std::to_string(wrong) + " with another value, " +
-         std::to_string(extra) + " not expected (first: " + first + ")";
-}
+using delsm_test::Contents;
+using delsm_test::Difference;
+using delsm_test::Scan;
+using delsm_test::ScanDelsm;
 
 // What the oracle's `fill first count 100` writes, added to *c.
 void AddFilled(unsigned first, unsigned count, Contents* c) {
