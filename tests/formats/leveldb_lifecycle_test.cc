@@ -27,6 +27,7 @@
 #include "gtest/gtest.h"
 #include "leveldb/db.h"
 #include "leveldb/iterator.h"
+#include "tests/db_contents.h"
 #include "tests/file_bytes.h"
 #include "tests/leveldb_oracle/oracle.h"
 #include "tests/test_support.h"
@@ -34,10 +35,11 @@
 
 namespace {
 
-using Contents = std::map<std::string, std::string>;
+using delsm_test::Contents;
 using delsm_test::Key;
 using delsm_test::LevelDbTableFiles;
 using delsm_test::ListDir;
+using delsm_test::Scan;
 using delsm_test::SnapshotChanges;
 
 // SST directories under the level directories, as "Ln/NNNNNN.sst".
@@ -82,17 +84,6 @@ class LevelDbLifecycleTest : public testing::Test {
     leveldb::Status s = delsm::Open(options, tuning_, db_, &raw);
     db->reset(raw);
     return s;
-  }
-
-  static Contents Scan(leveldb::DB* db) {
-    Contents c;
-    std::unique_ptr<leveldb::Iterator> it(
-        db->NewIterator(leveldb::ReadOptions()));
-    for (it->SeekToFirst(); it->Valid(); it->Next()) {
-      c[it->key().ToString()] = it->value().ToString();
-    }
-    EXPECT_TRUE(it->status().ok()) << it->status().ToString();
-    return c;
   }
 
   delsm_test::OracleRun Oracle(const std::vector<std::string>& args,
